@@ -1,0 +1,43 @@
+"""The one parser factory: ``create_markdown(config)`` returns a fully configured MarkdownIt."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from markdown_it import MarkdownIt
+from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.gfm_autolink import gfm_autolink_plugin
+
+from blogbuild.markdown.callouts import callouts_plugin
+from blogbuild.markdown.divs import divs_plugin
+from blogbuild.markdown.figures import figures_plugin
+from blogbuild.markdown.highlight import highlight_plugin
+from blogbuild.markdown.links import links_plugin
+from blogbuild.markdown.math import math_plugin
+from blogbuild.markdown.toc import toc_plugin
+
+if TYPE_CHECKING:
+    from blogbuild.config import Config
+
+__all__ = ["create_markdown"]
+
+
+def create_markdown(config: Config | None = None) -> MarkdownIt:
+    """Build the parser with every plugin on; `config=None` uses the defaults (REPL, tests)."""
+    if config is None:
+        from blogbuild.config import Config
+
+        config = Config()
+    md = MarkdownIt("commonmark", {"html": True, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    md.options["tasklists"] = True
+    md.use(gfm_autolink_plugin)
+    md.use(footnote_plugin)
+    md.use(math_plugin, config=config.math)
+    md.use(callouts_plugin, types=config.callouts)
+    md.use(divs_plugin, urls=config.urls)
+    md.use(highlight_plugin)
+    md.use(figures_plugin)
+    md.use(toc_plugin)
+    md.use(links_plugin, urls=config.urls)
+    return md

@@ -1,0 +1,75 @@
+"""The per-document `env` contract shared by every plugin: needs, diagnostics, refs.
+
+A plugin never raises on author input and never does I/O; it reports:
+
+- ``report(env, line, message)`` appends a Diagnostic (file and line in the *source
+  file*, i.e. corrected for the front matter above the body);
+- ``need(env, "math")`` asks the page template and the writer for an asset bundle;
+- ``add_ref(env, kind, target, line)`` records a link/image to check after assembly.
+
+Keys of env (all optional; ``render_markdown`` fills them):
+  file: str            the source path shown in messages
+  line_offset: int     source lines above the Markdown body (front matter)
+  source_dir: str|None content-relative folder of the file (None: not in a site)
+  diagnostics: list[Diagnostic]
+  needs: set[str]
+  refs: list[Ref]
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+from markdown_it.token import Token
+
+from blogbuild.diagnostics import Diagnostic, Severity
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A link or image that points inside the site; checked once every page is known."""
+
+    kind: str  # "link" or "image"
+    target: str  # a site-root path or a marker made by links.py
+    line: int  # 1-based line in the source file
+
+
+Env = MutableMapping[str, Any]
+
+
+def source_line(env: Env, body_line: int) -> int:
+    """1-based source-file line for a 0-based line of the Markdown body."""
+    return int(env.get("line_offset", 0)) + body_line + 1
+
+
+def token_line(env: Env, token: Token | None) -> int:
+    if token is not None and token.map:
+        return source_line(env, token.map[0])
+    return source_line(env, 0) if env.get("line_offset") else 0
+
+
+def report(
+    env: Env,
+    line: int,
+    message: str,
+    *,
+    severity: Severity = Severity.WARNING,
+    column: int = 0,
+) -> None:
+    """Record a diagnostic; `line` is already a 1-based source-file line."""
+    diagnostics = env.setdefault("diagnostics", [])
+    diagnostics.append(Diagnostic(str(env.get("file", "<input>")), line, column, severity, message))
+
+
+def report_error(env: Env, line: int, message: str, *, column: int = 0) -> None:
+    report(env, line, message, severity=Severity.ERROR, column=column)
+
+
+def need(env: Env, name: str) -> None:
+    env.setdefault("needs", set()).add(name)
+
+
+def add_ref(env: Env, kind: str, target: str, line: int) -> None:
+    env.setdefault("refs", []).append(Ref(kind, target, line))

@@ -1,0 +1,125 @@
+"""Fenced code: Pygments at build time, language label, copy button, titles, line highlights."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.token import Token
+from markdown_it.utils import OptionsDict
+from pygments import highlight as pygments_highlight
+from pygments.formatters.html import HtmlFormatter
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+from blogbuild.markdown.env import Env
+
+_ATTR = re.compile(r"""(\w[\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|(\S+))""")
+_BRACES = re.compile(r"\{([\d,\s\-]+)\}")
+
+#: Names shown in the label when they differ from the fence's language name.
+_LABELS = {"py": "python", "js": "javascript", "ts": "typescript", "sh": "shell"}
+
+
+def parse_info(info: str) -> tuple[str, dict[str, str], list[int]]:
+    """Split a fence info string into (language, attributes, highlighted line numbers).
+
+    Accepts ``python {2,4-6} title="model.py"`` and ``python hl_lines="2 4-6"``.
+    """
+    info = info.strip()
+    lang, _, rest = info.partition(" ")
+    if "{" in lang:  # "python{2}"
+        lang, _, tail = lang.partition("{")
+        rest = "{" + tail + " " + rest
+    attrs = {m.group(1): next(g for g in m.groups()[1:] if g is not None)
+             for m in _ATTR.finditer(rest)}
+    spec = ""
+    braces = _BRACES.search(_ATTR.sub("", rest))
+    if braces:
+        spec = braces.group(1)
+    if "hl_lines" in attrs:
+        spec += " " + attrs.pop("hl_lines")
+    return lang, attrs, parse_line_spec(spec)
+
+
+def parse_line_spec(spec: str) -> list[int]:
+    lines: set[int] = set()
+    for part in re.split(r"[,\s]+", spec.strip()):
+        if not part:
+            continue
+        start, _, end = part.partition("-")
+        if not start.isdigit() or (end and not end.isdigit()):
+            continue
+        lo, hi = int(start), int(end or start)
+        lines.update(range(lo, min(hi, lo + 10_000) + 1))
+    return sorted(lines)
+
+
+@lru_cache(maxsize=256)
+def _lexer(lang: str) -> Lexer | None:
+    if not lang:
+        return None
+    try:
+        return get_lexer_by_name(lang, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None
+
+
+def highlight_code(code: str, lang: str, hl_lines: Sequence[int] = ()) -> str:
+    """HTML (no wrapper) of `code`; plain escaped text when the language is unknown."""
+    lexer = _lexer(lang.lower())
+    if lexer is None:
+        if not hl_lines:
+            return escapeHtml(code)
+        out = []
+        for number, line in enumerate(code.splitlines(keepends=True), 1):
+            text = escapeHtml(line)
+            out.append(f'<span class="hll">{text}</span>' if number in hl_lines else text)
+        return "".join(out)
+    formatter = HtmlFormatter(nowrap=True, hl_lines=list(hl_lines))
+    return pygments_highlight(code, lexer, formatter)
+
+
+def render_codeblock(code: str, info: str) -> str:
+    """The full code block: header (title, language label, copy button) and highlighted body."""
+    lang, attrs, hl_lines = parse_info(info)
+    body = highlight_code(code, lang, hl_lines)
+    label = _LABELS.get(lang.lower(), lang.lower())
+    title = attrs.get("title", "")
+    lang_attr = f' data-lang="{escapeHtml(label)}"' if label else ""
+    code_class = f' class="language-{escapeHtml(label)}"' if label else ""
+    header = ['<div class="codeblock-header">']
+    if title:
+        header.append(f'<span class="codeblock-title">{escapeHtml(title)}</span>')
+    if label:
+        header.append(f'<span class="codeblock-lang">{escapeHtml(label)}</span>')
+    header.append(
+        '<button class="copy-button" type="button" hidden aria-label="Copy code to clipboard">'
+        "Copy</button></div>"
+    )
+    return (
+        f'<div class="codeblock"{lang_attr}>{"".join(header)}'
+        f'<pre class="highlight"><code{code_class}>{body}</code></pre></div>\n'
+    )
+
+
+def _fence(
+    self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Env
+) -> str:
+    token = tokens[idx]
+    return render_codeblock(token.content, token.info)
+
+
+def highlight_plugin(md: MarkdownIt) -> None:
+    """Replace the fence renderer; indented code blocks stay CommonMark's plain `<pre>`."""
+    md.add_render_rule("fence", _fence)
+
+
+def pygments_css(style: str, selector: str) -> str:
+    """CSS of one Pygments style scoped to `selector` (the theme writes light and dark)."""
+    return str(HtmlFormatter(style=style).get_style_defs(selector))

@@ -1,0 +1,74 @@
+"""Heading ids (stable, unique), anchor links, and the page's table of contents in env["toc"]."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+
+_NON_WORD = re.compile(r"[^\w\s-]", re.UNICODE)
+_SPACES = re.compile(r"[\s_-]+")
+_TAGS = re.compile(r"</?a\b[^>]*>")
+
+
+@dataclass(frozen=True)
+class TocEntry:
+    level: int
+    id: str
+    html: str  # the heading's inline HTML (math included), links stripped
+
+
+def slugify(text: str, default: str = "section") -> str:
+    """Lower-case, ASCII-folded where possible, words joined by '-'."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = _NON_WORD.sub("", text)
+    text = _SPACES.sub("-", text).strip("-")
+    return text or default
+
+
+def _plain_text(children: list[Token]) -> str:
+    parts = []
+    for child in children:
+        if child.type in ("text", "code_inline", "math_inline"):
+            parts.append(child.content)
+        elif child.children:
+            parts.append(_plain_text(child.children))
+    return "".join(parts)
+
+
+def heading_ids(state: StateCore) -> None:
+    seen: dict[str, int] = state.env.setdefault("heading_ids", {})
+    toc: list[TocEntry] = state.env.setdefault("toc", [])
+    md = state.md
+    tokens = state.tokens
+    for i, token in enumerate(tokens):
+        if token.type != "heading_open" or i + 1 >= len(tokens):
+            continue
+        inline = tokens[i + 1]
+        children = inline.children or []
+        base = slugify(_plain_text(children))
+        slug = base
+        if slug in seen:
+            seen[base] += 1
+            slug = f"{base}-{seen[base]}"
+            while slug in seen:
+                seen[base] += 1
+                slug = f"{base}-{seen[base]}"
+        seen[slug] = 0
+        token.attrSet("id", slug)
+        html = md.renderer.renderInline(children, md.options, state.env)
+        toc.append(TocEntry(int(token.tag[1]), slug, _TAGS.sub("", html).strip()))
+        anchor = Token("html_inline", "", 0)
+        anchor.content = (
+            f' <a class="heading-anchor" href="#{slug}" aria-label="Link to this section">#</a>'
+        )
+        inline.children = [*children, anchor]
+
+
+def toc_plugin(md: MarkdownIt) -> None:
+    # After every inline rule (math, links) so the TOC HTML shows the final heading.
+    md.core.ruler.push("heading_ids", heading_ids)
