@@ -1,0 +1,146 @@
+"""`blogbuild build`: sources → rendered posts → Site → pages → output folder (atomically)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from blogbuild.cache import RenderCache
+from blogbuild.config import Config, load_config
+from blogbuild.content.discover import discover
+from blogbuild.content.models import Site
+from blogbuild.diagnostics import BuildFailed, Diagnostic
+from blogbuild.outputs import PlannedPage, code_css, plan
+from blogbuild.pool import render_all
+from blogbuild.render import RenderResult, digest_of
+from blogbuild.site import assemble, resolve_refs
+from blogbuild.templating import create_environment, render_template
+from blogbuild.theme import theme_static
+from blogbuild.writer import Writer, bundle_files
+
+
+@dataclass
+class BuildReport:
+    output: Path
+    posts: int = 0
+    pages: int = 0
+    files: int = 0
+    seconds: float = 0.0
+    rendered: int = 0
+    cached: int = 0
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+class Builder:
+    """Builds a site; keeps the render results between builds (the live server reuses one)."""
+
+    def __init__(self, config: Config, *, output: Path | None = None, drafts: bool = False,
+                 strict: bool = False, use_cache: bool = True,
+                 extra_head: str = "") -> None:
+        self.config = config
+        self.output = output or (config.root / config.output_dir)
+        self.drafts = drafts
+        self.strict = strict
+        self.cache = RenderCache(config.root, enabled=use_cache)
+        self.results: dict[str, RenderResult] = {}
+        self.extra_head = extra_head  # serve mode injects its reload snippet here
+        self.site: Site | None = None
+
+    def render_sources(self) -> tuple[dict[str, RenderResult], list[tuple[Path, str]], int, int]:
+        found = discover(self.config.content_path, self.config.root)
+        todo = []
+        results: dict[str, RenderResult] = {}
+        cached = 0
+        for job in found.documents:
+            try:
+                data = job.path.read_bytes()
+            except OSError:
+                todo.append((job, b"", ""))  # render_source reports the read error
+                continue
+            digest = digest_of(data, self.config)
+            previous = self.results.get(job.rel)
+            hit = previous if previous is not None and previous.digest == digest else None
+            hit = hit or self.cache.get(digest)
+            if hit is not None and hit.job == job:
+                results[job.rel] = hit
+                cached += 1
+            else:
+                todo.append((job, data, digest))
+        unreadable = [item for item in todo if not item[2]]
+        for job, _, _ in unreadable:
+            from blogbuild.render import render_source
+
+            results[job.rel] = render_source(job, self.config)
+        fresh = [item for item in todo if item[2]]
+        for result in render_all(fresh, self.config):
+            results[result.job.rel] = result
+            self.cache.put(result)
+        self.results = results
+        return results, found.assets, len(fresh), cached
+
+    def build(self) -> BuildReport:
+        start = time.perf_counter()
+        config = self.config
+        results, assets, rendered, cached = self.render_sources()
+        diagnostics = [d for r in results.values() for d in r.diagnostics]
+        site, more = assemble(results.values(), [rel for _, rel in assets], config,
+                              drafts=self.drafts)
+        diagnostics += more
+        env = create_environment(config)
+        env.globals["site"] = site
+        env.globals["extra_head"] = self.extra_head
+        pages = list(plan(site, config))
+        with Writer(self.output) as writer:
+            writer.copy_tree(theme_static(), "theme static")
+            site_static = config.root / "static"
+            if site_static.is_dir() and site_static.resolve() != theme_static().resolve():
+                writer.copy_tree(site_static, "static")
+            writer.write_text("css/pygments.css", code_css(), "code styles")
+            for path, rel in assets:
+                writer.copy(site.assets[rel].lstrip("/"), path, f"content/{rel}")
+            needs = sorted({n for p in [*site.posts, *site.pages] for n in p.needs})
+            for need in needs:
+                for source, rel in bundle_files(need):
+                    writer.copy(rel, source, f"bundle {need}", override=True)
+            known = writer.paths() | {p.path for p in pages}
+            diagnostics += resolve_refs(site, results, known, config)
+            errors = [d for d in diagnostics if d.is_error]
+            if errors or (self.strict and diagnostics):
+                raise BuildFailed(diagnostics, strict=self.strict)
+            for page in pages:
+                self.write_page(writer, env, page)
+            writer.commit()
+        self.site = site
+        return BuildReport(
+            output=self.output,
+            posts=len(site.posts),
+            pages=len(pages),
+            files=len(writer.owners),
+            seconds=time.perf_counter() - start,
+            rendered=rendered,
+            cached=cached,
+            diagnostics=sorted(diagnostics),
+        )
+
+    def write_page(self, writer: Writer, env: object, page: PlannedPage) -> None:
+        import jinja2
+
+        assert isinstance(env, jinja2.Environment)
+        text = render_template(env, page.template, url_path=page.url, **page.context)
+        writer.write_text(page.path, text, page.template + " " + page.url)
+
+
+def build(
+    config_path: Path | str | None = None,
+    *,
+    output: Path | str | None = None,
+    drafts: bool = False,
+    strict: bool = False,
+    base_url: str | None = None,
+    use_cache: bool = True,
+) -> BuildReport:
+    """Build the site whose site.yaml is `config_path`; raises BlogbuildError on failure."""
+    config = load_config(config_path, base_url=base_url)
+    out = Path(output).resolve() if output is not None else None
+    return Builder(config, output=out, drafts=drafts, strict=strict, use_cache=use_cache).build()

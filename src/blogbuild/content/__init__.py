@@ -1,0 +1,1 @@
+"""The content model and how sources are found and read."""

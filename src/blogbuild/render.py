@@ -1,0 +1,230 @@
+"""Rendering one source file: a pure function of its bytes and the config (the worker job)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from blogbuild import __version__
+from blogbuild.config import Config
+from blogbuild.content.frontmatter import PostMeta, parse_meta, split_front_matter
+from blogbuild.diagnostics import ContentError, Diagnostic, error
+from blogbuild.markdown import create_markdown
+from blogbuild.markdown.env import Ref
+from blogbuild.markdown.toc import TocEntry
+
+_TAG = re.compile(r"<[^>]+>")
+_WORD = re.compile(r"\w+(?:[-'’]\w+)*")
+SUMMARY_CHARS = 220
+
+
+@dataclass(frozen=True)
+class SourceJob:
+    """One Markdown file to read and render; `rel` is its path under content/ (POSIX)."""
+
+    path: Path
+    rel: str
+    kind: str  # "post" or "page"
+    display: str  # the path shown in messages (relative to the site folder)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    html: str
+    toc: tuple[TocEntry, ...]
+    title: str | None
+    title_html: str | None
+    subtitle: str | None
+    summary: str
+    needs: frozenset[str]
+    diagnostics: tuple[Diagnostic, ...]
+    refs: tuple[Ref, ...]
+    word_count: int
+
+
+@dataclass(frozen=True)
+class RenderResult:
+    """What the worker returns for a job: metadata and HTML, or the diagnostics that stopped it."""
+
+    job: SourceJob
+    digest: str
+    meta: PostMeta | None = None
+    rendered: Rendered | None = None
+    diagnostics: tuple[Diagnostic, ...] = field(default_factory=tuple)
+
+    @property
+    def ok(self) -> bool:
+        return self.meta is not None and self.rendered is not None
+
+
+_PARSERS: dict[str, MarkdownIt] = {}
+
+
+def parser_for(config: Config) -> MarkdownIt:
+    """One parser per process and config (built lazily, so worker processes own theirs)."""
+    key = config.render_fingerprint()
+    md = _PARSERS.get(key)
+    if md is None:
+        md = _PARSERS[key] = create_markdown(config)
+    return md
+
+
+def digest_of(data: bytes, config: Config) -> str:
+    from blogbuild.markdown import asset_versions
+
+    h = hashlib.sha256()
+    h.update(data)
+    h.update(config.render_fingerprint().encode())
+    h.update(__version__.encode())
+    h.update(asset_versions().encode())
+    return h.hexdigest()
+
+
+def _plain(children: list[Token]) -> str:
+    out = []
+    for child in children:
+        if child.type in ("text", "code_inline", "math_inline"):
+            out.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            out.append(" ")
+        elif child.children:
+            out.append(_plain(child.children))
+    return "".join(out)
+
+
+def _take_title(tokens: list[Token], md: MarkdownIt, env: dict[str, Any]) -> tuple[
+    str | None, str | None, str | None, str | None
+]:
+    """Remove a leading H1 (and an italic-only paragraph right under it) from `tokens`.
+
+    Returns (title, title_html, subtitle, removed heading id).
+    """
+    if len(tokens) < 3 or tokens[0].type != "heading_open" or tokens[0].tag != "h1":
+        return None, None, None, None
+    inline = tokens[1]
+    children = [c for c in inline.children or [] if c.type != "html_inline"
+                or "heading-anchor" not in c.content]
+    title = _plain(children).strip()
+    title_html = md.renderer.renderInline(children, md.options, env).strip()
+    heading_id = tokens[0].attrGet("id")
+    del tokens[0:3]
+    subtitle = None
+    if len(tokens) >= 3 and tokens[0].type == "paragraph_open":
+        kids = [c for c in tokens[1].children or [] if not (c.type == "text" and not c.content.strip())]
+        if len(kids) >= 3 and kids[0].type == "em_open" and kids[-1].type == "em_close" and all(
+            k.type not in ("em_open", "em_close") for k in kids[1:-1]
+        ):
+            subtitle = _plain(kids[1:-1]).strip()
+            del tokens[0:3]
+    return title, title_html, subtitle, str(heading_id) if heading_id else None
+
+
+def _summary(tokens: list[Token]) -> str:
+    for i, token in enumerate(tokens):
+        if token.type == "paragraph_open" and token.level == 0 and i + 1 < len(tokens):
+            text = " ".join(_plain(tokens[i + 1].children or []).split())
+            if text:
+                return shorten(text, SUMMARY_CHARS)
+    return ""
+
+
+def shorten(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:.—-")
+    return cut + "…"
+
+
+def _word_count(tokens: list[Token]) -> int:
+    count = 0
+    for token in tokens:
+        if token.type == "inline":
+            count += len(_WORD.findall(_plain(token.children or [])))
+        elif token.type in ("fence", "code_block"):
+            count += len(_WORD.findall(token.content))
+    return count
+
+
+def render_markdown(
+    md: MarkdownIt,
+    body: str,
+    *,
+    file: str = "<input>",
+    line_offset: int = 0,
+    source_dir: str | None = None,
+    extract_title: bool = False,
+) -> Rendered:
+    """Render a Markdown body into a `Rendered` (HTML, TOC, needs, diagnostics, …)."""
+    env: dict[str, Any] = {
+        "file": file,
+        "line_offset": line_offset,
+        "source_dir": source_dir,
+        "diagnostics": [],
+        "needs": set(),
+        "refs": [],
+    }
+    tokens = md.parse(body, env)
+    title = title_html = subtitle = None
+    toc: list[TocEntry] = list(env.get("toc", []))
+    if extract_title:
+        title, title_html, subtitle, removed = _take_title(tokens, md, env)
+        if removed:
+            toc = [entry for entry in toc if entry.id != removed]
+    html = md.renderer.render(tokens, md.options, env)
+    if any(t.type in ("fence",) for t in tokens) or "codeblock" in html:
+        env["needs"].add("code")
+    return Rendered(
+        html=html,
+        toc=tuple(toc),
+        title=title,
+        title_html=title_html,
+        subtitle=subtitle,
+        summary=_summary(tokens),
+        needs=frozenset(env["needs"]),
+        diagnostics=tuple(env["diagnostics"]),
+        refs=tuple(env["refs"]),
+        word_count=_word_count(tokens),
+    )
+
+
+def render_source(job: SourceJob, config: Config, data: bytes | None = None,
+                  digest: str | None = None) -> RenderResult:
+    """Read (unless `data` is given) and render one file. Never raises on author input."""
+    try:
+        if data is None:
+            data = job.path.read_bytes()
+        text = data.decode("utf-8")
+    except OSError as exc:
+        return RenderResult(job, "", diagnostics=(
+            error(job.display, 0, f"cannot read the file: {exc.strerror or exc}"),))
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1 if data else 0
+        return RenderResult(job, "", diagnostics=(
+            error(job.display, line, "the file is not valid UTF-8; save it as UTF-8"),))
+    digest = digest or digest_of(data, config)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    try:
+        fm = split_front_matter(text, job.display)
+        meta = parse_meta(fm.data, job.display, job.path.stem, text)
+    except ContentError as exc:
+        return RenderResult(job, digest, diagnostics=(error(job.display, exc.line, exc.message),))
+    source_dir = job.rel.rpartition("/")[0]
+    rendered = render_markdown(
+        parser_for(config),
+        fm.body,
+        file=job.display,
+        line_offset=fm.body_line_offset,
+        source_dir=source_dir,
+        extract_title=meta.title is None,
+    )
+    return RenderResult(job, digest, meta, rendered, rendered.diagnostics)
+
+
+def strip_tags(html: str) -> str:
+    return _TAG.sub("", html)

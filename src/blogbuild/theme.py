@@ -1,0 +1,28 @@
+"""Where the bundled theme lives: inside the wheel, or at the repository root when editable."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+@cache
+def theme_dir() -> Path:
+    """Folder holding the default theme's `templates/` and `static/`."""
+    bundled = _PACKAGE / "theme"
+    if (bundled / "templates").is_dir():
+        return bundled
+    repo = _PACKAGE.parent.parent  # src/blogbuild -> repo root (editable install / checkout)
+    if (repo / "templates" / "base.html").is_file():
+        return repo
+    raise RuntimeError(f"blogbuild's theme is missing (looked in {bundled} and {repo})")
+
+
+def theme_templates() -> Path:
+    return theme_dir() / "templates"
+
+
+def theme_static() -> Path:
+    return theme_dir() / "static"

@@ -1,0 +1,111 @@
+"""The only code that writes the output folder: build into a temporary folder, then swap it in."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from types import TracebackType
+
+from blogbuild.diagnostics import BlogbuildError
+
+#: need -> (module, folder under the output). The module's ``site_files()`` returns
+#: ``[(source Path, path relative to that folder), …]``; copied only when a page has the need.
+BUNDLES: dict[str, tuple[str, str]] = {
+    "math": ("blogbuild.katex", "vendor/katex"),
+    "runnable": ("blogbuild.pyodide", "vendor/pyodide"),
+}
+
+
+def bundle_files(need: str) -> list[tuple[Path, str]]:
+    """Files (source, output-relative path) of the vendored bundle for `need`, if any."""
+    if need not in BUNDLES:
+        return []
+    module_name, folder = BUNDLES[need]
+    module = importlib.import_module(module_name)
+    return [(src, f"{folder}/{rel}") for src, rel in module.site_files()]
+
+
+class Writer:
+    """Collects output files in a fresh temporary folder beside `output`; `commit()` swaps.
+
+    Two pages may not claim one destination; static files may override theme files.
+    Used as a context manager: leaving with an exception removes the temporary folder and
+    leaves the previous output untouched.
+    """
+
+    def __init__(self, output: Path) -> None:
+        self.output = output.resolve()
+        self.output.parent.mkdir(parents=True, exist_ok=True)
+        self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.output.name}.tmp-",
+                                         dir=self.output.parent))
+        self.owners: dict[str, str] = {}
+        self._dirs: set[Path] = set()
+        self.committed = False
+
+    def __enter__(self) -> Writer:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if not self.committed:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def _target(self, rel: str, owner: str, override: bool) -> Path:
+        rel = rel.lstrip("/")
+        if not rel or ".." in Path(rel).parts:
+            raise BlogbuildError(f"refusing to write outside the output folder: {rel!r}")
+        if rel in self.owners and not override:
+            raise BlogbuildError(
+                f"two outputs want {rel}: {self.owners[rel]} and {owner}; rename one of them"
+            )
+        self.owners[rel] = owner
+        target = self.tmp / rel
+        parent = target.parent
+        if parent not in self._dirs:
+            parent.mkdir(parents=True, exist_ok=True)
+            self._dirs.add(parent)
+        return target
+
+    def write_text(self, rel: str, text: str, owner: str) -> None:
+        self._target(rel, owner, override=False).write_text(text, encoding="utf-8")
+
+    def write_bytes(self, rel: str, data: bytes, owner: str) -> None:
+        self._target(rel, owner, override=False).write_bytes(data)
+
+    def copy(self, rel: str, source: Path, owner: str, *, override: bool = False) -> None:
+        shutil.copyfile(source, self._target(rel, owner, override))
+
+    def copy_tree(self, source: Path, owner: str, *, prefix: str = "") -> None:
+        """Copy a folder's files (static/); later copies override earlier ones."""
+        if not source.is_dir():
+            return
+        for dirpath, dirnames, filenames in os.walk(source):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for name in sorted(filenames):
+                if name.startswith(".") or name.endswith("~"):
+                    continue
+                path = Path(dirpath) / name
+                rel = prefix + path.relative_to(source).as_posix()
+                self.copy(rel, path, f"{owner}/{rel}", override=True)
+
+    def paths(self) -> set[str]:
+        return set(self.owners)
+
+    def commit(self) -> None:
+        """Swap the finished folder in; the old output is removed only after the swap."""
+        old: Path | None = None
+        if self.output.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{self.output.name}.old-",
+                                        dir=self.output.parent))
+            old.rmdir()
+            os.replace(self.output, old)
+        os.chmod(self.tmp, 0o755)
+        os.replace(self.tmp, self.output)
+        self.committed = True
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,153 @@
+"""Shared fixtures: building sites, a real HTTP server on 127.0.0.1, headless Chromium."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import shutil
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+
+
+def build_site(
+    site_dir: Path, out_dir: Path, *, base_url: str | None = None, drafts: bool = False
+) -> Path:
+    """Build the site in `site_dir` into `out_dir` with the real build command; returns out_dir."""
+    from blogbuild.commands.build import build
+
+    build(site_dir / "site.yaml", output=out_dir, base_url=base_url, drafts=drafts)
+    return out_dir
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    prefix = "/"
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".wasm": "application/wasm",
+        ".mjs": "text/javascript",
+        ".js": "text/javascript",
+        ".woff2": "font/woff2",
+        ".xml": "application/xml",
+    }
+
+    def translate_path(self, path: str) -> str:
+        if not path.startswith(self.prefix):
+            return str(Path(self.directory) / "\0-outside-prefix")
+        return super().translate_path("/" + path[len(self.prefix):])
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet test output
+        return
+
+
+@contextlib.contextmanager
+def serve_directory(directory: Path, prefix: str = "/") -> Iterator[str]:
+    """Serve `directory` at http://127.0.0.1:PORT{prefix} in a thread; yields that URL."""
+    handler = type("Handler", (_Handler,), {"prefix": prefix})
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(handler, directory=str(directory))
+    )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{prefix}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def http_server() -> Iterator[Callable[..., str]]:
+    """Start servers: `url = http_server(directory, prefix="/blog/")`; stopped after the test."""
+    stack = contextlib.ExitStack()
+
+    def start(directory: Path, prefix: str = "/") -> str:
+        return stack.enter_context(serve_directory(directory, prefix))
+
+    with stack:
+        yield start
+
+
+@pytest.fixture(scope="session")
+def example_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repo's example blog built once per session at the root of its host."""
+    out = tmp_path_factory.mktemp("example") / "_site"
+    return build_site(ROOT, out, base_url="http://127.0.0.1/")
+
+
+@pytest.fixture(scope="session")
+def example_site_subpath(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example blog built for a GitHub Pages project site under /blog/."""
+    out = tmp_path_factory.mktemp("example-sub") / "_site"
+    return build_site(ROOT, out, base_url="http://127.0.0.1/blog/")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (.ci/run does)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def browser_page(browser: Any) -> Iterator[Any]:
+    """A fresh page; requests to hosts other than 127.0.0.1 are aborted and recorded."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.external_requests = []
+    page.console_errors = []
+
+    def route(route: Any) -> None:
+        host = urlsplit(route.request.url).hostname or ""
+        if route.request.url.startswith(("data:", "blob:")) or host in LOCAL_HOSTS:
+            route.continue_()
+        else:
+            page.external_requests.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", route)
+    page.on(
+        "console",
+        lambda msg: page.console_errors.append(msg.text) if msg.type == "error" else None,
+    )
+    page.on("pageerror", lambda exc: page.console_errors.append(str(exc)))
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def site_copy(tmp_path: Path) -> Callable[[Path], Path]:
+    """Copy a test site (tests/sites/NAME or any folder) into tmp_path and return the copy."""
+
+    def copy(source: Path) -> Path:
+        dest = tmp_path / source.name
+        shutil.copytree(source, dest)
+        return dest
+
+    return copy
