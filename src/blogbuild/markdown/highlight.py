@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from markdown_it import MarkdownIt
-from markdown_it.common.utils import escapeHtml
+from markdown_it.common.utils import escapeHtml, unescapeAll
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 from pygments import highlight as pygments_highlight
@@ -112,7 +112,7 @@ def _fence(
     self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Env
 ) -> str:
     token = tokens[idx]
-    return render_codeblock(token.content, token.info)
+    return render_codeblock(token.content, unescapeAll(token.info))
 
 
 def highlight_plugin(md: MarkdownIt) -> None:

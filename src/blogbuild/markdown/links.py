@@ -57,7 +57,7 @@ def make_links_rule(urls: UrlBuilder):  # type: ignore[no-untyped-def]
             if not is_safe_url(url):
                 report_error(
                     env, line, f"unsafe URL scheme '{scheme_of(url)}:' in {url!r}; "
-                    "only http(s), mailto and relative links are allowed"
+                    "links may not run code (javascript:, vbscript:, data:, file:)"
                 )
                 child.attrSet(attr, "#")
                 continue

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Screenshot built pages in headless Chromium (light/dark × narrow/wide) for a visual check.
+
+Usage: python scripts/screenshot.py SITE_DIR OUT_DIR PATH [PATH ...]
+Serves SITE_DIR on 127.0.0.1 (no request leaves the machine) and writes
+OUT_DIR/<name>-<scheme>-<width>.png for each PATH (e.g. / or /posts/x/).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import sys
+import threading
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+
+def main(argv: list[str]) -> int:
+    site, out, paths = Path(argv[0]), Path(argv[1]), argv[2:]
+    out.mkdir(parents=True, exist_ok=True)
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        for scheme in ("light", "dark"):
+            for width in (390, 1280):
+                context = browser.new_context(viewport={"width": width, "height": 900},
+                                              color_scheme=scheme)
+                context.route("**/*", lambda r: r.continue_() if "127.0.0.1" in r.request.url
+                              else r.abort())
+                page = context.new_page()
+                for path in paths:
+                    page.goto(base + path)
+                    page.wait_for_load_state("networkidle")
+                    name = path.strip("/").replace("/", "_") or "index"
+                    target = out / f"{name}-{scheme}-{width}.png"
+                    page.screenshot(path=str(target), full_page=True)
+                    print(target)
+                context.close()
+        browser.close()
+    server.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
