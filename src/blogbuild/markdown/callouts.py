@@ -1,12 +1,304 @@
-"""Callouts (syntax.md §2) — being written; see issue 3."""
+"""Callouts (syntax.md §2): a blockquote opening with `[!TYPE]` becomes a titled, foldable box.
+
+    > [!WARNING]- Optional *title*          ->  <details class="callout callout-warning" ...>
+    > Body Markdown                               <summary class="callout-title">…</summary>
+                                                  <div class="callout-body">…</div></details>
+
+markdown-it's own blockquote rule does the line scanning (`>` stripping, laziness, tabs,
+list indentation). The `callout` block rule runs on the first line *inside* a blockquote: when
+that line is a marker it turns the `blockquote_open` just pushed into `callout_open`, emits the
+title as its own inline token, and tokenizes the remaining lines as the body, so the body is
+full block Markdown from its first line (lists, code, `---`) instead of a paragraph that began
+with the marker. The `callouts` core rule then renames the matching `blockquote_close`.
+
+markdown-it-py's built-in `alerts` option (GitHub's five types, no titles, no folding) would
+claim the same marker first, so the plugin switches it off: one implementation, not two.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import dataclasses
+import difflib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+from markdown_it.utils import OptionsDict
+
+from blogbuild.diagnostics import ConfigError
+from blogbuild.markdown.callout_icons import ICONS
+from blogbuild.markdown.env import Env, need, report, source_line
+
+if TYPE_CHECKING:
+    from blogbuild.config import CalloutType
+
+__all__ = ["BUILTIN_TYPES", "callouts_plugin"]
+
+BUILTIN_TYPES: tuple[str, ...] = (
+    *("note", "tip", "important", "warning", "caution"),  # GitHub's
+    *("abstract", "info", "todo", "success", "question", "failure"),  # Obsidian's
+    *("danger", "bug", "example", "quote"),
+    *("definition", "proof", "critical"),  # this blog's own
+)
+
+# alias -> (type it is styled as, default title). Obsidian's, plus theorem-like names.
+_ALIASES: dict[str, tuple[str, str]] = {
+    "summary": ("abstract", "Summary"),
+    "tldr": ("abstract", "TL;DR"),
+    "hint": ("tip", "Hint"),
+    "check": ("success", "Check"),
+    "done": ("success", "Done"),
+    "help": ("question", "Help"),
+    "faq": ("question", "FAQ"),
+    "attention": ("warning", "Attention"),
+    "fail": ("failure", "Fail"),
+    "missing": ("failure", "Missing"),
+    "error": ("danger", "Error"),
+    "cite": ("quote", "Cite"),
+    "theorem": ("definition", "Theorem"),
+    "lemma": ("definition", "Lemma"),
+    "corollary": ("definition", "Corollary"),
+    "proposition": ("definition", "Proposition"),
+}
+
+# `[!TYPE]`, then `-`/`+` right after the bracket, then whitespace before an optional title.
+# A bracket followed by anything else (`[!NOTE]: /url`, `[!NOTE]x`) is not a marker.
+_MARKER = re.compile(r"\[!([^\W\d][\w-]*)\]([+-]?)(?:[ \t]+(.*?))?[ \t]*$")
+_NAME = re.compile(r"[^\W\d][\w-]*$")
+_COLOR = re.compile(
+    r"#[0-9a-fA-F]{3,8}|[a-zA-Z]+|(?:rgba?|hsla?|hwb|lab|lch|oklab|oklch|color|var)\([^;{}<>\"']*\)"
+)
+# A proof already closed by the author: ∎ (or a LaTeX QED) at the very end, maybe inside math.
+_QED_END = re.compile(r"(?:∎|■|□|\\qed|\\blacksquare|\\square|\\Box)(?:\s|\$|\\\)|\\\])*$")
+_MD_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 
 
-def callouts_plugin(md: MarkdownIt, *, types: Mapping[str, Any] | None = None) -> None:
-    md.options["alerts"] = True
+@dataclass(frozen=True)
+class _Kind:
+    """How one type name renders: canonical type (CSS class), default title, icon, colour."""
+
+    type: str
+    title: str
+    icon: str  # HTML for the icon span
+    color: str | None = None  # a site.yaml colour; None: the stylesheet's colour for the type
+
+
+def _title_of(name: str) -> str:
+    return re.sub(r"[-_]+", " ", name).strip().capitalize() or name
+
+
+def _check_color(key: str, value: str) -> str:
+    if not _COLOR.fullmatch(value.strip()):
+        raise ConfigError(
+            f"'callouts.{key}.color' must be a CSS colour such as \"#0969da\" or "
+            f"\"rgb(9 105 218)\", not {value!r}"
+        )
+    return value.strip()
+
+
+def _check_icon(key: str, value: str) -> str:
+    text = value.strip()
+    if text.startswith("<svg"):
+        return text  # the site author's own drawing, trusted like their templates
+    if text.lower() in ICONS:
+        return ICONS[text.lower()]
+    if text and len(text) <= 8 and not re.search(r"[A-Za-z0-9<>&]", text):
+        return escapeHtml(text)  # an emoji or symbol
+    raise ConfigError(
+        f"'callouts.{key}.icon' must be an icon name ({', '.join(ICONS)}), inline <svg> "
+        f"markup or an emoji, not {value!r}"
+    )
+
+
+def _override(kind: _Kind, key: str, spec: CalloutType) -> _Kind:
+    return dataclasses.replace(
+        kind,
+        title=spec.title if spec.title is not None else kind.title,
+        icon=_check_icon(key, spec.icon) if spec.icon is not None else kind.icon,
+        color=_check_color(key, spec.color) if spec.color is not None else kind.color,
+    )
+
+
+def build_kinds(types: Mapping[str, CalloutType] | None) -> dict[str, _Kind]:
+    """The lower-case type names an author may write → how each renders (built-ins + site.yaml)."""
+    kinds = {name: _Kind(name, _title_of(name), ICONS[name]) for name in BUILTIN_TYPES}
+    for alias, (target, title) in _ALIASES.items():
+        kinds[alias] = dataclasses.replace(kinds[target], title=title)
+    specs = {str(key).lower(): spec for key, spec in (types or {}).items()}
+    for key in specs:
+        if not _NAME.match(key):
+            raise ConfigError(f"'callouts.{key}': a callout type name is letters, digits, - or _")
+    for key, spec in specs.items():
+        if spec.alias_of is None:
+            base = kinds.get(key) or _Kind(key, _title_of(key), ICONS["neutral"])
+            kinds[key] = _override(base, key, spec)
+    pending = {key: spec for key, spec in specs.items() if spec.alias_of is not None}
+    while pending:  # aliases may point at each other: resolve them in dependency order
+        ready = [k for k, s in pending.items() if str(s.alias_of).lower() not in pending]
+        if not ready:
+            raise ConfigError(f"'callouts': the aliases {', '.join(sorted(pending))} form a cycle")
+        for key in ready:
+            spec = pending.pop(key)
+            target = str(spec.alias_of).lower()
+            if target not in kinds:
+                raise ConfigError(
+                    f"'callouts.{key}.alias_of': unknown callout type {spec.alias_of!r}"
+                )
+            title = kinds[key].title if key in kinds else _title_of(key)
+            kinds[key] = _override(dataclasses.replace(kinds[target], title=title), key, spec)
+    return kinds
+
+
+def _unknown(env: Env, line: int, name: str, kinds: Mapping[str, _Kind]) -> _Kind:
+    key = name.lower()
+    close = difflib.get_close_matches(key, list(kinds), n=1)
+    hint = f"did you mean [!{close[0].upper()}]? " if close else ""
+    known = ", ".join(sorted({kind.type for kind in kinds.values()}))
+    report(
+        env,
+        line,
+        f"unknown callout type [!{name}] (rendered as a plain callout); {hint}known types: "
+        f"{known}; add your own under 'callouts:' in site.yaml",
+    )
+    return _Kind(key, _title_of(key), ICONS["neutral"])
+
+
+def _make_callout_rule(kinds: Mapping[str, _Kind]) -> Any:
+    def callout(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+        # Only the first line of a blockquote, i.e. right after its opening token.
+        if not state.tokens:
+            return False
+        opening = state.tokens[-1]
+        if opening.type != "blockquote_open" or not opening.map or opening.map[0] != start_line:
+            return False
+        if state.is_code_block(start_line):
+            return False
+        pos = state.bMarks[start_line] + state.tShift[start_line]
+        match = _MARKER.match(state.src, pos, state.eMarks[start_line])
+        if match is None:
+            return False
+        if silent:
+            return True
+
+        env = state.env
+        name, fold, title = match.group(1), match.group(2), (match.group(3) or "").strip()
+        kind = kinds.get(name.lower()) or _unknown(env, source_line(env, start_line), name, kinds)
+        need(env, "callouts")
+
+        opening.type, opening.tag = "callout_open", "details" if fold else "div"
+        opening.info = name
+        opening.attrs = {"class": f"callout callout-{kind.type}", "data-callout": kind.type}
+        if not fold:
+            opening.attrs["role"] = "note"
+        if kind.color:
+            opening.attrs["style"] = f"--callout-color: {kind.color}"
+        opening.meta = {"type": kind.type, "fold": fold, "open": fold == "+"}
+
+        tag = "summary" if fold else "p"
+        token = state.push("callout_title_open", tag, 1)
+        token.attrs = {"class": "callout-title"}
+        token.map = [start_line, start_line + 1]
+        token.meta = {"icon": kind.icon}
+        token = state.push("inline", "", 0)
+        token.content = title or _MD_PUNCTUATION.sub(r"\\\1", kind.title)
+        token.map = [start_line, start_line + 1]
+        token.children = []
+        state.push("callout_title_close", tag, -1)
+
+        state.line = start_line + 1
+        body_line = state.skipEmptyLines(start_line + 1)
+        # A lazy continuation line (sCount < 0) can only continue a paragraph: not a body.
+        if body_line < end_line and state.sCount[body_line] >= state.blkIndent:
+            token = state.push("callout_body_open", "div", 1)
+            token.attrs = {"class": "callout-body"}
+            token.map = [start_line + 1, end_line]
+            body_start = len(state.tokens)
+            state.md.block.tokenize(state, start_line + 1, end_line)
+            if kind.type == "proof":
+                _close_proof(state, body_start)
+            state.push("callout_body_close", "div", -1)
+        return True
+
+    return callout
+
+
+def _close_proof(state: StateBlock, body_start: int) -> None:
+    """End a proof with ∎: floated into its last paragraph, or as a block after the last block."""
+    tokens = state.tokens
+    body = tokens[body_start:]
+    last_text = next((t.content for t in reversed(body) if t.content.strip()), "")
+    if not body or _QED_END.search(last_text.rstrip()):
+        return
+    if len(body) >= 3 and body[-1].type == "paragraph_close" and body[-2].type == "inline":
+        qed = Token("callout_qed", "span", 0, level=body[-2].level)
+        tokens.insert(len(tokens) - 1, qed)
+    else:
+        state.push("callout_qed", "p", 0)
+
+
+def callouts(state: StateCore) -> None:
+    """Rename the `blockquote_close` of every blockquote the `callout` rule turned into one."""
+    stack: list[Token] = []
+    for token in state.tokens:
+        if token.type in ("blockquote_open", "callout_open"):
+            stack.append(token)
+        elif token.type == "blockquote_close" and stack:
+            opening = stack.pop()
+            if opening.type == "callout_open":
+                token.type, token.tag, token.meta = "callout_close", opening.tag, opening.meta
+
+
+def _render_open(
+    self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Env
+) -> str:
+    token = tokens[idx]
+    is_open = " open" if token.meta.get("open") else ""
+    return f"<{token.tag}{self.renderAttrs(token)}{is_open}>\n"
+
+
+def _render_close(
+    self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Env
+) -> str:
+    return f"</{tokens[idx].tag}>\n"
+
+
+def _render_title_open(
+    self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Env
+) -> str:
+    token = tokens[idx]
+    icon = f'<span class="callout-icon" aria-hidden="true">{token.meta["icon"]}</span>'
+    # <strong> keeps the title a title when the stylesheet is off (reader modes, feeds).
+    return f'<{token.tag}{self.renderAttrs(token)}>{icon} <strong class="callout-title-text">'
+
+
+def _render_title_close(
+    self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Env
+) -> str:
+    return f"</strong></{tokens[idx].tag}>\n"
+
+
+def _render_qed(
+    self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Env
+) -> str:
+    if tokens[idx].block:
+        return '<p class="callout-qed">∎</p>\n'
+    return ' <span class="callout-qed">∎</span>'
+
+
+def callouts_plugin(md: MarkdownIt, *, types: Mapping[str, CalloutType] | None = None) -> None:
+    """Turn `> [!TYPE]` blockquotes into callouts; `types` is site.yaml's `callouts:`."""
+    kinds = build_kinds(types)
+    md.options["alerts"] = False  # markdown-it-py's built-in subset would take the marker first
+    md.block.ruler.before("table", "callout", _make_callout_rule(kinds))
+    md.core.ruler.after("block", "callouts", callouts)
+    md.add_render_rule("callout_open", _render_open)
+    md.add_render_rule("callout_close", _render_close)
+    md.add_render_rule("callout_title_open", _render_title_open)
+    md.add_render_rule("callout_title_close", _render_title_close)
+    md.add_render_rule("callout_qed", _render_qed)
