@@ -1,0 +1,344 @@
+"""KaTeX at build time: the vendored runtime in mini-racer (V8), a formula cache, site files.
+
+One V8 context per process, created on first use and closed at exit. A context must
+never cross a fork (it hangs in the child), so a forked child forgets the parent's and
+makes its own. Results are memoised in-process and, once `set_cache_dir()` is called,
+in a sqlite file shared by every worker, so a rebuild never renders a formula twice.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "KATEX_VERSION",
+    "VENDOR_DIR",
+    "KatexOptions",
+    "KatexResult",
+    "KatexWarning",
+    "close",
+    "render",
+    "set_cache_dir",
+    "site_files",
+    "stats",
+]
+
+log = logging.getLogger(__name__)
+
+VENDOR_DIR = Path(__file__).resolve().parent / "vendor" / "katex"
+KATEX_VERSION = (VENDOR_DIR / "VERSION").read_text(encoding="utf-8").strip()
+
+#: Child processes started with spawn/forkserver find the cache folder here.
+CACHE_ENV = "BLOGBUILD_KATEX_CACHE"
+CACHE_FILE = "katex-formulas.sqlite"
+#: Seconds one formula may take before V8 is interrupted (KaTeX's maxExpand already
+#: stops macro loops; this guards against anything else).
+TIMEOUT = 10.0
+
+# Errors come back as data, never as JS exceptions: a thrown exception carries the whole
+# minified source in its message. `trust` lets only in-page links (\eqref) through.
+_JS_RENDER = r"""
+var blogbuildRender = function (tex, displayMode, options) {
+  var warnings = [];
+  var settings = {
+    displayMode: displayMode,
+    output: options.output,
+    macros: Object.assign({}, options.macros),
+    throwOnError: true,
+    strict: function (code, message, token) {
+      warnings.push({code: String(code), message: String(message),
+                     position: token && token.loc ? token.loc.start : null});
+      return "ignore";
+    },
+    trust: function (context) {
+      return context.command === "\\href" && String(context.url).charAt(0) === "#";
+    }
+  };
+  try {
+    return {html: katex.renderToString(tex, settings), warnings: warnings};
+  } catch (e) {
+    var parse = e instanceof katex.ParseError;
+    return {
+      message: parse ? String(e.rawMessage) : String(e && e.message ? e.message : e),
+      position: parse && typeof e.position === "number" ? e.position : null,
+      length: parse && typeof e.length === "number" ? e.length : null,
+      warnings: warnings
+    };
+  }
+};
+"""
+
+
+@dataclass(frozen=True)
+class KatexOptions:
+    """The KaTeX settings that change output; `fingerprint` keys the cache."""
+
+    output: str = "htmlAndMathml"
+    macros: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def make(cls, output: str, macros: dict[str, str]) -> KatexOptions:
+        return cls(output, tuple(sorted(macros.items())))
+
+    @property
+    def fingerprint(self) -> str:
+        return json.dumps([self.output, self.macros], separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class KatexWarning:
+    """A strict-mode complaint: KaTeX rendered it, LaTeX would not have."""
+
+    code: str
+    message: str
+    position: int | None  # JS (UTF-16) offset into the TeX, when KaTeX knows it
+
+
+@dataclass(frozen=True)
+class KatexResult:
+    """Either `html`, or an error `message` at `position` (UTF-16 offset, may be None)."""
+
+    html: str | None = None
+    message: str = ""
+    position: int | None = None
+    length: int | None = None
+    warnings: tuple[KatexWarning, ...] = field(default_factory=tuple)
+
+    @property
+    def ok(self) -> bool:
+        return self.html is not None
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "html": self.html,
+                "message": self.message,
+                "position": self.position,
+                "length": self.length,
+                "warnings": [[w.code, w.message, w.position] for w in self.warnings],
+            },
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> KatexResult:
+        warnings = data.get("warnings") or []
+        return cls(
+            html=data.get("html"),
+            message=str(data.get("message") or ""),
+            position=data.get("position"),
+            length=data.get("length"),
+            warnings=tuple(_warning(w) for w in warnings),
+        )
+
+
+def _warning(raw: Any) -> KatexWarning:
+    if isinstance(raw, dict):
+        return KatexWarning(str(raw["code"]), str(raw["message"]), raw.get("position"))
+    code, message, position = raw
+    return KatexWarning(str(code), str(message), position)
+
+
+class _Runtime:
+    """Per-process state: the V8 context, the memo and the sqlite cache connection."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.pid = os.getpid()
+        self.ctx: Any = None
+        self.memo: dict[tuple[str, bool, str], KatexResult] = {}
+        self.db: sqlite3.Connection | None = None
+        self.db_path: Path | None = None
+        self.calls = 0
+        self.memo_hits = 0
+        self.disk_hits = 0
+
+
+_rt = _Runtime()
+#: Contexts inherited through fork: kept referenced so their finalizer never runs (closing
+#: a parent's V8 context in a child hangs just like using it).
+_orphans: list[Any] = []
+_atexit_registered = False
+
+
+def _after_fork_in_child() -> None:
+    global _rt
+    if _rt.ctx is not None:
+        _orphans.append(_rt.ctx)
+    # The sqlite connection is not fork-safe either: drop it without closing it.
+    if _rt.db is not None:
+        _orphans.append(_rt.db)
+    _rt = _Runtime()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _context() -> Any:
+    global _atexit_registered
+    if _rt.ctx is None:
+        from py_mini_racer import MiniRacer
+
+        ctx = MiniRacer()
+        ctx.eval((VENDOR_DIR / "katex.min.js").read_text(encoding="utf-8"))
+        ctx.eval(_JS_RENDER)
+        _rt.ctx = ctx
+        if not _atexit_registered:
+            atexit.register(close)
+            _atexit_registered = True
+    return _rt.ctx
+
+
+def close() -> None:
+    """Close this process's V8 context and cache connection (runs at exit by itself)."""
+    if _rt.pid != os.getpid():
+        return
+    ctx, _rt.ctx = _rt.ctx, None
+    if ctx is not None:
+        ctx.close()
+    db, _rt.db = _rt.db, None
+    if db is not None:
+        db.close()
+
+
+def set_cache_dir(path: str | os.PathLike[str] | None) -> None:
+    """Keep rendered formulas in `path` (the site's .blogbuild-cache/); None turns it off.
+
+    Also exported to the environment so worker processes started later (spawn,
+    forkserver) use the same folder without being told.
+    """
+    if _rt.db is not None:
+        _rt.db.close()
+        _rt.db = None
+    _rt.db_path = None
+    if path is None:
+        os.environ.pop(CACHE_ENV, None)
+        return
+    folder = Path(path).resolve()
+    os.environ[CACHE_ENV] = str(folder)
+
+
+def _database() -> sqlite3.Connection | None:
+    folder = os.environ.get(CACHE_ENV)
+    if not folder:
+        return None
+    target = Path(folder) / CACHE_FILE
+    if _rt.db is not None and _rt.db_path == target:
+        return _rt.db
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(target, timeout=30, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        # A lost formula is re-rendered next time: no need to fsync every insert.
+        db.execute("PRAGMA synchronous=OFF")
+        db.execute("CREATE TABLE IF NOT EXISTS formulas (key TEXT PRIMARY KEY, result TEXT)")
+    except (OSError, sqlite3.Error) as exc:
+        log.warning("formula cache disabled: cannot open %s: %s", target, exc)
+        os.environ.pop(CACHE_ENV, None)
+        return None
+    _rt.db, _rt.db_path = db, target
+    return db
+
+
+def _disk_key(tex: str, display: bool, fingerprint: str) -> str:
+    raw = "\0".join([KATEX_VERSION, fingerprint, "D" if display else "I", tex])
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+
+def _disk_get(key: str) -> KatexResult | None:
+    db = _database()
+    if db is None:
+        return None
+    try:
+        row = db.execute("SELECT result FROM formulas WHERE key = ?", (key,)).fetchone()
+    except sqlite3.Error as exc:
+        log.warning("formula cache read failed: %s", exc)
+        return None
+    if row is None:
+        return None
+    try:
+        return KatexResult.from_data(json.loads(row[0]))
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _disk_put(key: str, result: KatexResult) -> None:
+    db = _database()
+    if db is None:
+        return
+    try:
+        db.execute(
+            "INSERT OR REPLACE INTO formulas (key, result) VALUES (?, ?)",
+            (key, result.to_json()),
+        )
+    except sqlite3.Error as exc:
+        log.warning("formula cache write failed: %s", exc)
+
+
+def render(tex: str, *, display: bool, options: KatexOptions | None = None) -> KatexResult:
+    """Render one formula; errors and strict-mode warnings come back in the result."""
+    options = options or KatexOptions()
+    fingerprint = options.fingerprint
+    memo_key = (tex, display, fingerprint)
+    with _rt.lock:
+        cached = _rt.memo.get(memo_key)
+        if cached is not None:
+            _rt.memo_hits += 1
+            return cached
+        disk_key = _disk_key(tex, display, fingerprint)
+        result = _disk_get(disk_key)
+        if result is not None:
+            _rt.disk_hits += 1
+        else:
+            _rt.calls += 1
+            try:
+                data = _context().call(
+                    "blogbuildRender",
+                    tex,
+                    display,
+                    {"output": options.output, "macros": dict(options.macros)},
+                    timeout_sec=TIMEOUT,
+                )
+            except Exception as exc:  # timeout, out of memory: V8 may be unusable now
+                close()
+                return KatexResult(message=f"KaTeX stopped: {type(exc).__name__}")
+            result = KatexResult.from_data(dict(data))
+            _disk_put(disk_key, result)
+        _rt.memo[memo_key] = result
+        return result
+
+
+def stats() -> dict[str, int]:
+    """Counters of this process: KaTeX calls, memo hits, on-disk cache hits."""
+    return {"calls": _rt.calls, "memo_hits": _rt.memo_hits, "disk_hits": _rt.disk_hits}
+
+
+def clear_memo() -> None:
+    """Forget the in-process memo (tests; a long-running server may call it too)."""
+    _rt.memo.clear()
+
+
+def site_files() -> list[tuple[Path, str]]:
+    """(source file, destination relative to the output root) of what readers download.
+
+    The stylesheet, its woff2 fonts and the licence; KaTeX's JavaScript stays on the
+    build machine.
+    """
+    files = [
+        (VENDOR_DIR / "katex.min.css", "vendor/katex/katex.min.css"),
+        (VENDOR_DIR / "LICENSE", "vendor/katex/LICENSE"),
+    ]
+    files += [
+        (font, f"vendor/katex/fonts/{font.name}")
+        for font in sorted((VENDOR_DIR / "fonts").glob("*.woff2"))
+    ]
+    return files

@@ -1,0 +1,229 @@
+"""The math plugin's core pass: number equations, resolve \\eqref/\\ref, render with KaTeX.
+
+Two passes over every math token of the post: the first hands out equation numbers and
+records labels (so references may come before their equation), the second rewrites
+references, renders, and reports errors at their line:col in the source file.
+"""
+
+from __future__ import annotations
+
+from markdown_it.common.utils import escapeHtml
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+
+from blogbuild import katex
+from blogbuild.markdown.env import Env, report, report_error, source_line
+from blogbuild.markdown.math_tex import (
+    LABEL_RE,
+    REF_RE,
+    Rewrite,
+    label_id,
+    plan_display,
+    utf16_to_index,
+)
+
+#: (body line 0-based, column 0-based) where each line of a token's TeX starts.
+Where = list[tuple[int, int]]
+
+
+class _Locator:
+    """Finds inline math in the body's lines; cursors keep repeated formulas apart."""
+
+    def __init__(self, src: str) -> None:
+        self.lines = src.split("\n")
+        self.cursor: dict[int, int] = {}
+
+    def place(self, token: Token, owner: Token | None) -> Where:
+        meta = token.meta
+        if owner is None:
+            return list(meta["lines"])
+        src, start, opener = meta["src"], meta["start"], meta["open"]
+        before = src.count("\n", 0, start)
+        inline_col = start - (src.rfind("\n", 0, start) + 1)
+        markup = opener + token.content + meta["close"]
+        first_line = markup.split("\n", 1)[0]
+        if owner.map:
+            first: int | None = owner.map[0] + before
+            candidates = range(first, min(owner.map[1], len(self.lines)))  # type: ignore[arg-type]
+        else:
+            first, candidates = None, range(len(self.lines))
+        line, col = (first or 0), inline_col
+        for number in candidates:
+            lower = max(self.cursor.get(number, 0), inline_col if number == first else 0)
+            at = self.lines[number].find(first_line, lower)
+            if at >= 0:
+                line, col = number, at
+                self.cursor[number] = at + len(first_line)
+                break
+        where = [(line, col + len(opener))]
+        src_lines = src.split("\n")
+        for extra in range(1, token.content.count("\n") + 1):
+            here = self.lines[line + extra] if line + extra < len(self.lines) else ""
+            text = src_lines[before + extra] if before + extra < len(src_lines) else ""
+            source, inline = here.rstrip(), text.rstrip()
+            if source.endswith(inline):
+                where.append((line + extra, len(source) - len(inline)))
+            else:
+                where.append((line + extra, max(source.find(inline), 0)))
+        return where
+
+
+def _position(env: Env, where: Where, content: str, index: int) -> tuple[int, int]:
+    """1-based (source line, column) of content[index]."""
+    index = max(0, min(index, len(content)))
+    row = content.count("\n", 0, index)
+    row_start = content.rfind("\n", 0, index) + 1
+    body_line, col = where[min(row, len(where) - 1)]
+    return source_line(env, body_line), col + index - row_start + 1
+
+
+class _Job:
+    def __init__(self, token: Token, where: Where) -> None:
+        self.token = token
+        self.where = where
+        self.rewrite = Rewrite(token.content)
+        self.ids: list[str] = []
+        self.numbered = False
+
+
+def _unique_id(env: Env, base: str) -> str:
+    taken: set[str] = env.setdefault("math_ids", set())
+    candidate, n = base, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{base}-{n}"
+    taken.add(candidate)
+    return candidate
+
+
+def _plan(env: Env, job: _Job, labels: dict[str, tuple[str, str]], numbering: bool) -> None:
+    """Pass 1 for one token: tags, labels, environment names."""
+    token, rewrite = job.token, job.rewrite
+    content = token.content
+
+    def warn(index: int, message: str) -> None:
+        line, col = _position(env, job.where, content, index)
+        report(env, line, message, column=col)
+
+    if token.type == "math_inline":
+        for match in LABEL_RE.finditer(content):
+            rewrite.replace(match.start(), match.end(), "")
+            warn(match.start(), f"\\label{{{match.group(1)}}} only works in display math")
+        return
+    if token.type == "math_ref":
+        return
+    plan = plan_display(content, numbering=numbering)
+    for start, end, name in plan.renames:
+        rewrite.replace(start, end, name)
+    for row in plan.rows:
+        number = row.tag
+        if number is None and not (row.blank or row.nonumber) and (plan.auto or row.labels):
+            count = int(env.get("math_equation_count", 0)) + 1
+            env["math_equation_count"] = count
+            number = str(count)
+            rewrite.insert(row.end, f"\\tag{{{count}}}")
+        if number is not None:
+            job.numbered = True
+        for label, start, end in row.labels:
+            rewrite.replace(start, end, "")
+            if number is None:
+                warn(start, f"\\label{{{label}}} is on a line without an equation number")
+            elif label in labels:
+                warn(start, f"duplicate equation label '{label}'")
+            else:
+                labels[label] = (number, _unique_id(env, label_id(label)))
+                job.ids.append(labels[label][1])
+
+
+def _ref_tex(kind: str, target: tuple[str, str] | None) -> str:
+    if target is None:
+        return "\\text{(??)}" if kind == "eqref" else "\\text{??}"
+    number, anchor = target
+    text = f"({number})" if kind == "eqref" else number
+    return f"\\href{{#{anchor}}}{{\\text{{{text}}}}}"
+
+
+def _ref_html(kind: str, target: tuple[str, str] | None) -> str:
+    if target is None:
+        return (
+            '<span class="math-ref math-ref-missing">'
+            + ("(??)" if kind == "eqref" else "??")
+            + "</span>"
+        )
+    number, anchor = target
+    text = escapeHtml(f"({number})" if kind == "eqref" else number)
+    return f'<a class="math-ref" href="#{anchor}">{text}</a>'
+
+
+def _render(
+    env: Env,
+    job: _Job,
+    labels: dict[str, tuple[str, str]],
+    options: katex.KatexOptions,
+) -> str:
+    """Pass 2 for one token: references, KaTeX, diagnostics; returns the HTML."""
+    token, content = job.token, job.token.content
+
+    def at(index: int) -> tuple[int, int]:
+        return _position(env, job.where, content, index)
+
+    if token.type == "math_ref":
+        kind, label = token.meta["kind"], token.meta["label"]
+        if label not in labels:
+            line, col = at(0)
+            report(env, line, f"unknown equation label '{label}' in \\{kind}", column=col)
+        return _ref_html(kind, labels.get(label))
+    for match in REF_RE.finditer(content):
+        kind, label = match.group(1), match.group(2).strip()
+        if label not in labels:
+            line, col = at(match.start())
+            report(env, line, f"unknown equation label '{label}' in \\{kind}", column=col)
+        job.rewrite.replace(match.start(), match.end(), _ref_tex(kind, labels.get(label)))
+    tex, _ = job.rewrite.apply()
+    display = token.type != "math_inline"
+    result = katex.render(tex, display=display, options=options)
+    for warning in result.warnings:
+        index = 0
+        if warning.position is not None:
+            index = job.rewrite.original_position(utf16_to_index(tex, warning.position))
+        line, col = at(index)
+        report(env, line, f"KaTeX strict mode: {warning.message} [{warning.code}]", column=col)
+    if result.ok:
+        html = str(result.html)
+    else:
+        index = 0
+        if result.position is not None:
+            index = job.rewrite.original_position(utf16_to_index(tex, result.position))
+        line, col = at(index)
+        report_error(env, line, f"LaTeX error: {result.message}", column=col)
+        meta = token.meta
+        source = escapeHtml(f"{meta.get('open', '')}{content}{meta.get('close', '')}")
+        title = escapeHtml(f"LaTeX error: {result.message}")
+        extra = " math-error-display" if display else ""
+        html = f'<span class="math-error{extra}" title="{title}">{source}</span>'
+    if not display:
+        return html
+    classes = "math-display math-numbered" if job.numbered else "math-display"
+    first_id = f' id="{job.ids[0]}"' if job.ids else ""
+    anchors = "".join(f'<span class="math-anchor" id="{i}"></span>' for i in job.ids[1:])
+    tag = "div" if token.type == "math_block" else "span"
+    return f'<{tag} class="{classes}"{first_id}>{anchors}{html}</{tag}>'
+
+
+def number_and_render(
+    state: StateCore,
+    found: list[tuple[Token, Token | None]],
+    options: katex.KatexOptions,
+    *,
+    numbering: bool,
+) -> None:
+    env = state.env
+    labels: dict[str, tuple[str, str]] = env.setdefault("math_labels", {})
+    locator = _Locator(state.src)
+    jobs = []
+    for token, owner in found:
+        job = _Job(token, locator.place(token, owner))
+        _plan(env, job, labels, numbering)
+        jobs.append(job)
+    for job in jobs:
+        job.token.meta["html"] = _render(env, job, labels, options)
