@@ -93,12 +93,12 @@ def _runnable(div: DivInput) -> dict[str, Any]:
 
 
 def _video(div: DivInput) -> dict[str, Any]:
+    need(div.env, "video")  # also when broken: the error box is styled by the widget's CSS
     try:
         video = parse_video(div.attrs.get("data-src", ""))
     except EmbedError as exc:
         report_error(div.env, div.line, f"video-embed: {exc}")
         return {"error": f"Video not shown: {exc}"}
-    need(div.env, "video")
     meta: dict[str, Any] = {**_common(div), "caption": div.text("data-caption"),
                             "provider": video.provider, "page": video.page_url,
                             "embed": video.embed_url, "mime": video.mime}
@@ -131,6 +131,7 @@ def _compare(div: DivInput) -> dict[str, Any]:
                          f"image-compare: unsafe URL scheme '{scheme_of(url)}:' in data-{side}")
         else:
             images[side] = _asset_url(div, url)
+    need(div.env, "compare")
     if len(images) < 2:
         return {"error": "Image comparison not shown: it needs data-before and data-after"}
     start = 50.0
@@ -141,12 +142,12 @@ def _compare(div: DivInput) -> dict[str, Any]:
         except ValueError:
             report(div.env, div.line, f"image-compare: data-start={raw_start!r} is not a "
                    "percentage; using 50")
-    need(div.env, "compare")
     return {**_common(div), "images": images, "labels": labels, "start": f"{start:g}",
             "caption": div.text("data-caption")}
 
 
 def _hf_space(div: DivInput) -> dict[str, Any]:
+    need(div.env, "hf-space")
     try:
         space = parse_space(div.attrs.get("data-src", ""))
     except EmbedError as exc:
@@ -163,7 +164,6 @@ def _hf_space(div: DivInput) -> dict[str, Any]:
         else:
             report(div.env, div.line, f"hf-space: data-height={raw!r} must be a number of "
                    "pixels between 100 and 4000; using 600")
-    need(div.env, "hf-space")
     return {**_common(div), "repo": space.repo_id, "app": space.app_url,
             "page": space.page_url, "height": height, "caption": div.text("data-caption")}
 
@@ -252,6 +252,15 @@ def image_compare(meta: Mapping[str, Any]) -> str:
             f'<div class="compare-frame">{"".join(items)}</div>\n{_caption(meta)}</figure>\n')
 
 
+#: An app window with a play mark (drawn here: no logo or font is fetched for it).
+_SPACE_ICON = (
+    '<svg class="hf-space-icon" viewBox="0 0 24 24" width="44" height="44" aria-hidden="true" '
+    'fill="none" stroke="currentColor" stroke-width="1.5"><rect x="2.5" y="4" width="19" '
+    'height="16" rx="2.5"/><path d="M2.5 8.5h19"/><path d="M10 11.5v5l4.5-2.5z" '
+    'fill="currentColor"/></svg>'
+)
+
+
 def hf_space(meta: Mapping[str, Any]) -> str:
     if "error" in meta:
         return _error(meta)
@@ -262,7 +271,7 @@ def hf_space(meta: Mapping[str, Any]) -> str:
         f'<div class="hf-space-frame" style="height: {meta["height"]}px" '
         f'data-embed="{escapeHtml(meta["app"])}" data-title="Hugging Face Space {repo}">'
         f'<a class="hf-space-facade" href="{page}" aria-label="Load the Hugging Face Space {repo}">'
-        f'<span class="hf-space-icon" aria-hidden="true">🤗</span>'
+        f"{_SPACE_ICON}"
         f'<span class="hf-space-name">{repo}</span>'
         '<span class="hf-space-note">Hugging Face Space · loads when you click</span></a></div>\n'
         f'<figcaption>{caption}<a href="{page}">{repo} on Hugging Face</a></figcaption>\n'
