@@ -8,7 +8,7 @@ from typing import Any
 
 import jinja2
 
-from blogbuild import __version__
+from blogbuild import __version__, pyodide
 from blogbuild.config import Config
 from blogbuild.diagnostics import TemplateError
 from blogbuild.theme import theme_templates
@@ -66,6 +66,7 @@ def create_environment(config: Config) -> jinja2.Environment:
     env.filters["rfc3339"] = _rfc3339
     env.globals["config"] = config
     env.globals["blogbuild_version"] = __version__
+    env.globals["pyodide_packages_url"] = lambda: pyodide.packages_url(config)
     return env
 
 

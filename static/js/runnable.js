@@ -1,0 +1,463 @@
+// Runnable Python blocks: Run / Stop / Edit / Reset around the highlighted code, output panel,
+// status line. Pyodide runs in a module worker (runnable-worker.js) started on the first Run;
+// nothing of the runtime is fetched before. The page's blocks share one interpreter, except
+// blocks marked data-isolated="true", which get a fresh namespace on every run.
+
+const OUTPUT_LIMIT = 200000; // characters kept per block; a runaway print loop stays readable
+const INTERRUPT_GRACE_MS = 1500; // after this, Stop terminates the worker instead
+
+const script = document.querySelector("script[data-pyodide-url]");
+
+function siteURL(value, fallback) {
+  // Resolve against the page (the template gives site paths with the sub-path applied).
+  if (value) return new URL(value, document.baseURI).href;
+  return new URL(fallback, import.meta.url).href;
+}
+
+const INDEX_URL = siteURL(script && script.dataset.pyodideUrl, "../vendor/pyodide/");
+const PACKAGES_URL = siteURL(
+  script && script.dataset.packagesUrl,
+  "https://cdn.jsdelivr.net/pyodide/v" + ((script && script.dataset.pyodideVersion) || "") + "/full/",
+);
+const WORKER_URL = new URL("./runnable-worker.js", import.meta.url);
+const CAN_INTERRUPT = self.crossOriginIsolated === true && typeof SharedArrayBuffer === "function";
+
+function formatMs(ms) {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  return `${(ms / 1000).toFixed(ms < 10000 ? 2 : 1)} s`;
+}
+
+function el(tag, attrs = {}, text = "") {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
+  if (text) node.textContent = text;
+  return node;
+}
+
+// One worker = one interpreter; jobs run one at a time in the order of their Run clicks.
+class Runtime {
+  constructor() {
+    this.worker = null;
+    this.ready = false;
+    this.queue = [];
+    this.job = null;
+    this.nextId = 1;
+    this.interrupt = CAN_INTERRUPT ? new Int32Array(new SharedArrayBuffer(4)) : null;
+    this.stopTimer = null;
+  }
+
+  start() {
+    const worker = new Worker(WORKER_URL, { type: "module", name: "blogbuild-python" });
+    worker.onmessage = (event) => this.receive(event.data);
+    worker.onerror = (event) => {
+      event.preventDefault();
+      const reason = event.message || "the worker script failed to start";
+      this.fail(`The Python runtime stopped: ${reason}`);
+    };
+    worker.postMessage({
+      type: "init",
+      indexURL: INDEX_URL,
+      packagesURL: PACKAGES_URL,
+      interruptBuffer: this.interrupt,
+    });
+    this.worker = worker;
+    this.ready = false;
+  }
+
+  submit(block, code) {
+    const job = { id: this.nextId++, block, code, phase: "queued", restarted: false };
+    this.queue.push(job);
+    block.onQueued(job, this.job !== null);
+    this.pump();
+    return job;
+  }
+
+  pump() {
+    if (this.job !== null || this.queue.length === 0) return;
+    const job = this.queue.shift();
+    this.job = job;
+    if (this.worker === null) this.start();
+    if (!this.ready) job.block.onPhase("loading-runtime");
+    job.started = performance.now();
+    this.worker.postMessage({
+      type: "run",
+      id: job.id,
+      code: job.code,
+      filename: job.block.filename,
+      isolated: job.block.isolated,
+    });
+  }
+
+  receive(message) {
+    const job = this.job;
+    if (job === null || message.id !== job.id) return;
+    if (message.type === "status") {
+      if (message.phase !== "loading-runtime") this.ready = true;
+      job.phase = message.phase;
+      job.block.onPhase(message.phase, message.detail);
+    } else if (message.type === "output") {
+      for (const [stream, text] of message.chunks) job.block.onOutput(stream, text);
+    } else if (message.type === "done") {
+      if (message.status !== "boot-error") this.ready = true;
+      this.finish(job, message);
+      if (message.restart) this.kill();
+      this.pump();
+    }
+  }
+
+  finish(job, message) {
+    clearTimeout(this.stopTimer);
+    this.stopTimer = null;
+    this.job = null;
+    job.block.onDone(message);
+  }
+
+  kill() {
+    if (this.worker !== null) this.worker.terminate();
+    this.worker = null;
+    this.ready = false;
+  }
+
+  fail(reason) {
+    const job = this.job;
+    this.kill();
+    if (job !== null) this.finish(job, { status: "boot-error", error: reason });
+    this.pump();
+  }
+
+  stop(job) {
+    const queued = this.queue.indexOf(job);
+    if (queued !== -1) {
+      this.queue.splice(queued, 1);
+      job.block.onDone({ status: "cancelled" });
+      return;
+    }
+    if (job !== this.job) return;
+    if (this.interrupt !== null && job.phase === "running") {
+      // KeyboardInterrupt inside Python; the interpreter and its variables survive.
+      Atomics.store(this.interrupt, 0, 2);
+      job.block.onPhase("stopping");
+      this.stopTimer = setTimeout(() => this.terminate(job), INTERRUPT_GRACE_MS);
+    } else {
+      this.terminate(job);
+    }
+  }
+
+  terminate(job) {
+    if (job !== this.job) return;
+    const elapsed = performance.now() - job.started;
+    this.kill();
+    this.finish(job, { status: "terminated", ms: elapsed, phase: job.phase });
+    this.pump();
+  }
+}
+
+let runtime = null;
+function getRuntime() {
+  if (runtime === null) runtime = new Runtime();
+  return runtime;
+}
+
+let blockCount = 0;
+
+class RunnableBlock {
+  constructor(root) {
+    this.root = root;
+    this.number = ++blockCount;
+    this.filename = `block ${this.number}`;
+    this.isolated = root.dataset.isolated === "true";
+    this.view = root.querySelector(".codeblock") || root.querySelector("pre");
+    const code = root.querySelector("pre code") || root.querySelector("pre");
+    this.original = code ? code.textContent.replace(/\n$/, "") : "";
+    this.job = null;
+    this.outputSize = 0;
+    this.truncated = false;
+    this.segment = null;
+    this.build();
+  }
+
+  build() {
+    const root = this.root;
+    root.classList.add("runnable-ready");
+    const id = `runnable-${this.number}`;
+
+    this.editor = el("textarea", {
+      class: "runnable-editor",
+      id: `${id}-editor`,
+      spellcheck: "false",
+      autocapitalize: "off",
+      autocomplete: "off",
+      "aria-label": `Python code of block ${this.number} (editable; Tab indents, Escape then ` +
+        "Tab leaves, Ctrl+Enter runs)",
+      wrap: "off",
+    });
+    this.editor.value = this.original;
+    this.editor.hidden = true;
+
+    this.toolbar = el("div", { class: "runnable-toolbar", role: "toolbar",
+                               "aria-label": `Python block ${this.number}` });
+    this.runButton = el("button", { type: "button", class: "runnable-run" }, "Run");
+    this.stopButton = el("button", { type: "button", class: "runnable-stop" }, "Stop");
+    this.editButton = el("button", { type: "button", class: "runnable-edit",
+                                     "aria-controls": `${id}-editor` }, "Edit");
+    this.resetButton = el("button", { type: "button", class: "runnable-reset" }, "Reset");
+    this.stopButton.disabled = true;
+    this.resetButton.disabled = true;
+    this.status = el("span", { class: "runnable-status", role: "status", "aria-live": "polite" });
+    this.toolbar.append(this.runButton, this.stopButton, this.editButton, this.resetButton);
+    if (this.isolated) {
+      this.toolbar.append(el("span", {
+        class: "runnable-badge",
+        title: "This block starts from an empty namespace each time: it does not see the " +
+          "variables of the other blocks, and they do not see its own.",
+      }, "isolated"));
+    }
+    this.toolbar.append(this.status);
+
+    this.output = el("div", { class: "runnable-output", id: `${id}-output`, role: "region",
+                              "aria-label": `Output of block ${this.number}` });
+    this.output.hidden = true;
+
+    if (this.view) this.view.after(this.editor);
+    else root.append(this.editor);
+    this.editor.after(this.toolbar);
+    this.toolbar.after(this.output);
+
+    this.runButton.addEventListener("click", () => this.run());
+    this.stopButton.addEventListener("click", () => this.stop());
+    this.editButton.addEventListener("click", () => this.edit());
+    this.resetButton.addEventListener("click", () => this.reset());
+    this.editor.addEventListener("keydown", (event) => this.onKey(event));
+    this.editor.addEventListener("input", () => {
+      this.fit();
+      this.updateReset();
+    });
+  }
+
+  code() {
+    return this.editor.hidden ? this.original : this.editor.value;
+  }
+
+  edit() {
+    if (this.view) this.view.hidden = true;
+    this.editor.hidden = false;
+    this.editButton.hidden = true;
+    this.fit();
+    this.editor.focus();
+    this.updateReset();
+  }
+
+  fit() {
+    this.editor.style.height = "auto";
+    this.editor.style.height = `${this.editor.scrollHeight + 2}px`;
+  }
+
+  onKey(event) {
+    const editor = this.editor;
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey || event.shiftKey)) {
+      event.preventDefault();
+      this.run();
+      return;
+    }
+    if (event.key === "Escape") {
+      this.tabReleased = true; // keyboard users can leave the editor with Tab now
+      return;
+    }
+    if (event.key !== "Tab" || this.tabReleased || event.altKey || event.ctrlKey ||
+        event.metaKey) {
+      return;
+    }
+    event.preventDefault();
+    const { selectionStart: start, selectionEnd: end, value } = editor;
+    const lineStart = value.lastIndexOf("\n", start - 1) + 1;
+    if (event.shiftKey) {
+      // Dedent every selected line by up to four spaces.
+      const block = value.slice(lineStart, end);
+      const lines = block.split("\n");
+      let removedFirst = 0;
+      let removed = 0;
+      const dedented = lines.map((line, i) => {
+        const cut = line.match(/^ {0,4}/)[0].length;
+        if (i === 0) removedFirst = cut;
+        removed += cut;
+        return line.slice(cut);
+      });
+      editor.setRangeText(dedented.join("\n"), lineStart, end, "preserve");
+      editor.selectionStart = Math.max(lineStart, start - removedFirst);
+      editor.selectionEnd = Math.max(editor.selectionStart, end - removed);
+    } else if (start !== end && value.slice(start, end).includes("\n")) {
+      const block = value.slice(lineStart, end);
+      const indented = block.replace(/^/gm, "    ");
+      editor.setRangeText(indented, lineStart, end, "preserve");
+      editor.selectionStart = start + 4;
+      editor.selectionEnd = end + (indented.length - block.length);
+    } else {
+      const column = start - lineStart;
+      const spaces = " ".repeat(4 - (column % 4));
+      editor.setRangeText(spaces, start, end, "end");
+    }
+    editor.dispatchEvent(new Event("input"));
+  }
+
+  updateReset() {
+    const edited = !this.editor.hidden && this.editor.value !== this.original;
+    const busy = this.job !== null;
+    this.resetButton.disabled = busy || (!edited && this.output.hidden && this.editor.hidden);
+  }
+
+  reset() {
+    if (this.job !== null) return;
+    this.editor.value = this.original;
+    this.editor.hidden = true;
+    this.tabReleased = false;
+    if (this.view) this.view.hidden = false;
+    this.editButton.hidden = false;
+    this.clearOutput();
+    this.output.hidden = true;
+    this.setStatus("");
+    this.updateReset();
+    (this.view ? this.runButton : this.editButton).focus();
+  }
+
+  run() {
+    if (this.job !== null) return;
+    this.clearOutput();
+    this.output.hidden = false;
+    this.output.setAttribute("aria-busy", "true");
+    this.job = getRuntime().submit(this, this.code());
+    this.root.classList.add("runnable-busy");
+    this.runButton.disabled = true;
+    this.stopButton.disabled = false;
+    this.updateReset();
+  }
+
+  stop() {
+    if (this.job !== null) getRuntime().stop(this.job);
+  }
+
+  setStatus(text, kind = "") {
+    this.status.textContent = text;
+    this.status.dataset.kind = kind;
+  }
+
+  onQueued(_job, waiting) {
+    if (waiting) this.setStatus("Waiting for the block that is running…", "busy");
+  }
+
+  onPhase(phase, detail) {
+    const text = {
+      "loading-runtime": "Loading the Python runtime (first run only)…",
+      "loading-packages": `Loading packages: ${detail || ""}…`,
+      running: "Running…",
+      stopping: "Stopping…",
+    }[phase];
+    if (text) this.setStatus(text, "busy");
+  }
+
+  onOutput(stream, text) {
+    this.append(stream === "stderr" ? "stderr" : "stdout", text);
+  }
+
+  onDone(message) {
+    const ms = typeof message.ms === "number" ? formatMs(message.ms) : "";
+    switch (message.status) {
+      case "ok":
+        if (message.result !== null && message.result !== undefined) {
+          this.append("result", message.result);
+        }
+        this.setStatus(`Done in ${ms}`, "ok");
+        break;
+      case "error":
+        if (message.errorName === "KeyboardInterrupt") {
+          this.append("error", message.error);
+          this.append("note", "Stopped. Variables defined before the stop are kept.");
+          this.setStatus(`Stopped after ${ms}`, "stopped");
+        } else {
+          this.append("error", message.error);
+          this.setStatus(ms ? `${message.errorName} after ${ms}` : "Error", "error");
+        }
+        break;
+      case "package-error":
+        this.append("error", message.error);
+        this.setStatus("Packages could not be loaded", "error");
+        break;
+      case "boot-error":
+        this.append("error", message.error + "\n");
+        this.setStatus("The Python runtime could not be loaded", "error");
+        break;
+      case "terminated":
+        this.append(
+          "note",
+          message.phase === "running" || message.phase === "stopping"
+            ? "Stopped: the Python runtime was restarted to end this block" +
+                (CAN_INTERRUPT ? " (it did not answer the interrupt)" : "") +
+                ", so variables from earlier runs are gone; run the blocks above again " +
+                "if this one needs them."
+            : "Stopped while loading; the Python runtime will start again on the next Run.",
+        );
+        this.setStatus(ms ? `Stopped after ${ms}` : "Stopped", "stopped");
+        break;
+      case "cancelled":
+        this.setStatus("Cancelled", "stopped");
+        break;
+      default:
+        this.setStatus("Finished", "");
+    }
+    if (this.output.childElementCount === 0 && message.status === "ok") {
+      this.append("note", "No output.");
+    }
+    if (this.output.childElementCount === 0) this.output.hidden = true;
+    this.output.removeAttribute("aria-busy");
+    this.job = null;
+    this.root.classList.remove("runnable-busy");
+    this.runButton.disabled = false;
+    this.stopButton.disabled = true;
+    this.updateReset();
+  }
+
+  clearOutput() {
+    this.output.replaceChildren();
+    this.segment = null;
+    this.outputSize = 0;
+    this.truncated = false;
+  }
+
+  append(kind, text) {
+    if (!text) return;
+    if (kind === "stdout" || kind === "stderr") {
+      if (this.truncated) return;
+      const room = OUTPUT_LIMIT - this.outputSize;
+      if (text.length > room) {
+        text = text.slice(0, room);
+        this.truncated = true;
+      }
+      this.outputSize += text.length;
+    }
+    if (this.segment === null || this.segment.dataset.kind !== kind ||
+        kind === "result" || kind === "note") {
+      const tag = kind === "note" ? "p" : "pre";
+      this.segment = el(tag, { class: `runnable-${kind}`, "data-kind": kind });
+      if (kind === "result") {
+        this.segment.append(el("span", { class: "runnable-label" }, "Out: "));
+      }
+      this.output.append(this.segment);
+    }
+    this.segment.append(document.createTextNode(text));
+    if (this.truncated && (kind === "stdout" || kind === "stderr")) {
+      this.append("note", `Output cut after ${OUTPUT_LIMIT.toLocaleString("en")} characters.`);
+    }
+  }
+}
+
+export const blocks = [];
+
+function enhance(root = document) {
+  for (const node of root.querySelectorAll(".runnable")) {
+    if (node.classList.contains("runnable-ready")) continue;
+    const lang = (node.dataset.lang || "python").toLowerCase();
+    if (lang !== "python" && lang !== "py") continue;
+    blocks.push(new RunnableBlock(node));
+  }
+}
+
+enhance();

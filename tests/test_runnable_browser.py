@@ -1,0 +1,407 @@
+"""Runnable blocks in real headless Chromium: a built site served on 127.0.0.1, every other
+host blocked. One page per site is shared by the tests of this module, because starting
+Pyodide takes seconds; each test runs the blocks it needs itself."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import re
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from blogbuild import pyodide
+from blogbuild.commands.build import build
+
+pytestmark = pytest.mark.browser
+
+RUNTIME_TIMEOUT_MS = 90_000  # first Run: fetch and start 13.5 MB of WebAssembly
+
+BLOCKS = {
+    "hello": """\
+import sys
+# block: hello
+print("hello from", sys.implementation.name)
+print("sum:", sum(range(10)))
+print("careful", file=sys.stderr)
+""",
+    "expression": """\
+# block: expression
+values = {"a": 1, "b": [2, 3]}
+values
+""",
+    "define": """\
+# block: define
+shared_value = 6 * 7
+def double(x):
+    return 2 * x
+""",
+    "use": """\
+# block: use
+print("shared:", shared_value, double(shared_value))
+""",
+    "boom": """\
+# block: boom
+def divide(a, b):
+    return a / b
+
+print("before the error")
+divide(1, 0)
+""",
+    "loop": """\
+# block: loop
+while True: pass
+""",
+    "numpy": """\
+# block: numpy
+import numpy as np
+print(np.arange(3))
+""",
+}
+
+ISOLATED = """\
+# block: isolated
+print("sees shared:", "shared_value" in globals(), "sees own:", "own" in globals())
+own = 1
+"""
+
+
+def _post() -> str:
+    parts = ["---", "title: Runnable blocks under test", "date: 2024-01-01", "---", ""]
+    for code in BLOCKS.values():
+        parts += ['<div class="runnable" data-lang="python" markdown="1">', "", "```python",
+                  code.rstrip("\n"), "```", "", "</div>", ""]
+    parts += ['<div class="runnable" data-lang="python" data-isolated="true" markdown="1">', "",
+              "```python", ISOLATED.rstrip("\n"), "```", "", "</div>", ""]
+    return "\n".join(parts)
+
+
+def _build_site(root: Path, base_url: str, extra_config: str = "") -> Path:
+    site = root / "site"
+    (site / "content" / "posts").mkdir(parents=True)
+    (site / "site.yaml").write_text(
+        f'title: "Runnable"\nbase_url: "{base_url}"\n{extra_config}', encoding="utf-8"
+    )
+    (site / "content" / "posts" / "blocks.md").write_text(_post(), encoding="utf-8")
+    out = root / "_site"
+    build(site / "site.yaml", output=out)
+    return out
+
+
+_MIME_TYPES = {
+    **http.server.SimpleHTTPRequestHandler.extensions_map,
+    ".wasm": "application/wasm",  # for WebAssembly.instantiateStreaming
+    ".mjs": "text/javascript",  # module scripts need a JavaScript type
+    ".js": "text/javascript",
+}
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    prefix = "/"
+    isolate = False
+    extensions_map = _MIME_TYPES
+
+    def translate_path(self, path: str) -> str:
+        if not path.startswith(self.prefix):
+            return str(Path(str(self.directory)) / "\0-outside-prefix")
+        return super().translate_path("/" + path[len(self.prefix):])
+
+    def end_headers(self) -> None:
+        if self.isolate:  # what a host must send for Stop to interrupt instead of restart
+            self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        super().end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+@contextlib.contextmanager
+def _serve(directory: Path, prefix: str, isolate: bool) -> Iterator[str]:
+    handler = type("Handler", (_Handler,), {"prefix": prefix, "isolate": isolate})
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(handler, directory=str(directory))
+    )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{prefix}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@dataclass
+class Session:
+    page: Any
+    base: str
+    requests: list[str] = field(default_factory=list)
+    external: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    before_run: list[str] = field(default_factory=list)
+
+    def block(self, name: str) -> Any:
+        return self.page.locator(".runnable", has_text=f"# block: {name}")
+
+    def run(self, name: str, timeout: float = RUNTIME_TIMEOUT_MS) -> tuple[str, str]:
+        """Click Run on a block and wait until it is no longer busy: (status, output)."""
+        block = self.block(name)
+        block.locator(".runnable-run").click()
+        return self.wait(name, timeout)
+
+    def wait(self, name: str, timeout: float) -> tuple[str, str]:
+        block = self.block(name)
+        block.and_(self.page.locator(".runnable:not(.runnable-busy)")).wait_for(timeout=timeout)
+        status = block.locator(".runnable-status").inner_text()
+        output = block.locator(".runnable-output")
+        return status, output.text_content() or ""
+
+
+@contextlib.contextmanager
+def _session(browser: Any, site: Path, prefix: str, isolate: bool) -> Iterator[Session]:
+    with _serve(site, prefix, isolate) as base:
+        context = browser.new_context()
+        page = context.new_page()
+        session = Session(page, base)
+
+        def route(route: Any) -> None:
+            url = route.request.url
+            if (urlsplit(url).hostname or "") == "127.0.0.1" or url.startswith(("data:", "blob:")):
+                session.requests.append(url)
+                route.continue_()
+            else:
+                session.external.append(url)
+                route.abort()
+
+        context.route("**/*", route)  # also sees the worker's requests
+        page.on("console", lambda m: session.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda exc: session.errors.append(str(exc)))
+        page.goto(base + "posts/blocks/")
+        page.wait_for_selector(".runnable-toolbar")
+        page.wait_for_load_state("networkidle")
+        session.before_run = list(session.requests)
+        try:
+            yield session
+        finally:
+            context.close()
+
+
+@pytest.fixture(scope="module")
+def root_session(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
+    """The site at the root of its host, without isolation headers (like GitHub Pages)."""
+    out = _build_site(tmp_path_factory.mktemp("runnable-root"), "http://127.0.0.1/")
+    with _session(browser, out, "/", isolate=False) as session:
+        yield session
+
+
+@pytest.fixture(scope="module")
+def sub_session(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
+    """A project site under /blog/, served with COOP/COEP, with its own package folder."""
+    out = _build_site(
+        tmp_path_factory.mktemp("runnable-sub"),
+        "http://127.0.0.1/blog/",
+        "runnable:\n  packages_url: /wheels/\n",
+    )
+    with _session(browser, out, "/blog/", isolate=True) as session:
+        yield session
+
+
+# --- at the root, no isolation headers -------------------------------------------------------
+
+
+def test_widgets_are_built_and_no_runtime_is_fetched_before_run(root_session: Session) -> None:
+    page = root_session.page
+    count = len(BLOCKS) + 1
+    assert page.locator(".runnable.runnable-ready").count() == count
+    assert page.locator(".runnable-toolbar").count() == count
+    assert page.locator(".runnable-output:visible").count() == 0
+    assert page.locator(".runnable-editor:visible").count() == 0
+    assert page.locator(".runnable .codeblock:visible").count() == count
+    fetched = [u for u in root_session.before_run if "pyodide" in u or "runnable-worker" in u]
+    assert fetched == []
+    assert any(u.endswith("/js/runnable.js") for u in root_session.before_run)
+    assert root_session.external == []
+    assert page.evaluate("crossOriginIsolated") is False
+
+
+def test_stdlib_block_prints_its_output(root_session: Session) -> None:
+    status, _ = root_session.run("hello")
+    assert re.fullmatch(r"Done in \d+ ms", status), status
+    block = root_session.block("hello")
+    assert block.locator(".runnable-stdout").text_content() == (
+        "hello from cpython\nsum: 45\n"
+    )
+    assert block.locator(".runnable-stderr").text_content() == "careful\n"
+    runtime = [u for u in root_session.requests if "/vendor/pyodide/" in u]
+    assert any(u.endswith("/vendor/pyodide/pyodide.asm.wasm") for u in runtime)
+    assert all(u.startswith(root_session.base + "vendor/pyodide/") for u in runtime)
+    assert root_session.external == []
+
+
+def test_final_expression_shows_its_repr(root_session: Session) -> None:
+    status, _ = root_session.run("expression")
+    assert status.startswith("Done in")
+    result = root_session.block("expression").locator(".runnable-result")
+    assert result.text_content() == "Out: {'a': 1, 'b': [2, 3]}"
+
+
+def test_exception_shows_its_traceback(root_session: Session) -> None:
+    status, _ = root_session.run("boom")
+    assert status.startswith("ZeroDivisionError after")
+    block = root_session.block("boom")
+    assert block.locator(".runnable-stdout").text_content() == "before the error\n"
+    error = block.locator(".runnable-error").text_content() or ""
+    assert error.startswith("Traceback (most recent call last):\n")
+    assert 'File "block 5", line 6, in <module>' in error
+    assert 'File "block 5", line 3, in divide' in error
+    assert "return a / b" in error  # the source line is shown
+    assert error.rstrip().endswith("ZeroDivisionError: division by zero")
+    assert "_pyodide" not in error and "CodeRunner" not in error  # no driver frames
+
+
+def test_state_carries_from_one_block_to_the_next(root_session: Session) -> None:
+    assert root_session.run("define")[0].startswith("Done in")
+    status, output = root_session.run("use")
+    assert status.startswith("Done in")
+    assert output == "shared: 42 84\n"
+
+
+def test_isolated_block_has_a_namespace_of_its_own(root_session: Session) -> None:
+    root_session.run("define")
+    for _ in range(2):  # its own variables are gone on the next run too
+        status, output = root_session.run("isolated")
+        assert status.startswith("Done in")
+        assert output == "sees shared: False sees own: False\n"
+    badge = root_session.block("isolated").locator(".runnable-badge")
+    assert badge.inner_text() == "isolated"
+
+
+def test_edit_run_and_reset(root_session: Session) -> None:
+    page = root_session.page
+    block = root_session.block("expression")
+    block.locator(".runnable-edit").click()
+    editor = block.locator(".runnable-editor")
+    assert editor.is_visible()
+    assert not block.locator(".codeblock").is_visible()
+    assert editor.input_value() == BLOCKS["expression"].rstrip("\n")
+    assert editor.evaluate("e => e === document.activeElement")
+    editor.fill("def f():\nreturn 'edited'")
+    # Tab indents the second line by four spaces instead of leaving the editor.
+    editor.evaluate("e => e.setSelectionRange(9, 9)")
+    page.keyboard.press("Tab")
+    assert editor.input_value() == "def f():\n    return 'edited'"
+    editor.evaluate("e => e.setSelectionRange(e.value.length, e.value.length)")
+    page.keyboard.type("\nf()")
+    page.keyboard.press("Control+Enter")  # runs the edited code
+    status, _ = root_session.wait("expression", RUNTIME_TIMEOUT_MS)
+    assert status.startswith("Done in")
+    result = block.locator(".runnable-result")
+    assert result.text_content() == "Out: 'edited'"
+    block.locator(".runnable-reset").click()
+    assert not editor.is_visible()
+    assert block.locator(".codeblock").is_visible()
+    assert not block.locator(".runnable-output").is_visible()
+    assert editor.input_value() == BLOCKS["expression"].rstrip("\n")
+
+
+def test_stop_ends_a_runaway_loop_and_the_next_run_works(root_session: Session) -> None:
+    root_session.run("hello")  # the runtime is up, so Stop meets running code
+    block = root_session.block("loop")
+    block.locator(".runnable-run").click()
+    status = block.locator(".runnable-status")
+    status.filter(has_text="Running").wait_for(timeout=RUNTIME_TIMEOUT_MS)
+    root_session.page.wait_for_timeout(300)
+    start = time.monotonic()
+    block.locator(".runnable-stop").click()
+    stop_status, output = root_session.wait("loop", 2000)
+    assert time.monotonic() - start < 2.0
+    assert stop_status.startswith("Stopped after")
+    assert "Python runtime was restarted" in output
+    # The next Run starts a fresh interpreter and works.
+    status_text, hello = root_session.run("hello")
+    assert status_text.startswith("Done in")
+    assert hello.startswith("hello from cpython\n")
+
+
+def test_numpy_with_the_index_unreachable_says_so(root_session: Session) -> None:
+    start = time.monotonic()
+    status, output = root_session.run("numpy", timeout=60_000)
+    assert time.monotonic() - start < 60
+    assert status == "Packages could not be loaded"
+    url = pyodide.default_packages_url()
+    assert f"numpy could not be loaded from {url}\n" in output
+    assert "The code was not run." in output
+    assert "ImportError" not in output and "ModuleNotFoundError" not in output
+    assert any(u.startswith(url + "numpy-") for u in root_session.external)
+    # Blocked requests are the only external ones: the runtime itself came from the site.
+    assert all(u.startswith(url) for u in root_session.external)
+
+
+def test_no_console_errors_besides_blocked_requests(root_session: Session) -> None:
+    unexpected = [e for e in root_session.errors if "ERR_FAILED" not in e and "jsdelivr" not in e]
+    assert unexpected == []
+
+
+def test_without_javascript_the_code_is_shown(browser: Any, root_session: Session) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(root_session.base + "posts/blocks/")
+        code = page.locator(".runnable pre code").first
+        assert code.is_visible()
+        assert "hello from" in (code.text_content() or "")
+        assert page.locator(".runnable-toolbar").count() == 0
+    finally:
+        context.close()
+
+
+# --- under /blog/, cross-origin isolated, a local package folder ----------------------------
+
+
+def test_subpath_runs_with_the_runtime_under_the_prefix(sub_session: Session) -> None:
+    assert sub_session.page.evaluate("crossOriginIsolated") is True
+    assert [u for u in sub_session.before_run if "pyodide" in u] == []
+    status, output = sub_session.run("hello")
+    assert status.startswith("Done in")
+    assert output.startswith("hello from cpython\nsum: 45\n")
+    runtime = [u for u in sub_session.requests if "pyodide" in u]
+    assert runtime and all(u.startswith(sub_session.base + "vendor/pyodide/") for u in runtime)
+    assert sub_session.external == []
+
+
+def test_subpath_stop_interrupts_and_keeps_state(sub_session: Session) -> None:
+    assert sub_session.run("define")[0].startswith("Done in")
+    block = sub_session.block("loop")
+    block.locator(".runnable-run").click()
+    block.locator(".runnable-status").filter(has_text="Running").wait_for(
+        timeout=RUNTIME_TIMEOUT_MS
+    )
+    sub_session.page.wait_for_timeout(300)
+    start = time.monotonic()
+    block.locator(".runnable-stop").click()
+    status, output = sub_session.wait("loop", 2000)
+    assert time.monotonic() - start < 2.0
+    assert status.startswith("Stopped after")
+    assert "KeyboardInterrupt" in output
+    assert "Variables defined before the stop are kept." in output
+    # Same interpreter: what "define" made is still there.
+    status, output = sub_session.run("use")
+    assert status.startswith("Done in")
+    assert output == "shared: 42 84\n"
+
+
+def test_subpath_missing_package_in_the_site_folder(sub_session: Session) -> None:
+    status, output = sub_session.run("numpy", timeout=60_000)
+    assert status == "Packages could not be loaded"
+    folder = sub_session.base + "wheels/"
+    assert f"numpy could not be loaded from {folder}\n" in output
+    assert "This site's package folder may not hold it." in output
+    assert sub_session.external == []
