@@ -328,17 +328,13 @@ def clear_memo() -> None:
 
 
 def site_files() -> list[tuple[Path, str]]:
-    """(source file, destination relative to the output root) of what readers download.
+    """(source file, path relative to the bundle folder) of what readers download.
 
-    The stylesheet, its woff2 fonts and the licence; KaTeX's JavaScript stays on the
-    build machine.
+    The writer's BUNDLES entry puts them under ``vendor/katex/``: the stylesheet, its
+    woff2 fonts and the licence. KaTeX's JavaScript stays on the build machine.
     """
-    files = [
-        (VENDOR_DIR / "katex.min.css", "vendor/katex/katex.min.css"),
-        (VENDOR_DIR / "LICENSE", "vendor/katex/LICENSE"),
-    ]
+    files = [(VENDOR_DIR / "katex.min.css", "katex.min.css"), (VENDOR_DIR / "LICENSE", "LICENSE")]
     files += [
-        (font, f"vendor/katex/fonts/{font.name}")
-        for font in sorted((VENDOR_DIR / "fonts").glob("*.woff2"))
+        (font, f"fonts/{font.name}") for font in sorted((VENDOR_DIR / "fonts").glob("*.woff2"))
     ]
     return files

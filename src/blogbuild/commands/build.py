@@ -6,7 +6,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from blogbuild.cache import RenderCache
+from blogbuild import katex
+from blogbuild.cache import CACHE_DIR, RenderCache
 from blogbuild.config import Config, load_config
 from blogbuild.content.discover import discover
 from blogbuild.content.models import Site
@@ -43,6 +44,7 @@ class Builder:
         self.drafts = drafts
         self.strict = strict
         self.cache = RenderCache(config.root, enabled=use_cache)
+        katex.set_cache_dir(config.root / CACHE_DIR if use_cache else None)  # formula cache
         self.results: dict[str, RenderResult] = {}
         self.extra_head = extra_head  # serve mode injects its reload snippet here
         self.site: Site | None = None
