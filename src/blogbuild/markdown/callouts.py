@@ -163,7 +163,7 @@ def _unknown(env: Env, line: int, name: str, kinds: Mapping[str, _Kind]) -> _Kin
     report(
         env,
         line,
-        f"unknown callout type [!{name}] (rendered as a plain callout); {hint}known types: "
+        f"unknown callout type [!{name}] (rendered as a neutral callout); {hint}known types: "
         f"{known}; add your own under 'callouts:' in site.yaml",
     )
     return _Kind(key, _title_of(key), ICONS["neutral"])
