@@ -150,7 +150,7 @@ def test_code_span_marker_inside_a_callout_body() -> None:
 
 
 def test_nesting_to_any_depth() -> None:
-    depth = 8
+    depth = 18  # beyond markdown-it's default maxNesting of 20 token levels
     lines = [">" * (d + 1) + f" [!{BUILTIN_TYPES[d].upper()}]" for d in range(depth)]
     lines.append(">" * depth + " innermost")
     html, _ = render("\n".join(lines) + "\n")

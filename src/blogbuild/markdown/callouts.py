@@ -295,6 +295,9 @@ def callouts_plugin(md: MarkdownIt, *, types: Mapping[str, CalloutType] | None =
     """Turn `> [!TYPE]` blockquotes into callouts; `types` is site.yaml's `callouts:`."""
     kinds = build_kinds(types)
     md.options["alerts"] = False  # markdown-it-py's built-in subset would take the marker first
+    # A callout costs two token levels (box + body) where a blockquote costs one; past
+    # maxNesting markdown-it silently drops content, so allow twice the CommonMark preset's 20.
+    md.options["maxNesting"] = max(int(md.options.get("maxNesting", 20)), 40)
     md.block.ruler.before("table", "callout", _make_callout_rule(kinds))
     md.core.ruler.after("block", "callouts", callouts)
     md.add_render_rule("callout_open", _render_open)
