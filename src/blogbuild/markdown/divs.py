@@ -32,6 +32,7 @@ _DEPTH_TAG = re.compile(r"(?<!\\)(?:<div(?=[\s/>]|$)|</div\s*>)", re.IGNORECASE)
 _FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})(.*)$")
 #: Container prefixes in front of a fence inside the div: blockquote markers, list markers.
 _PREFIX = re.compile(r"^(?:[ \t]*(?:>|[-+*][ \t]|\d{1,9}[.)][ \t]))*[ \t]*")
+_PREFIX_START = frozenset(" \t>-+*0123456789")
 _BACKTICKS = re.compile(r"`+")
 _COMMENT = re.compile(r"<!--.*?-->")
 _MAX_TAG_LINES = 40
@@ -164,7 +165,7 @@ def find_close(state: StateBlock, tag: OpenTag, end_line: int) -> Close:
             if state.sCount[line] < state.blkIndent:
                 break  # the enclosing list item or blockquote ends here
             segment, text = _line(state, line)
-            bare = _PREFIX.sub("", text, count=1)
+            bare = _PREFIX.sub("", text, count=1) if text[:1] in _PREFIX_START else text
             if fence is not None:
                 run = re.match(r"^(`+|~+)\s*$", bare.lstrip(" >"))
                 if run and run.group(1)[0] == fence[0] and len(run.group(1)) >= fence[1]:
@@ -180,7 +181,11 @@ def find_close(state: StateBlock, tag: OpenTag, end_line: int) -> Close:
                 line += 1  # indented code: its text is not HTML
                 continue
             code_may_start = False
-        for match in _DEPTH_TAG.finditer(_mask(state.src[segment:stop])):
+        text = state.src[segment:stop]
+        if "div" not in text and "DIV" not in text.upper():
+            line += 1
+            continue
+        for match in _DEPTH_TAG.finditer(_mask(text)):
             depth += -1 if match.group(0)[1] == "/" else 1
             if depth == 0:
                 return Close(line, segment + match.start(), segment + match.end())

@@ -122,18 +122,20 @@ def _compare(div: DivInput) -> dict[str, Any]:
     for side, content in _SPAN.findall(div.inner):
         labels[side.lower()] = _plain(content) or labels[side.lower()]
     images: dict[str, str] = {}
+    problems: list[str] = []
     for side in ("before", "after"):
         url = div.attrs.get(f"data-{side}", "").strip()
         if not url:
-            report_error(div.env, div.line, f'image-compare needs data-{side}="/path/to/image"')
+            problems.append(f'it needs data-{side}="/path/to/image"')
         elif not is_safe_url(url):
-            report_error(div.env, div.line,
-                         f"image-compare: unsafe URL scheme '{scheme_of(url)}:' in data-{side}")
+            problems.append(f"unsafe URL scheme '{scheme_of(url)}:' in data-{side}")
         else:
             images[side] = _asset_url(div, url)
     need(div.env, "compare")
-    if len(images) < 2:
-        return {"error": "Image comparison not shown: it needs data-before and data-after"}
+    if problems:
+        for problem in problems:
+            report_error(div.env, div.line, f"image-compare: {problem}")
+        return {"error": "Image comparison not shown: " + "; ".join(problems)}
     start = 50.0
     raw_start = div.attrs.get("data-start", "").strip().rstrip("%")
     if raw_start:
