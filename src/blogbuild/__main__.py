@@ -2,4 +2,6 @@
 
 from blogbuild.cli import main
 
-raise SystemExit(main())
+# The guard matters: worker processes (forkserver) import the main module again.
+if __name__ == "__main__":
+    raise SystemExit(main())

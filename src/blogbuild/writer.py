@@ -6,6 +6,7 @@ import importlib
 import os
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 from types import TracebackType
 
@@ -39,6 +40,7 @@ class Writer:
     def __init__(self, output: Path) -> None:
         self.output = output.resolve()
         self.output.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale(self.output)
         self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.output.name}.tmp-",
                                          dir=self.output.parent))
         self.owners: dict[str, str] = {}
@@ -108,4 +110,38 @@ class Writer:
         os.replace(self.tmp, self.output)
         self.committed = True
         if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+            # Deleting thousands of files takes long on some file systems: do it beside the
+            # rest of the work; whatever is left is removed by the next build.
+            _background_rmtree(old)
+
+
+_REMOVALS: list[threading.Thread] = []
+
+
+def _background_rmtree(path: Path) -> None:
+    thread = threading.Thread(target=shutil.rmtree, args=(path, True), daemon=True,
+                              name=f"rm {path.name}")
+    thread.start()
+    _REMOVALS.append(thread)
+
+
+def _remove_stale(output: Path) -> None:
+    """Start removing folders that earlier builds left beside `output` (crashes, old trees)."""
+    import time
+
+    busy = {t.name for t in _REMOVALS if t.is_alive()}
+    for pattern in (f".{output.name}.old-*", f".{output.name}.tmp-*"):
+        for stale in output.parent.glob(pattern):
+            if not stale.is_dir() or f"rm {stale.name}" in busy:
+                continue
+            # A temporary folder may belong to a build running right now: leave young ones.
+            if ".tmp-" in stale.name and time.time() - stale.stat().st_mtime < 3600:
+                continue
+            _background_rmtree(stale)
+
+
+def wait_for_cleanup(timeout: float | None = None) -> None:
+    """Wait until old output folders are deleted (the CLI calls this before it exits)."""
+    for thread in list(_REMOVALS):
+        thread.join(timeout)
+    _REMOVALS[:] = [t for t in _REMOVALS if t.is_alive()]

@@ -23,7 +23,7 @@ class TocEntry:
 
 
 def slugify(text: str, default: str = "section") -> str:
-    """Lower-case, ASCII-folded where possible, words joined by '-'."""
+    """Lower-case words joined by "-"; letters of any script are kept (HTML5 ids allow them)."""
     text = unicodedata.normalize("NFKC", text).lower()
     text = _NON_WORD.sub("", text)
     text = _SPACES.sub("-", text).strip("-")

@@ -1,0 +1,384 @@
+"""Math (syntax.md §3): fixtures, source positions, options, the formula cache, processes."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import html5lib
+import pytest
+from markdown_it.utils import read_fixture_file
+
+from blogbuild import katex
+from blogbuild.config import Config, MathConfig, load_config
+from blogbuild.diagnostics import Severity
+from blogbuild.markdown import create_markdown
+from blogbuild.render import SourceJob, render_source
+from math_helpers import abbreviate, render, render_fixture
+
+FIXTURES = Path(__file__).parent / "fixtures" / "math.md"
+SRC = Path(__file__).resolve().parent.parent / "src"
+
+
+@pytest.mark.parametrize(
+    ("line", "title", "source", "expected"),
+    read_fixture_file(FIXTURES),
+    ids=[f"{case[0]}-{case[1]}" for case in read_fixture_file(FIXTURES)],
+)
+def test_fixture(line: int, title: str, source: str, expected: str) -> None:
+    assert render_fixture(source) == expected
+
+
+def test_fixture_file_has_dozens_of_cases() -> None:
+    assert len(read_fixture_file(FIXTURES)) >= 40
+
+
+def parse_fragment(html: str) -> object:
+    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    return parser.parseFragment(html)
+
+
+def test_output_is_well_formed_html() -> None:
+    html, _ = render(
+        "# $x$\n\nA $\\frac{1}{2}$ and\n\n$$\na \\label{eq:a}\n$$\n\n"
+        "\\begin{align} a &= b \\\\ c &= d \\end{align}\n\nsee \\eqref{eq:a}, $\\frac{$\n"
+    )
+    parse_fragment(html)  # strict: raises on any parse error
+
+
+def test_formula_markup_is_katex_html_and_mathml() -> None:
+    html, env = render("Inline $x^2$.\n")
+    assert '<span class="katex">' in html
+    assert '<math xmlns="http://www.w3.org/1998/Math/MathML">' in html
+    assert '<span class="katex-html" aria-hidden="true">' in html
+    assert env["needs"] == {"math"}
+
+
+def test_page_without_math_has_no_math_need() -> None:
+    _, env = render("Costs $5 and $10, `$x$`.\n\n```\n$$x$$\n```\n")
+    assert "math" not in env.get("needs", set())
+
+
+# --- source positions -----------------------------------------------------------------
+
+
+POST = """\
+---
+title: "Positions"
+date: 2024-12-17
+tags: [math]
+---
+
+Intro with $x$ fine.
+
+- item with $\\frac{a$ broken
+- > quoted $\\alpha \\beta \\undefined$ here
+
+| col | $\\sqrt{$ |
+|-----|----------|
+
+$$
+a + b
+  \\oops
+$$
+
+\\begin{align}
+a &= b \\\\
+c &= \\nope
+\\end{align}
+"""
+
+
+def test_errors_point_at_source_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "positions.md"
+    path.write_text(POST, encoding="utf-8")
+    job = SourceJob(path, "posts/positions.md", "post", "content/posts/positions.md")
+    result = render_source(job, Config())
+    assert result.rendered is not None
+    found = [(d.line, d.column, d.severity, d.message) for d in result.diagnostics]
+    lines = POST.split("\n")
+
+    def at(line: int, col: int) -> str:
+        return lines[line - 1][col - 1 :]
+
+    errors = [(line, col, msg) for line, col, sev, msg in found if sev is Severity.ERROR]
+    assert [(line, col) for line, col, _ in errors] == [
+        (9, 21),
+        (10, 26),
+        (12, 16),
+        (17, 3),
+        (22, 6),
+    ]
+    assert at(9, 21).startswith("$ broken")  # end of input: the closing dollar
+    assert at(10, 26).startswith("\\undefined")  # in a blockquote in a list item
+    assert at(12, 16).startswith("$ |")  # in a table cell
+    assert at(17, 3).startswith("\\oops")
+    assert at(22, 6).startswith("\\nope")
+    assert errors[1][2] == "LaTeX error: Undefined control sequence: \\undefined"
+    assert all(d.file == "content/posts/positions.md" for d in result.diagnostics)
+    assert all(d.format().startswith("content/posts/positions.md:") for d in result.diagnostics)
+
+
+def test_repeated_formula_on_one_line_gets_its_own_column() -> None:
+    _, env = render("$\\bad$ and $\\bad$ and `$\\bad$` $\\bad$\n", line_offset=3)
+    cols = [(d.line, d.column) for d in env["diagnostics"]]
+    assert cols == [(4, 2), (4, 13), (4, 33)]
+
+
+def test_astral_characters_before_the_error_count_once() -> None:
+    # KaTeX reports UTF-16 offsets; 𝔸 is two UTF-16 units but one column.
+    _, env = render("$\\text{𝔸𝔸} \\bad$\n")
+    assert [(d.line, d.column) for d in env["diagnostics"]] == [(1, 12)]
+
+
+def test_error_is_visible_on_the_page() -> None:
+    html, env = render("Broken $\\frac{1}{$ here.\n")
+    assert (
+        '<span class="math-error" title="LaTeX error: Expected group after &#x27;\\frac&#x27;'
+    ) in html or 'class="math-error"' in html
+    assert "$\\frac{1}{$</span>" in html
+    assert env["diagnostics"][0].severity is Severity.ERROR
+
+
+# --- numbering and references -----------------------------------------------------------
+
+
+def test_references_link_to_existing_equation_ids() -> None:
+    html, env = render(
+        "See \\eqref{eq:b} first.\n\n"
+        "$$ a \\label{eq:a} $$\n\n"
+        "\\begin{align}\nx &= 1 \\label{eq:b} \\\\\ny &= 2 \\label{eq:c}\n\\end{align}\n\n"
+        "Then $\\eqref{eq:a} + \\ref{eq:c}$.\n"
+    )
+    ids = set(re.findall(r'id="(eq-[^"]+)"', html))
+    hrefs = set(re.findall(r'href="#(eq-[^"]+)"', html))
+    assert ids == {"eq-a", "eq-b", "eq-c"}
+    assert hrefs == ids
+    assert '<a class="math-ref" href="#eq-b">(2)</a>' in html
+    assert env.get("diagnostics", []) == []
+    # Tags are real text (not CSS counters): the numbers are in the HTML.
+    assert abbreviate(html).count("\\tag{") == 3
+
+
+def test_numbering_off_numbers_only_labelled_equations() -> None:
+    md = create_markdown(Config(math=MathConfig(numbering=False)))
+    html, _ = render(
+        "\\begin{equation} a \\end{equation}\n\n\\begin{equation} b \\label{x} \\end{equation}\n",
+        md=md,
+    )
+    assert abbreviate(html).count("\\tag{") == 1
+    assert "\\tag{1}" in abbreviate(html)
+
+
+def test_equation_counter_is_per_document() -> None:
+    md = create_markdown()
+    for _ in range(2):
+        html, _ = render("\\begin{equation} a \\end{equation}\n", md=md)
+        assert "\\tag{1}" in abbreviate(html)
+
+
+# --- options ------------------------------------------------------------------------------
+
+
+def test_macros_from_site_yaml(tmp_path: Path) -> None:
+    (tmp_path / "site.yaml").write_text(
+        textwrap.dedent(
+            """\
+            title: T
+            math:
+              macros:
+                "\\\\RR": "\\\\mathbb{R}"
+                "\\\\norm": "\\\\left\\\\lVert #1 \\\\right\\\\rVert"
+            """
+        ),
+        encoding="utf-8",
+    )
+    config = load_config(tmp_path)
+    assert config.math.macros == {
+        "\\RR": "\\mathbb{R}",
+        "\\norm": "\\left\\lVert #1 \\right\\rVert",
+    }
+    html, env = render("$x \\in \\RR$ and $\\norm{v}$\n", md=create_markdown(config))
+    assert env.get("diagnostics", []) == []
+    assert "mathbb" in html and "double-struck" in html
+    assert "∥" in html
+    # Without the macros the same text is an error.
+    _, env = render("$x \\in \\RR$\n")
+    assert env["diagnostics"][0].message == "LaTeX error: Undefined control sequence: \\RR"
+
+
+def test_gdef_in_one_formula_does_not_leak_into_the_next() -> None:
+    md = create_markdown()
+    _, env = render("$\\gdef\\foo{x} \\foo$ and $\\foo$\n", md=md)
+    assert [d.message for d in env["diagnostics"]] == [
+        "LaTeX error: Undefined control sequence: \\foo"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("output", "has_html", "has_mathml"),
+    [("html", True, False), ("htmlAndMathml", True, True), ("mathml", False, True)],
+)
+def test_output_option(output: str, has_html: bool, has_mathml: bool) -> None:
+    md = create_markdown(Config(math=MathConfig(output=output)))
+    html, _ = render("$x^2$\n", md=md)
+    assert ('class="katex-html"' in html) is has_html
+    assert ("<math" in html) is has_mathml
+
+
+def test_default_output_is_html_and_mathml() -> None:
+    assert MathConfig().output == "htmlAndMathml"
+
+
+def test_inline_dollar_can_be_turned_off() -> None:
+    md = create_markdown(Config(math=MathConfig(inline_dollar=False)))
+    html, _ = render("$x$ stays, \\(y\\) and $$z$$ are math\n", md=md)
+    assert abbreviate(html) == (
+        '<p>$x$ stays, [K:y] and <span class="math-display">[KD:z]</span> are math</p>\n'
+    )
+
+
+def test_math_can_be_turned_off() -> None:
+    md = create_markdown(Config(math=MathConfig(enabled=False)))
+    html, env = render("$x$ and $$y$$\n", md=md)
+    assert html == "<p>$x$ and $$y$$</p>\n"
+    assert "math" not in env.get("needs", set())
+
+
+def test_config_fingerprint_changes_with_math_options() -> None:
+    a = Config().render_fingerprint()
+    b = dataclasses.replace(Config(), math=MathConfig(macros={"\\a": "b"})).render_fingerprint()
+    assert a != b
+
+
+# --- the KaTeX runtime and its cache --------------------------------------------------------
+
+
+def test_memo_renders_each_formula_once() -> None:
+    katex.clear_memo()
+    source = "Fresh $\\zeta(7) + \\omega_{123}$ and $\\zeta(7) + \\omega_{123}$ again.\n"
+    before = katex.stats()["calls"]
+    render(source)
+    middle = katex.stats()["calls"]
+    render(source)
+    after = katex.stats()["calls"]
+    assert middle - before == 1  # the same formula twice in a page: one KaTeX call
+    assert after == middle  # a second render: none
+
+
+CACHE_SCRIPT = """
+import json, sys
+from blogbuild import katex
+from blogbuild.markdown import create_markdown
+katex.set_cache_dir(sys.argv[1])
+md = create_markdown()
+text = "A $\\\\int_0^1 x\\\\,dx$ and $\\\\frac{{a}}{{b}}$ and $\\\\bad$."
+md.render(text + "\\n\\n$$ e^{{{n}}} $$\\n", {{}})
+print(json.dumps(katex.stats()))
+"""
+
+
+def run_python(code: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
+    )
+
+
+def test_disk_cache_means_a_rebuild_calls_katex_zero_times(tmp_path: Path) -> None:
+    import json
+
+    cache = tmp_path / ".blogbuild-cache"
+    first = run_python(CACHE_SCRIPT.format(n=1), str(cache))
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout) == {"calls": 4, "memo_hits": 0, "disk_hits": 0}
+    assert (cache / katex.CACHE_FILE).is_file()
+    second = run_python(CACHE_SCRIPT.format(n=1), str(cache))
+    assert json.loads(second.stdout) == {"calls": 0, "memo_hits": 0, "disk_hits": 4}
+    changed = run_python(CACHE_SCRIPT.format(n=2), str(cache))  # one formula edited
+    assert json.loads(changed.stdout) == {"calls": 1, "memo_hits": 0, "disk_hits": 3}
+
+
+def test_cache_key_includes_options() -> None:
+    katex.clear_memo()
+    html = katex.render("y_1", display=False, options=katex.KatexOptions("html"))
+    both = katex.render("y_1", display=False, options=katex.KatexOptions("htmlAndMathml"))
+    assert html.html != both.html
+    assert katex.render("y_1", display=True).html != both.html
+
+
+def test_error_and_warnings_come_back_as_data() -> None:
+    result = katex.render("x^{", display=False)
+    assert not result.ok
+    assert result.message == "Expected '}', got 'EOF'"
+    assert result.position == 3
+    warned = katex.render("é", display=False)
+    assert warned.ok and warned.warnings[0].code == "unicodeTextInMathMode"
+
+
+def test_site_files_are_css_fonts_and_licence_only() -> None:
+    files = katex.site_files()
+    names = [rel for _, rel in files]
+    assert "katex.min.css" in names and "LICENSE" in names
+    fonts = [n for n in names if n.startswith("fonts/")]
+    assert len(fonts) >= 19 and all(n.endswith(".woff2") for n in fonts)
+    assert not any(n.endswith(".js") for n in names)
+    assert all(src.is_file() for src, _ in files)
+    css = (katex.VENDOR_DIR / "katex.min.css").read_text(encoding="utf-8")
+    referenced = set(re.findall(r"url\((fonts/[^)]+)\)", css))
+    assert referenced == set(fonts)  # every font the CSS asks for ships, and nothing else
+    assert (katex.VENDOR_DIR / "VERSION").read_text().strip() == katex.KATEX_VERSION
+
+
+EXIT_SCRIPT = """
+from blogbuild.markdown import create_markdown
+print(len(create_markdown().render("$x^2$ and $$\\\\sum_i i$$\\n")))
+"""
+
+
+def test_a_process_that_rendered_math_exits_promptly() -> None:
+    start = time.monotonic()
+    done = run_python(EXIT_SCRIPT, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > 1000
+    assert time.monotonic() - start < 20
+
+
+POOL_SCRIPT = """
+import multiprocessing, sys
+from blogbuild.markdown import create_markdown
+
+def work(n):
+    return create_markdown().render(f"$x^{{{n}}}$\\n").count("katex-html")
+
+if __name__ == "__main__":
+    method = sys.argv[1]
+    if method == "fork":
+        work(0)  # the parent has a V8 context before it forks: children must not reuse it
+    with multiprocessing.get_context(method).Pool(2) as pool:
+        print(sum(pool.map(work, range(8))))
+"""
+
+
+@pytest.mark.parametrize("method", ["forkserver", "spawn", "fork"])
+def test_rendering_in_pool_workers(tmp_path: Path, method: str) -> None:
+    script = tmp_path / "pool_job.py"
+    script.write_text(POOL_SCRIPT, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script), method],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "8"
