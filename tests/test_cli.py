@@ -1,0 +1,176 @@
+"""The command line: exit codes, messages with file:line, no tracebacks, `render`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from blogbuild.cli import main
+
+BASIC = Path(__file__).parent / "sites" / "basic"
+SRC = Path(__file__).resolve().parent.parent / "src"
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    dest = tmp_path / "site"
+    shutil.copytree(BASIC, dest, ignore=shutil.ignore_patterns("expected"))
+    return dest
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run `python -m blogbuild` in a real subprocess (what a user's shell does)."""
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    return subprocess.run([sys.executable, "-m", "blogbuild", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_build_in_site_folder(site: Path) -> None:
+    proc = run_cli("build", cwd=site)
+    assert proc.returncode == 0, proc.stderr
+    assert "built 3 posts" in proc.stderr
+    assert (site / "_site/index.html").is_file()
+
+
+def test_build_options(site: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code = main(["build", "--config", str(site / "site.yaml"), "--output", str(out), "--drafts",
+                 "--base-url", "http://127.0.0.1:9999/preview/", "--quiet"])
+    assert code == 0
+    assert (out / "posts/draft/index.html").is_file()
+    assert 'href="/preview/about/"' in (out / "index.html").read_text()
+
+
+def test_missing_site_yaml(tmp_path: Path) -> None:
+    proc = run_cli("build", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "no site.yaml found" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_broken_yaml_in_post(site: Path) -> None:
+    (site / "content/posts/bad.md").write_text("---\ntitle: ok\ntags: [a,\n---\nbody\n")
+    proc = run_cli("build", cwd=site)
+    assert proc.returncode == 1
+    assert "content/posts/bad.md:" in proc.stderr and "invalid YAML" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_date_that_is_not_a_date(site: Path) -> None:
+    (site / "content/posts/bad.md").write_text("---\ntitle: ok\ndate: someday\n---\nbody\n")
+    proc = run_cli("build", cwd=site)
+    assert proc.returncode == 1
+    assert "content/posts/bad.md:3: error: 'date' is not a date" in proc.stderr
+
+
+def test_duplicate_slugs(site: Path) -> None:
+    (site / "content/posts/copy.md").write_text("---\ntitle: Copy\nslug: first\n---\nx\n")
+    proc = run_cli("build", cwd=site)
+    assert proc.returncode == 1
+    assert "two files want the URL /posts/first/" in proc.stderr
+    assert "content/posts/2024-01-05-first.md" in proc.stderr
+
+
+def test_unreadable_file(site: Path) -> None:
+    post = site / "content/posts/secret.md"
+    if os.geteuid() == 0:  # root reads any file: a dangling symlink cannot be read either
+        post.symlink_to(site / "nowhere.md")
+    else:
+        post.write_text("x")
+        post.chmod(0)
+    proc = run_cli("build", cwd=site)
+    if post.exists():
+        post.chmod(stat.S_IRUSR | stat.S_IWUSR)
+    assert proc.returncode == 1
+    assert "content/posts/secret.md:" in proc.stderr and "cannot read the file" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_not_utf8(site: Path) -> None:
+    (site / "content/posts/latin.md").write_bytes(b"---\ntitle: x\n---\ncaf\xe9\n")
+    proc = run_cli("build", cwd=site)
+    assert proc.returncode == 1
+    assert "content/posts/latin.md:4: error: the file is not valid UTF-8" in proc.stderr
+
+
+def test_missing_image_is_an_error_with_line(site: Path) -> None:
+    (site / "content/posts/img.md").write_text("---\ntitle: i\n---\n\ntext\n\n![x](/nope.png)\n")
+    proc = run_cli("build", cwd=site)
+    assert proc.returncode == 1
+    assert "content/posts/img.md:7: error: missing image: /nope.png" in proc.stderr
+
+
+def test_unsafe_link_is_an_error(site: Path) -> None:
+    (site / "content/posts/js.md").write_text("[x](javascript:alert(1))\n")
+    proc = run_cli("build", cwd=site)
+    assert proc.returncode == 1
+    assert "content/posts/js.md:1: error: unsafe URL scheme 'javascript:'" in proc.stderr
+
+
+def test_broken_link_is_a_warning_that_fails_under_strict(site: Path) -> None:
+    (site / "content/posts/link.md").write_text("---\ntitle: l\n---\n[x](/no/such/page/)\n")
+    proc = run_cli("build", cwd=site)
+    assert proc.returncode == 0
+    assert "content/posts/link.md:4: warning: broken link" in proc.stderr
+    strict = run_cli("build", "--strict", cwd=site)
+    assert strict.returncode == 1
+    assert "under --strict" in strict.stderr
+
+
+def test_unknown_config_key(site: Path) -> None:
+    (site / "site.yaml").write_text((site / "site.yaml").read_text() + "titel: x\n")
+    proc = run_cli("build", cwd=site)
+    assert proc.returncode == 1
+    assert "unknown key 'titel'" in proc.stderr and "did you mean 'title'" in proc.stderr
+
+
+def test_failed_build_keeps_the_previous_output(site: Path) -> None:
+    assert run_cli("build", cwd=site).returncode == 0
+    before = (site / "_site/index.html").read_text()
+    (site / "content/posts/bad.md").write_text("---\ndate: nope\n---\n")
+    assert run_cli("build", cwd=site).returncode == 1
+    assert (site / "_site/index.html").read_text() == before
+
+
+def test_render_prints_the_fragment(tmp_path: Path) -> None:
+    doc = tmp_path / "doc.md"
+    doc.write_text("---\ntitle: t\n---\n# Hello\n\n```python\nx = 1\n```\n")
+    proc = run_cli("render", str(doc), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith('<h1 id="hello">Hello')
+    assert '<span class="n">x</span>' in proc.stdout
+
+
+def test_render_reports_errors(tmp_path: Path) -> None:
+    doc = tmp_path / "doc.md"
+    doc.write_text("a\n\n[x](javascript:void)\n")
+    proc = run_cli("render", str(doc), cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "doc.md:3: error: unsafe URL scheme" in proc.stderr
+
+
+def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert "build" in capsys.readouterr().err
+
+
+def test_internal_errors_have_no_traceback_without_debug(
+    site: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import blogbuild.commands.build as build_module
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(build_module, "build", boom)
+    assert main(["build", "--config", str(site / "site.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert "internal error" in err and "Traceback" not in err
+    with pytest.raises(RuntimeError):
+        main(["build", "--debug", "--config", str(site / "site.yaml")])
