@@ -312,6 +312,24 @@ def test_edit_run_and_reset(root_session: Session) -> None:
     assert editor.input_value() == BLOCKS["expression"].rstrip("\n")
 
 
+def test_syntax_error_and_input_explain_themselves(root_session: Session) -> None:
+    block = root_session.block("define")
+    block.locator(".runnable-edit").click()
+    editor = block.locator(".runnable-editor")
+    editor.fill("# block: define\ndef f(:\n    pass")
+    status, output = root_session.run("define")
+    assert status.startswith("SyntaxError after")
+    assert output.startswith('  File "block 3", line 2\n    def f(:\n')
+    assert output.rstrip().endswith("SyntaxError: invalid syntax")
+    assert "Traceback" not in output and "_pyodide" not in output
+    editor.fill("# block: define\nname = input('name? ')")
+    status, output = root_session.run("define")
+    assert status.startswith("RuntimeError after")
+    assert "input() cannot read from the keyboard" in output
+    block.locator(".runnable-reset").click()
+    assert editor.input_value() == BLOCKS["define"].rstrip("\n")
+
+
 def test_stop_ends_a_runaway_loop_and_the_next_run_works(root_session: Session) -> None:
     root_session.run("hello")  # the runtime is up, so Stop meets running code
     block = root_session.block("loop")

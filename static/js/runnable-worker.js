@@ -16,6 +16,7 @@ const FLUSH_MS = 50;
 // reader's own frames (the driver's frames mean nothing to a reader).
 const DRIVER = `
 import ast
+import builtins
 import sys
 import traceback
 
@@ -24,13 +25,32 @@ from pyodide.code import CodeRunner, find_imports
 _shared = {"__name__": "__main__"}
 
 
+def _no_input(prompt=""):
+    raise RuntimeError(
+        "input() cannot read from the keyboard in a runnable block; "
+        "set the value in the code instead"
+    )
+
+
+builtins.input = _no_input
+
+
 def _own_frames(tb, filename):
-    start = tb
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == filename:
             return tb
         tb = tb.tb_next
-    return start
+    return None
+
+
+def _format(exc, filename):
+    tb = _own_frames(exc.__traceback__, filename)
+    if tb is None and isinstance(exc, SyntaxError):
+        # Raised while compiling: no frame of the block exists, only the error itself.
+        return "".join(traceback.format_exception_only(type(exc), exc))
+    if tb is None:
+        tb = exc.__traceback__
+    return "".join(traceback.format_exception(type(exc), exc, tb))
 
 
 async def run(code, filename, isolated):
@@ -47,9 +67,7 @@ async def run(code, filename, isolated):
         result = await runner.run_async(namespace)
         text = None if result is None else repr(result)
     except BaseException as exc:
-        tb = _own_frames(exc.__traceback__, filename)
-        lines = traceback.format_exception(type(exc), exc, tb)
-        return ["error", type(exc).__name__, "".join(lines)]
+        return ["error", type(exc).__name__, _format(exc, filename)]
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -125,7 +143,7 @@ async function boot(id) {
   py.setStderr(writer("stderr"));
   py.setStdin({ error: true });
   const namespace = py.toPy({});
-  py.runPython(DRIVER, { globals: namespace });
+  py.runPython(DRIVER, { globals: namespace, filename: "<runnable>" });
   driver = { run: namespace.get("run"), imports: namespace.get("imports") };
   namespace.destroy();
   pyodide = py;
