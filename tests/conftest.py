@@ -9,7 +9,7 @@ import shutil
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 import pytest
@@ -31,7 +31,7 @@ def build_site(
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
     prefix = "/"
-    extensions_map = {
+    extensions_map: ClassVar[dict[str, str]] = {
         **http.server.SimpleHTTPRequestHandler.extensions_map,
         ".wasm": "application/wasm",
         ".mjs": "text/javascript",

@@ -74,7 +74,7 @@ def test_broken_yaml_names_file_and_line(tmp_path: Path) -> None:
 
 
 def test_missing_site_yaml(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="no site.yaml found"):
+    with pytest.raises(ConfigError, match=r"no site\.yaml found"):
         load_config(tmp_path / "site.yaml")
 
 

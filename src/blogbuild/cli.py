@@ -74,11 +74,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             from blogbuild.commands.serve import serve
 
-            return serve(
+            return int(serve(
                 args.config, host=args.host, port=args.port, watch=args.watch,
                 drafts=args.drafts, output=args.output,
                 base_url=args.base_url, open_browser=args.open,
-            )
+            ))
         if args.command == "render":
             from blogbuild.commands.render import render
 

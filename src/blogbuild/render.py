@@ -16,7 +16,7 @@ from blogbuild.config import Config
 from blogbuild.content.frontmatter import PostMeta, parse_meta, split_front_matter
 from blogbuild.diagnostics import ContentError, Diagnostic, error
 from blogbuild.markdown import create_markdown
-from blogbuild.markdown.env import Ref
+from blogbuild.markdown.env import Ref, html_renderer
 from blogbuild.markdown.toc import TocEntry
 
 _TAG = re.compile(r"<[^>]+>")
@@ -111,12 +111,14 @@ def _take_title(tokens: list[Token], md: MarkdownIt, env: dict[str, Any]) -> tup
     children = [c for c in inline.children or [] if c.type != "html_inline"
                 or "heading-anchor" not in c.content]
     title = _plain(children).strip()
-    title_html = md.renderer.renderInline(children, md.options, env).strip()
+    title_html = html_renderer(md).renderInline(children, md.options, env).strip()
     heading_id = tokens[0].attrGet("id")
     del tokens[0:3]
     subtitle = None
     if len(tokens) >= 3 and tokens[0].type == "paragraph_open":
-        kids = [c for c in tokens[1].children or [] if not (c.type == "text" and not c.content.strip())]
+        kids = [
+            c for c in tokens[1].children or [] if not (c.type == "text" and not c.content.strip())
+        ]
         if len(kids) >= 3 and kids[0].type == "em_open" and kids[-1].type == "em_close" and all(
             k.type not in ("em_open", "em_close") for k in kids[1:-1]
         ):

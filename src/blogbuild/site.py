@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import html as html_lib
+import itertools
 import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Iterable
 
 from blogbuild.config import Config
+from blogbuild.content.frontmatter import slug_from_filename
 from blogbuild.content.models import Paginator, Post, Site, Tag
 from blogbuild.diagnostics import Diagnostic, error, warning
 from blogbuild.markdown.links import MARKER
 from blogbuild.markdown.toc import slugify
 from blogbuild.render import RenderResult, shorten, strip_tags
-from blogbuild.content.frontmatter import slug_from_filename
 
 _MARKER_RE = re.compile(re.escape(MARKER) + r"([^\"'#?\s<>]*)([^\"'\s<>]*)")
 
@@ -140,7 +141,7 @@ def assemble(
         asset_urls[rel] = url
 
     posts.sort(key=lambda p: (p.date.timestamp() if p.date else 0.0, p.title), reverse=True)
-    for newer, older in zip(posts, posts[1:], strict=False):
+    for newer, older in itertools.pairwise(posts):
         newer.previous = older
         older.next = newer
     tags: dict[str, tuple[Tag, list[Post]]] = {}
@@ -188,8 +189,10 @@ def resolve_refs(
             if _exists(site_path, known_paths):
                 continue
             if ref.kind == "image":
-                diagnostics.append(error(post.display, ref.line,
-                                         f"missing image: {site_path} is not in content/ or static/"))
+                diagnostics.append(error(
+                    post.display, ref.line,
+                    f"missing image: {site_path} is not in content/ or static/",
+                ))
             else:
                 diagnostics.append(warning(post.display, ref.line,
                                            f"broken link: nothing is built at {site_path}"))

@@ -29,8 +29,8 @@ def split_front_matter(text: str, file: str) -> FrontMatter:
     if first.rstrip() != "---" or not sep:
         return FrontMatter({}, text, 0)
     lines = rest.split("\n")
-    for i, line in enumerate(lines):
-        if line.rstrip() in ("---", "..."):
+    for i, text_line in enumerate(lines):
+        if text_line.rstrip() in ("---", "..."):
             yaml_text = "\n".join(lines[:i])
             body = "\n".join(lines[i + 1:])
             offset = i + 2

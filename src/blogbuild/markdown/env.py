@@ -22,6 +22,8 @@ from collections.abc import MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 
 from blogbuild.diagnostics import Diagnostic, Severity
@@ -73,3 +75,10 @@ def need(env: Env, name: str) -> None:
 
 def add_ref(env: Env, kind: str, target: str, line: int) -> None:
     env.setdefault("refs", []).append(Ref(kind, target, line))
+
+
+def html_renderer(md: MarkdownIt) -> RendererHTML:
+    """The parser's HTML renderer, typed (MarkdownIt declares only a protocol)."""
+    renderer = md.renderer
+    assert isinstance(renderer, RendererHTML)
+    return renderer

@@ -20,7 +20,9 @@ def _is_figure(tokens: list[Token], i: int) -> bool:
     opening, inline, closing = tokens[i], tokens[i + 1], tokens[i + 2]
     if opening.type != "paragraph_open" or closing.type != "paragraph_close" or opening.hidden:
         return False
-    children = [c for c in (inline.children or []) if not (c.type == "text" and not c.content.strip())]
+    children = [
+        c for c in (inline.children or []) if not (c.type == "text" and not c.content.strip())
+    ]
     return (
         len(children) == 1
         and children[0].type == "image"

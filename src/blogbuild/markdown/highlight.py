@@ -82,7 +82,7 @@ def highlight_code(code: str, lang: str, hl_lines: Sequence[int] = ()) -> str:
             out.append(f'<span class="hll">{text}</span>' if number in hl_lines else text)
         return "".join(out)
     formatter = HtmlFormatter(nowrap=True, hl_lines=list(hl_lines))
-    return pygments_highlight(code, lexer, formatter)
+    return str(pygments_highlight(code, lexer, formatter))
 
 
 def render_codeblock(code: str, info: str) -> str:
@@ -122,4 +122,4 @@ def highlight_plugin(md: MarkdownIt) -> None:
 
 def pygments_css(style: str, selector: str) -> str:
     """CSS of one Pygments style scoped to `selector` (the theme writes light and dark)."""
-    return str(HtmlFormatter(style=style).get_style_defs(selector))
+    return str(HtmlFormatter(style=style).get_style_defs(selector))  # type: ignore[no-untyped-call]

@@ -10,6 +10,8 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
+from blogbuild.markdown.env import html_renderer
+
 _NON_WORD = re.compile(r"[^\w\s-]", re.UNICODE)
 _SPACES = re.compile(r"[\s_-]+")
 _TAGS = re.compile(r"</?a\b[^>]*>")
@@ -60,7 +62,7 @@ def heading_ids(state: StateCore) -> None:
                 slug = f"{base}-{seen[base]}"
         seen[slug] = 0
         token.attrSet("id", slug)
-        html = md.renderer.renderInline(children, md.options, state.env)
+        html = html_renderer(md).renderInline(children, md.options, state.env)
         toc.append(TocEntry(int(token.tag[1]), slug, _TAGS.sub("", html).strip()))
         anchor = Token("html_inline", "", 0)
         anchor.content = (
