@@ -143,16 +143,17 @@ def _ref_tex(kind: str, target: tuple[str, str] | None) -> str:
     return f"\\href{{#{anchor}}}{{\\text{{{text}}}}}"
 
 
-def _ref_html(kind: str, target: tuple[str, str] | None) -> str:
+def _ref_html(kind: str, target: tuple[str, str] | None, options: katex.KatexOptions) -> str:
     if target is None:
-        return (
-            '<span class="math-ref math-ref-missing">'
-            + ("(??)" if kind == "eqref" else "??")
-            + "</span>"
-        )
+        missing = "(??)" if kind == "eqref" else "??"
+        return f'<span class="math-ref math-ref-missing">{missing}</span>'
     number, anchor = target
-    text = escapeHtml(f"({number})" if kind == "eqref" else number)
-    return f'<a class="math-ref" href="#{anchor}">{text}</a>'
+    text = f"({number})" if kind == "eqref" else number
+    if not number.isdigit():  # an author's \tag{…} is TeX: typeset it like the tag itself
+        result = katex.render(f"\\text{{{text}}}", display=False, options=options)
+        if result.ok:
+            return f'<a class="math-ref" href="#{anchor}">{result.html}</a>'
+    return f'<a class="math-ref" href="#{anchor}">{escapeHtml(text)}</a>'
 
 
 def _render(
@@ -172,7 +173,7 @@ def _render(
         if label not in labels:
             line, col = at(0)
             report(env, line, f"unknown equation label '{label}' in \\{kind}", column=col)
-        return _ref_html(kind, labels.get(label))
+        return _ref_html(kind, labels.get(label), options)
     for match in REF_RE.finditer(content):
         kind, label = match.group(1), match.group(2).strip()
         if label not in labels:
