@@ -381,6 +381,57 @@ def test_without_javascript_the_code_is_shown(browser: Any, root_session: Sessio
         context.close()
 
 
+@contextlib.contextmanager
+def _fresh_page(browser: Any, url: str, block: str) -> Iterator[Any]:
+    """A page of its own whose requests outside 127.0.0.1 and for `block` are aborted."""
+    context = browser.new_context()
+
+    def route(route: Any) -> None:
+        url = route.request.url
+        if (urlsplit(url).hostname or "") != "127.0.0.1" or (block and block in url):
+            route.abort()
+        else:
+            route.continue_()
+
+    context.route("**/*", route)
+    try:
+        page = context.new_page()
+        page.goto(url)
+        page.wait_for_selector(".runnable-toolbar")
+        yield page
+    finally:
+        context.close()
+
+
+def test_a_runtime_that_cannot_load_is_reported(browser: Any, root_session: Session) -> None:
+    url = root_session.base + "posts/blocks/"
+    with _fresh_page(browser, url, "pyodide.asm.wasm") as page:
+        block = page.locator(".runnable", has_text="# block: hello")
+        block.locator(".runnable-run").click()
+        block.and_(page.locator(".runnable:not(.runnable-busy)")).wait_for(timeout=30_000)
+        assert block.locator(".runnable-status").inner_text() == (
+            "The Python runtime could not be loaded"
+        )
+        output = block.locator(".runnable-error").text_content() or ""
+        assert output.startswith(
+            f"The Python runtime could not be loaded from {root_session.base}vendor/pyodide/"
+        )
+
+
+def test_stop_while_the_runtime_loads(browser: Any, root_session: Session) -> None:
+    url = root_session.base + "posts/blocks/"
+    with _fresh_page(browser, url, "") as page:
+        block = page.locator(".runnable", has_text="# block: hello")
+        block.locator(".runnable-run").click()
+        assert "Loading the Python runtime" in block.locator(".runnable-status").inner_text()
+        block.locator(".runnable-stop").click()
+        block.and_(page.locator(".runnable:not(.runnable-busy)")).wait_for(timeout=2000)
+        assert block.locator(".runnable-status").inner_text().startswith("Stopped")
+        note = block.locator(".runnable-note").text_content() or ""
+        assert note.startswith("Stopped while loading")
+        assert page.evaluate("document.querySelectorAll('.runnable-busy').length") == 0
+
+
 # --- under /blog/, cross-origin isolated, a local package folder ----------------------------
 
 

@@ -130,7 +130,25 @@ function writer(name) {
   };
 }
 
-async function boot(id) {
+// Some of Pyodide's start-up failures (a file that cannot be fetched) surface only as an
+// unhandled rejection while loadPyodide() never settles: turn them into a failed boot.
+let failBoot = null;
+self.addEventListener("unhandledrejection", (event) => {
+  if (failBoot === null) return;
+  event.preventDefault();
+  failBoot(event.reason);
+});
+
+function boot(id) {
+  return new Promise((resolve, reject) => {
+    failBoot = reject;
+    startPyodide(id).then(resolve, reject);
+  }).finally(() => {
+    failBoot = null;
+  });
+}
+
+async function startPyodide(id) {
   post({ type: "status", id, phase: "loading-runtime" });
   const { loadPyodide } = await import(config.indexURL + "pyodide.mjs");
   const py = await loadPyodide({

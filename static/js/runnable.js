@@ -228,6 +228,9 @@ class RunnableBlock {
     this.editButton.addEventListener("click", () => this.edit());
     this.resetButton.addEventListener("click", () => this.reset());
     this.editor.addEventListener("keydown", (event) => this.onKey(event));
+    this.editor.addEventListener("focus", () => {
+      this.tabReleased = false;
+    });
     this.editor.addEventListener("input", () => {
       this.fit();
       this.updateReset();
