@@ -81,8 +81,13 @@ def highlight_code(code: str, lang: str, hl_lines: Sequence[int] = ()) -> str:
             text = escapeHtml(line)
             out.append(f'<span class="hll">{text}</span>' if number in hl_lines else text)
         return "".join(out)
-    formatter = HtmlFormatter(nowrap=True, hl_lines=list(hl_lines))
-    return str(pygments_highlight(code, lexer, formatter))
+    return str(pygments_highlight(code, lexer, _formatter(tuple(hl_lines))))
+
+
+@lru_cache(maxsize=64)
+def _formatter(hl_lines: tuple[int, ...]) -> HtmlFormatter:  # type: ignore[type-arg]
+    # Building a formatter computes the style's class table: do it once, not per block.
+    return HtmlFormatter(nowrap=True, hl_lines=list(hl_lines))
 
 
 def render_codeblock(code: str, info: str) -> str:

@@ -1,0 +1,42 @@
+"""The example blog in content/ builds cleanly under --strict and every page is valid HTML5."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import html5lib
+import pytest
+
+from blogbuild.commands.build import build
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def strict_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("strict") / "_site"
+    report = build(ROOT / "site.yaml", output=out, strict=True, use_cache=False)
+    assert report.diagnostics == []
+    assert report.posts >= 5
+    return out
+
+
+def test_every_page_is_valid_html5(strict_site: Path) -> None:
+    pages = sorted(strict_site.rglob("*.html"))
+    assert len(pages) > 10
+    for page in pages:
+        try:
+            html5lib.HTMLParser(strict=True).parse(page.read_bytes())
+        except Exception as exc:  # html5lib raises ParseError with the position
+            pytest.fail(f"{page.relative_to(strict_site)}: {exc}")
+
+
+def test_every_post_is_listed_and_linked(strict_site: Path) -> None:
+    posts = sorted(p.parent.name for p in (strict_site / "posts").glob("*/index.html"))
+    archive = (strict_site / "archive/index.html").read_text()
+    for slug in posts:
+        assert f'href="/blogbuild/posts/{slug}/"' in archive
+
+
+def test_no_draft_in_the_build(strict_site: Path) -> None:
+    assert not (strict_site / "posts/draft-ideas").exists()
