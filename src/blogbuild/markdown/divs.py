@@ -32,6 +32,8 @@ _DEPTH_TAG = re.compile(r"(?<!\\)(?:<div(?=[\s/>]|$)|</div\s*>)", re.IGNORECASE)
 _FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})(.*)$")
 #: Container prefixes in front of a fence inside the div: blockquote markers, list markers.
 _PREFIX = re.compile(r"^(?:[ \t]*(?:>|[-+*][ \t]|\d{1,9}[.)][ \t]))*[ \t]*")
+#: HTML blocks whose text is verbatim (CommonMark's HTML block type 1).
+_VERBATIM_OPEN = re.compile(r"^<(pre|script|style|textarea)(?=[\s>]|$)", re.IGNORECASE)
 _PREFIX_START = frozenset(" \t>-+*0123456789")
 _BACKTICKS = re.compile(r"`+")
 _COMMENT = re.compile(r"<!--.*?-->")
@@ -150,16 +152,21 @@ def _mask(text: str) -> str:
 
 
 def find_close(state: StateBlock, tag: OpenTag, end_line: int) -> Close:
-    """The `</div>` that closes `tag`, counting nested `<div>`s and skipping code."""
+    """The `</div>` that closes `tag`, counting nested `<div>`s and skipping code.
+
+    Skipped: fenced and indented code, `<pre>`/`<script>`/`<style>`/`<textarea>` blocks,
+    code spans and HTML comments on one line, and backslash-escaped tags.
+    """
     depth = 1
     fence: tuple[str, int] | None = None
+    raw_end: str | None = None
     code_may_start = False  # an indented code block needs a blank line before it
     line, segment = tag.line, tag.end
     while line < end_line:
         stop = state.eMarks[line]
         if line != tag.line:
             if state.isEmpty(line):
-                code_may_start = fence is None
+                code_may_start = fence is None and raw_end is None
                 line += 1
                 continue
             if state.sCount[line] < state.blkIndent:
@@ -172,9 +179,20 @@ def find_close(state: StateBlock, tag: OpenTag, end_line: int) -> Close:
                     fence = None
                 line += 1
                 continue
+            if raw_end is not None:  # inside <pre>, <script>, <style> or <textarea>
+                if raw_end in text.lower():
+                    raw_end = None
+                line += 1
+                continue
             opener = _FENCE_OPEN.match(bare)
             if opener and not (opener.group(1)[0] == "`" and "`" in opener.group(2)):
                 fence = (opener.group(1)[0], len(opener.group(1)))
+                line += 1
+                continue
+            verbatim = _VERBATIM_OPEN.match(bare)
+            if verbatim:
+                end_tag = f"</{verbatim.group(1).lower()}>"
+                raw_end = None if end_tag in text.lower() else end_tag
                 line += 1
                 continue
             if code_may_start and state.sCount[line] - state.blkIndent >= 4:
