@@ -125,8 +125,13 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def _serve(directory: Path, prefix: str, isolate: bool) -> Iterator[str]:
-    handler = type("Handler", (_Handler,), {"prefix": prefix, "isolate": isolate})
+def _serve(
+    directory: Path, prefix: str, isolate: bool, wasm_type: str = "application/wasm"
+) -> Iterator[str]:
+    mime = {**_MIME_TYPES, ".wasm": wasm_type}
+    handler = type(
+        "Handler", (_Handler,), {"prefix": prefix, "isolate": isolate, "extensions_map": mime}
+    )
     server = http.server.ThreadingHTTPServer(
         ("127.0.0.1", 0), functools.partial(handler, directory=str(directory))
     )
@@ -143,6 +148,7 @@ def _serve(directory: Path, prefix: str, isolate: bool) -> Iterator[str]:
 class Session:
     page: Any
     base: str
+    site: Path
     requests: list[str] = field(default_factory=list)
     external: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -170,7 +176,7 @@ def _session(browser: Any, site: Path, prefix: str, isolate: bool) -> Iterator[S
     with _serve(site, prefix, isolate) as base:
         context = browser.new_context()
         page = context.new_page()
-        session = Session(page, base)
+        session = Session(page, base, site)
 
         def route(route: Any) -> None:
             url = route.request.url
@@ -416,6 +422,20 @@ def test_a_runtime_that_cannot_load_is_reported(browser: Any, root_session: Sess
         assert output.startswith(
             f"The Python runtime could not be loaded from {root_session.base}vendor/pyodide/"
         )
+
+
+def test_a_server_sending_wasm_with_the_wrong_type_is_named(
+    browser: Any, root_session: Session
+) -> None:
+    wrong = "application/octet-stream"
+    with _serve(root_session.site, "/", isolate=False, wasm_type=wrong) as base, \
+            _fresh_page(browser, base + "posts/blocks/", "") as page:
+        block = page.locator(".runnable", has_text="# block: hello")
+        block.locator(".runnable-run").click()
+        block.and_(page.locator(".runnable:not(.runnable-busy)")).wait_for(timeout=30_000)
+        output = block.locator(".runnable-error").text_content() or ""
+        assert f"could not be loaded from {base}vendor/pyodide/" in output
+        assert "Expected 'application/wasm'" in output
 
 
 def test_stop_while_the_runtime_loads(browser: Any, root_session: Session) -> None:

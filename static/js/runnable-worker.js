@@ -139,12 +139,30 @@ self.addEventListener("unhandledrejection", (event) => {
   failBoot(event.reason);
 });
 
+// When the WebAssembly cannot be compiled (a server sending .wasm with the wrong MIME type,
+// say), Emscripten only warns "wasm instantiation failed!" and then the reason, and waits.
+function watchWarnings() {
+  const warn = console.warn;
+  let failed = false;
+  console.warn = (...args) => {
+    warn.apply(console, args);
+    const text = args.map(String).join(" ");
+    if (failed && failBoot !== null) failBoot(new Error(text.split("\n")[0]));
+    if (text.includes("wasm instantiation failed")) failed = true;
+  };
+  return () => {
+    console.warn = warn;
+  };
+}
+
 function boot(id) {
+  const unwatch = watchWarnings();
   return new Promise((resolve, reject) => {
     failBoot = reject;
     startPyodide(id).then(resolve, reject);
   }).finally(() => {
     failBoot = null;
+    unwatch();
   });
 }
 
