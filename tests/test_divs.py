@@ -78,6 +78,25 @@ def test_code_inside_a_collapsible_is_highlighted() -> None:
     assert '<div class="codeblock" data-lang="python">' in out
 
 
+def test_widgets_mix_with_callouts_and_math() -> None:
+    source = (
+        "> [!NOTE]\n> <div class=\"collapsible\" data-label=\"Proof\">\n>\n"
+        "> Inline $x^2$.\n>\n> </div>\n\n"
+        "<div class=\"collapsible\">\n\n> [!TIP]\n"
+        "> <div class=\"video-embed\" data-src=\"https://youtu.be/dQw4w9WgXcQ\"></div>\n\n</div>\n"
+    )
+    out, env = render(source)
+    doc = strict_parse(out)
+    note = next(el for el in doc.iter() if "callout-note" in (el.get("class") or ""))
+    (details,) = [el for el in note.iter("details") if el.get("class") == "collapsible"]
+    assert any("katex" in (el.get("class") or "") for el in details.iter())
+    outer = next(el for el in doc.iter("details") if el.get("class") == "collapsible"
+                 and el not in list(note.iter()))
+    tip = next(el for el in outer.iter() if "callout-tip" in (el.get("class") or ""))
+    assert any(el.tag == "figure" and "video-embed" in el.get("class", "") for el in tip.iter())
+    assert not env.get("diagnostics")
+
+
 def test_needs_are_recorded_per_kind() -> None:
     _, env = render(
         '<div class="collapsible">\n\n<div class="runnable">\n\n```python\n1\n```\n\n</div>\n\n'

@@ -200,7 +200,7 @@ def find_close(state: StateBlock, tag: OpenTag, end_line: int) -> Close:
                 continue
             code_may_start = False
         text = state.src[segment:stop]
-        if "div" not in text and "DIV" not in text.upper():
+        if "DIV" not in text.upper():
             line += 1
             continue
         for match in _DEPTH_TAG.finditer(_mask(text)):
