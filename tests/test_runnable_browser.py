@@ -21,7 +21,8 @@ import pytest
 from blogbuild import pyodide
 from blogbuild.commands.build import build
 
-pytestmark = pytest.mark.browser
+# One xdist worker runs the whole module, so the two Pyodide pages start once each.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("runnable-browser")]
 
 RUNTIME_TIMEOUT_MS = 90_000  # first Run: fetch and start 13.5 MB of WebAssembly
 
