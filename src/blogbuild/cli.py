@@ -47,6 +47,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="rebuild and reload the browser on changes (default)")
     watch.add_argument("--no-watch", dest="watch", action="store_false")
     serve.add_argument("--open", action="store_true", help="open the site in a browser")
+    serve.add_argument("--isolate", action="store_true",
+                       help="send COOP/COEP headers (cross-origin isolation; blocks embeds)")
     serve.set_defaults(drafts=True)
 
     render = sub.add_parser("render", help="print the HTML fragment of one Markdown file")
@@ -77,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(serve(
                 args.config, host=args.host, port=args.port, watch=args.watch,
                 drafts=args.drafts, output=args.output,
-                base_url=args.base_url, open_browser=args.open,
+                base_url=args.base_url, open_browser=args.open, isolate=args.isolate,
             ))
         if args.command == "render":
             from blogbuild.commands.render import render

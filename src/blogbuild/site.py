@@ -7,7 +7,7 @@ import itertools
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from blogbuild.config import Config
 from blogbuild.content.frontmatter import slug_from_filename
@@ -163,14 +163,19 @@ def assemble(
 
 
 def resolve_refs(
-    site: Site, results: dict[str, RenderResult], known_paths: set[str], config: Config
+    site: Site, results: dict[str, RenderResult], known_paths: set[str], config: Config,
+    only: Collection[str] | None = None,
 ) -> list[Diagnostic]:
-    """Replace blogbuild-ref markers with URLs and check site-root links and images exist."""
+    """Replace blogbuild-ref markers with URLs and check site-root links and images exist.
+
+    `only` limits the work to those sources (the live server after a one-post edit)."""
     diagnostics: list[Diagnostic] = []
     urls = config.urls
     documents = {p.source: p for p in [*site.posts, *site.pages]}
     prefix = urls.base_path
     for post in documents.values():
+        if only is not None and post.source not in only:
+            continue
         rendered = results[post.source].rendered
         assert rendered is not None
         for ref in rendered.refs:

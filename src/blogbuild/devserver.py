@@ -1,0 +1,380 @@
+"""The live server's HTTP side: the output folder under the site's sub-path, plus SSE events.
+
+Only files inside the output folder are served (no `..`, no symlink leading out), with the
+MIME types browsers insist on (`.wasm`, `.mjs`, fonts). `/__blogbuild__/events` is a
+Server-Sent Events stream telling each page when to reload, swap a stylesheet, or show the
+build errors; `/__blogbuild__/livereload.js` is the script that listens to it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import mimetypes
+import os
+import shutil
+import socket
+import threading
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+from blogbuild.diagnostics import Diagnostic
+
+log = logging.getLogger("blogbuild.serve")
+
+PREFIX = "/__blogbuild__/"
+EVENTS_PATH = PREFIX + "events"
+CLIENT_PATH = PREFIX + "livereload.js"
+#: Put into <head> of every page in serve mode only (Builder's `extra_head`); the server
+#: writes the current build number into `data-build` when it sends the page.
+SNIPPET = f'<script src="{CLIENT_PATH}" data-build="0" defer></script>'
+_BUILD_MARK = b'data-build="0"'
+CLIENT_JS = (Path(__file__).with_name("livereload.js")).read_bytes()
+
+_TEXT = "; charset=utf-8"
+MIME_TYPES = {
+    ".html": "text/html" + _TEXT, ".htm": "text/html" + _TEXT,
+    ".css": "text/css" + _TEXT, ".js": "text/javascript" + _TEXT,
+    ".mjs": "text/javascript" + _TEXT, ".json": "application/json",
+    ".map": "application/json", ".webmanifest": "application/manifest+json",
+    ".wasm": "application/wasm", ".xml": "application/xml", ".svg": "image/svg+xml",
+    ".woff2": "font/woff2", ".woff": "font/woff", ".ttf": "font/ttf", ".otf": "font/otf",
+    ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+    ".webp": "image/webp", ".avif": "image/avif", ".ico": "image/x-icon",
+    ".txt": "text/plain" + _TEXT, ".md": "text/markdown" + _TEXT,
+    ".py": "text/x-python" + _TEXT, ".csv": "text/csv" + _TEXT,
+    ".mp4": "video/mp4", ".webm": "video/webm", ".mp3": "audio/mpeg", ".ogg": "audio/ogg",
+    ".pdf": "application/pdf", ".zip": "application/zip", ".whl": "application/zip",
+    ".tar": "application/x-tar", ".gz": "application/gzip",
+}
+
+
+def mime_type(name: str) -> str:
+    suffix = Path(name).suffix.lower()
+    if suffix in MIME_TYPES:
+        return MIME_TYPES[suffix]
+    guessed, _ = mimetypes.guess_type(name)
+    return guessed or "application/octet-stream"
+
+
+class Forbidden(Exception):
+    """The request names something outside the output folder."""
+
+
+def resolve(output: Path, rel: str) -> tuple[Path | None, bool]:
+    """The file inside `output` for the decoded path `rel`, and whether a slash must be added.
+
+    Raises Forbidden for `..`, NUL, backslashes and symlinks leading out of `output`.
+    """
+    root = output.resolve()
+    if "\0" in rel or "\\" in rel:
+        raise Forbidden(rel)
+    parts = [p for p in rel.split("/") if p]
+    if any(p in (".", "..") for p in rel.split("/")):
+        raise Forbidden(rel)
+    if any(p.startswith(".") and p != ".well-known" for p in parts):
+        return None, False  # temporary files of the writers, editors' swap files
+    target = root.joinpath(*parts).resolve()
+    if not target.is_relative_to(root):
+        raise Forbidden(rel)
+    if target.is_dir():
+        if rel and not rel.endswith("/"):
+            return target, True
+        target = (target / "index.html").resolve()
+        if not target.is_relative_to(root):
+            raise Forbidden(rel)
+    return (target, False) if target.is_file() else (None, False)
+
+
+@dataclass(frozen=True)
+class Event:
+    id: int
+    name: str  # "reload", "css" or "errors"
+    data: dict[str, Any]
+    paths: frozenset[str] | None = None  # output paths a reload concerns; None: every page
+
+
+def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
+    return {"file": d.file, "line": d.line, "column": d.column, "message": d.message,
+            "severity": d.severity.value}
+
+
+@dataclass
+class Broker:
+    """Fan-out of events to the open SSE streams; keeps a short history for reconnects."""
+
+    history: deque[Event] = field(default_factory=lambda: deque(maxlen=512))
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    last_id: int = 0
+    closed: bool = False
+    token: str = ""  # tells a reconnecting page that the server was restarted
+    _cond: threading.Condition = field(default_factory=threading.Condition)
+
+    def publish(self, name: str, data: dict[str, Any] | None = None,
+                paths: Iterable[str] | None = None) -> Event:
+        with self._cond:
+            self.last_id += 1
+            event = Event(self.last_id, name, {**(data or {}), "build": self.last_id},
+                          frozenset(paths) if paths is not None else None)
+            if name == "errors":
+                self.errors = event.data["errors"]
+            self.history.append(event)
+            self._cond.notify_all()
+            return event
+
+    def set_errors(self, errors: list[Diagnostic]) -> None:
+        payload = [diagnostic_json(d) for d in errors]
+        if payload != self.errors:
+            self.publish("errors", {"errors": payload})
+
+    def since(self, after: int) -> list[Event] | None:
+        """Events after `after`; None when some of them fell out of the history."""
+        with self._cond:
+            if self.history and after < self.history[0].id - 1:
+                return None
+            return [e for e in self.history if e.id > after]
+
+    def wait(self, after: int, timeout: float) -> list[Event] | None:
+        """Block until events newer than `after` exist (or timeout: []); None when closed."""
+        with self._cond:
+            self._cond.wait_for(lambda: self.closed or self.last_id > after, timeout)
+            if self.closed:
+                return None
+            return [e for e in self.history if e.id > after]
+
+    def close(self) -> None:
+        with self._cond:
+            self.closed = True
+            self._cond.notify_all()
+
+
+@dataclass
+class ServerState:
+    """What the request handlers read; the session replaces fields, never mutates them."""
+
+    output: Path
+    base_path: str = "/"
+    isolate: bool = False
+    broker: Broker = field(default_factory=Broker)
+
+
+class DevHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], state: ServerState) -> None:
+        self.state = state
+        self._open: set[socket.socket] = set()
+        self._open_lock = threading.Lock()
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        super().__init__(address, DevHandler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._open_lock:
+            self._open.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._open_lock:
+            self._open.discard(request)
+        super().shutdown_request(request)
+
+    def close_connections(self) -> None:
+        """End keep-alive and SSE connections so their threads finish."""
+        self.state.broker.close()
+        with self._open_lock:
+            sockets = list(self._open)
+        for sock in sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+
+class DevHandler(BaseHTTPRequestHandler):
+    server: DevHTTPServer
+    protocol_version = "HTTP/1.1"
+    server_version = "blogbuild-serve"
+    timeout = 60  # idle keep-alive connections
+    sse_ping = 15.0
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s " + format, self.address_string(), *args)
+
+    def do_GET(self) -> None:
+        self._handle(body=True)
+
+    def do_HEAD(self) -> None:
+        self._handle(body=False)
+
+    def _not_allowed(self) -> None:
+        self._send_text(HTTPStatus.METHOD_NOT_ALLOWED, "GET and HEAD only\n", body=True,
+                        extra={"Allow": "GET, HEAD"})
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = _not_allowed
+
+    # -- routing -------------------------------------------------------------------------
+
+    def _handle(self, body: bool) -> None:
+        try:
+            self._route(body)
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            self.close_connection = True
+
+    def _route(self, body: bool) -> None:
+        state = self.server.state
+        target = self.path
+        if target.startswith(("http://", "https://")):
+            target = urlsplit(target).path or "/"
+        path, _, query = target.partition("#")[0].partition("?")
+        if path == EVENTS_PATH:
+            self._events(query)
+            return
+        if path == CLIENT_PATH:
+            self._send_bytes(HTTPStatus.OK, CLIENT_JS, mime_type("x.js"), body)
+            return
+        base = state.base_path
+        if not path.startswith(base):
+            if path in ("/", "/index.html", base.rstrip("/")):
+                self._redirect(base + ("?" + query if query else ""), body)
+            else:
+                self._not_found(body, f"nothing here: this site lives under {base}")
+            return
+        try:
+            rel = unquote(path[len(base):], errors="strict")
+            file, add_slash = resolve(state.output, rel)
+        except (Forbidden, UnicodeDecodeError):
+            self._send_text(HTTPStatus.FORBIDDEN, "403 forbidden\n", body)
+            return
+        if add_slash:
+            self._redirect(quote(path + "/") + ("?" + query if query else ""), body)
+        elif file is None:
+            self._not_found(body)
+        else:
+            self._send_file(file, HTTPStatus.OK, body)
+
+    # -- responses -----------------------------------------------------------------------
+
+    def _headers(self, status: int, ctype: str, length: int,
+                 extra: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(length))
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        if self.server.state.isolate:
+            self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        for key, value in (extra or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+
+    def _send_bytes(self, status: int, data: bytes, ctype: str, body: bool,
+                    extra: dict[str, str] | None = None) -> None:
+        self._headers(status, ctype, len(data), extra)
+        if body:
+            self.wfile.write(data)
+
+    def _send_text(self, status: int, text: str, body: bool,
+                   extra: dict[str, str] | None = None) -> None:
+        self._send_bytes(status, text.encode(), "text/plain" + _TEXT, body, extra)
+
+    def _redirect(self, location: str, body: bool) -> None:
+        self._send_text(HTTPStatus.FOUND, f"see {location}\n", body, {"Location": location})
+
+    def _not_found(self, body: bool, message: str = "404 not found") -> None:
+        page = self.server.state.output / "404.html"
+        if page.is_file():
+            self._send_file(page, HTTPStatus.NOT_FOUND, body)
+        else:
+            self._send_text(HTTPStatus.NOT_FOUND, message + "\n", body)
+
+    def _send_file(self, file: Path, status: int, body: bool) -> None:
+        ctype = mime_type(file.name)
+        if ctype.startswith("text/html"):
+            build = self.server.state.broker.last_id  # read before the file: never too new
+            data = file.read_bytes().replace(_BUILD_MARK, b'data-build="%d"' % build, 1)
+            self._send_bytes(status, data, ctype, body)
+            return
+        with open(file, "rb") as fh:
+            stat = os.fstat(fh.fileno())
+            etag = f'"{stat.st_mtime_ns:x}-{stat.st_size:x}"'
+            if status == HTTPStatus.OK and self.headers.get("If-None-Match") == etag:
+                self.send_response(HTTPStatus.NOT_MODIFIED)
+                self.send_header("ETag", etag)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            self._headers(status, ctype, stat.st_size, {"ETag": etag})
+            if body:
+                shutil.copyfileobj(fh, self.wfile, 64 * 1024)
+
+    # -- server-sent events --------------------------------------------------------------
+
+    def _events(self, query: str) -> None:
+        state = self.server.state
+        params = parse_qs(query)
+        try:
+            since = int(params.get("since", ["-1"])[0])
+        except ValueError:
+            since = -1
+        page = self._page_of(params.get("path", [""])[0])
+        self.close_connection = True
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Connection", "close")
+        self.send_header("X-Accel-Buffering", "no")
+        self.end_headers()
+        broker = state.broker
+        with broker._cond:
+            last = broker.last_id
+            errors = broker.errors
+        self._emit("hello", {"build": last, "errors": errors, "server": broker.token})
+        if since >= 0:
+            missed = broker.since(since)
+            pending = [e for e in missed if e.id <= last] if missed is not None else None
+            if pending is None or any(e.name == "css" or self._concerns(e, page)
+                                      for e in pending):
+                self._emit("reload", {"build": last})
+                return
+        while True:
+            events = broker.wait(last, self.sse_ping)
+            if events is None:
+                return
+            if not events:
+                self.wfile.write(b": ping\n\n")
+                continue
+            for event in events:
+                last = event.id
+                if event.name == "reload" and not self._concerns(event, page):
+                    continue
+                self._emit(event.name, event.data)
+
+    def _page_of(self, url_path: str) -> str | None:
+        """The output path a page URL is served from (None: it gets the 404 page)."""
+        state = self.server.state
+        if not url_path.startswith(state.base_path):
+            return None
+        try:
+            file, _ = resolve(state.output, unquote(url_path[len(state.base_path):]))
+        except (Forbidden, UnicodeDecodeError):
+            return None
+        if file is None:
+            return None
+        return file.relative_to(state.output.resolve()).as_posix()
+
+    @staticmethod
+    def _concerns(event: Event, page: str | None) -> bool:
+        if event.name != "reload":
+            return False
+        return event.paths is None or page is None or page in event.paths
+
+    def _emit(self, name: str, data: dict[str, Any]) -> None:
+        payload = json.dumps(data, ensure_ascii=False)
+        self.wfile.write(f"event: {name}\ndata: {payload}\n\n".encode())

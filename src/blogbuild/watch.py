@@ -1,0 +1,120 @@
+"""Watch a site's sources with watchdog and hand out debounced batches of changed paths."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from watchdog.events import (
+    EVENT_TYPE_CLOSED_NO_WRITE,
+    EVENT_TYPE_OPENED,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
+from watchdog.observers import Observer
+
+#: Editors save in several steps (write a temporary file, rename it, touch the folder) within
+#: a few milliseconds; a batch ends when nothing happened for QUIET seconds.
+QUIET = 0.05
+#: …or at the latest this long after its first event (a long `git checkout`).
+MAX_WAIT = 1.0
+
+
+def _path(value: bytes | str) -> Path:
+    return Path(os.fsdecode(value))
+
+
+class _Handler(FileSystemEventHandler):
+    def __init__(self, watcher: Watcher) -> None:
+        self.watcher = watcher
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in (EVENT_TYPE_OPENED, EVENT_TYPE_CLOSED_NO_WRITE):
+            return
+        if event.is_directory and event.event_type == "modified":
+            return  # a folder's mtime: the file events tell more
+        paths = [_path(event.src_path)]
+        if event.dest_path:
+            paths.append(_path(event.dest_path))
+        self.watcher.notify(paths, created_dir=event.is_directory
+                            and event.event_type in ("created", "moved"))
+
+
+class Watcher:
+    """Recursive watches on `trees` (added when they appear later) and on `files`' folders."""
+
+    def __init__(self, trees: Iterable[Path], files: Iterable[Path], *,
+                 ignore: Callable[[Path], bool] = lambda p: False,
+                 quiet: float = QUIET, max_wait: float = MAX_WAIT) -> None:
+        self.trees = [Path(t).resolve() for t in trees]
+        self.files = {Path(f).resolve() for f in files}
+        self.ignore = ignore
+        self.quiet = quiet
+        self.max_wait = max_wait
+        self._observer: Any = Observer()
+        self._handler = _Handler(self)
+        self._scheduled: set[Path] = set()
+        self._pending: set[Path] = set()
+        self._first = 0.0
+        self._last = 0.0
+        self._stopped = False
+        self._cond = threading.Condition()
+
+    def start(self) -> None:
+        for folder in sorted({f.parent for f in self.files} | {t.parent for t in self.trees}):
+            if folder.is_dir() and folder not in self.trees:
+                self._observer.schedule(self._handler, str(folder), recursive=False)
+        self._schedule_trees()
+        self._observer.daemon = True
+        self._observer.start()
+
+    def _schedule_trees(self) -> None:
+        for tree in self.trees:
+            if tree not in self._scheduled and tree.is_dir():
+                self._observer.schedule(self._handler, str(tree), recursive=True)
+                self._scheduled.add(tree)
+
+    def notify(self, paths: Iterable[Path], *, created_dir: bool = False) -> None:
+        if created_dir:
+            self._schedule_trees()
+        interesting = [p for p in paths if not self.ignore(p) and self._watched(p)]
+        if not interesting:
+            return
+        with self._cond:
+            now = time.monotonic()
+            if not self._pending:
+                self._first = now
+            self._pending.update(interesting)
+            self._last = now
+            self._cond.notify_all()
+
+    def _watched(self, path: Path) -> bool:
+        return path in self.files or any(path.is_relative_to(t) for t in self.trees)
+
+    def next_batch(self) -> set[Path] | None:
+        """Wait for changes and return them once they settle; None after stop()."""
+        with self._cond:
+            while not self._pending and not self._stopped:
+                self._cond.wait()
+            while not self._stopped:
+                now = time.monotonic()
+                due = min(self._last + self.quiet, self._first + self.max_wait)
+                if now >= due:
+                    break
+                self._cond.wait(due - now)
+            if self._stopped:
+                return None
+            batch, self._pending = self._pending, set()
+            return batch
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
+        self._observer.stop()
+        if self._observer.is_alive():
+            self._observer.join(timeout=5)

@@ -1,0 +1,619 @@
+"""`blogbuild serve`: a real server on 127.0.0.1, real files edited, the SSE stream read back."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import pytest
+
+from blogbuild.commands.serve import Session
+from blogbuild.devserver import SNIPPET
+from blogbuild.theme import theme_static
+
+pytestmark = pytest.mark.server
+
+ROOT = Path(__file__).resolve().parent.parent
+BOUND = 10.0  # seconds: generous for a loaded CI machine; the happy path takes ~0.1 s
+
+SITE_YAML = """\
+title: "Serve Test"
+base_url: "http://127.0.0.1/blogbuild/"
+posts_per_page: 2
+nav:
+  - title: Posts
+    url: /
+  - title: About
+    url: /about/
+"""
+
+
+def post(title: str, date: str, tags: str, body: str) -> str:
+    return f"---\ntitle: \"{title}\"\ndate: {date}\ntags: [{tags}]\n---\n\n{body}\n"
+
+
+def make_site(root: Path) -> Path:
+    """A four-document site with a stylesheet override and assets of every MIME kind."""
+    posts = root / "content" / "posts"
+    posts.mkdir(parents=True)
+    (root / "site.yaml").write_text(SITE_YAML)
+    (posts / "2024-01-10-first.md").write_text(
+        post("First post", "2024-01-10", "alpha", "The first body.\n\nSee [the second]"
+             "(2024-02-10-second.md)."))
+    (posts / "2024-02-10-second.md").write_text(
+        post("Second post", "2024-02-10", "alpha, beta", "The second body."))
+    (posts / "2024-03-10-third.md").write_text(
+        post("Third post", "2024-03-10", "beta", "The third body.\n\n" + "Filler text. " * 40))
+    (root / "content" / "about.md").write_text("---\ntitle: About\n---\n\nAbout this blog.\n")
+    static = root / "static"
+    (static / "css").mkdir(parents=True)
+    shutil.copyfile(theme_static() / "css" / "main.css", static / "css" / "main.css")
+    (static / "x").mkdir()
+    (static / "x" / "mod.mjs").write_text("export const x = 1;\n")
+    (static / "x" / "app.wasm").write_bytes(b"\0asm\x01\0\0\0")
+    (static / "x" / "font.woff2").write_bytes(b"wOF2" + b"\0" * 60)
+    return root
+
+
+class Events:
+    """A page's SSE stream: read (event, data) pairs with a deadline."""
+
+    def __init__(self, url: str, page_path: str, since: int | None = None) -> None:
+        parts = urlsplit(url)
+        self.conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=BOUND)
+        query = f"path={quote(page_path)}" + (f"&since={since}" if since is not None else "")
+        self.conn.request("GET", f"/__blogbuild__/events?{query}")
+        self.response = self.conn.getresponse()
+        assert self.response.status == 200
+        assert self.response.getheader("Content-Type") == "text/event-stream"
+        self.seen: list[tuple[str, dict[str, Any]]] = []
+
+    def next(self) -> tuple[str, dict[str, Any]]:
+        name, data = "", ""
+        while True:
+            line = self.response.readline().decode()
+            if not line:
+                raise EOFError("the server closed the stream")
+            line = line.rstrip("\n")
+            if line.startswith("event: "):
+                name = line[len("event: "):]
+            elif line.startswith("data: "):
+                data = line[len("data: "):]
+            elif not line and name:
+                self.seen.append((name, json.loads(data)))
+                return self.seen[-1]
+
+    def until(self, name: str, deadline: float = BOUND) -> dict[str, Any]:
+        end = time.monotonic() + deadline
+        while time.monotonic() < end:
+            event, data = self.next()
+            if event == name:
+                return data
+        raise AssertionError(f"no {name!r} event within {deadline} s: {self.seen}")
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def fetch(url: str, method: str = "GET",
+          headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=BOUND)
+    try:
+        conn.request(method, parts.path + (f"?{parts.query}" if parts.query else ""),
+                     headers=headers or {})
+        response = conn.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        conn.close()
+
+
+def raw_get(session: Session, target: str) -> tuple[int, bytes]:
+    """Send `target` byte for byte (no client-side normalisation of `..`)."""
+    assert session.httpd is not None
+    host, port = session.httpd.server_address[:2]
+    with socket.create_connection((str(host), port), timeout=BOUND) as sock:
+        sock.sendall(f"GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+def wait_for(predicate: Callable[[], bool], what: str, deadline: float = BOUND) -> None:
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        if predicate():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    return make_site(tmp_path / "site")
+
+
+@pytest.fixture
+def start(tmp_path: Path) -> Iterator[Callable[..., Session]]:
+    """Start sessions on free ports; each is stopped and checked for leftover threads."""
+    sessions: list[Session] = []
+    before = set(threading.enumerate())
+
+    def run(site_dir: Path, **options: Any) -> Session:
+        options.setdefault("port", 0)
+        options.setdefault("output", tmp_path / f"out{len(sessions)}")
+        session = Session(site_dir / "site.yaml", **options)
+        sessions.append(session)
+        session.start()
+        return session
+
+    try:
+        yield run
+    finally:
+        for session in sessions:
+            session.stop()
+    wait_for(lambda: not (set(threading.enumerate()) - before), "threads to end", 5)
+
+
+def done_after(session: Session, before: int) -> None:
+    wait_for(lambda: session.updates > before, "the rebuild")
+
+
+# -- serving -------------------------------------------------------------------------------
+
+
+def test_pages_and_assets_are_served_under_the_sub_path(site: Path,
+                                                         start: Callable[..., Session]) -> None:
+    session = start(site)
+    url = session.url
+    assert url.endswith("/blogbuild/") and url.startswith("http://127.0.0.1:")
+    origin = url[: -len("/blogbuild/")]
+
+    status, headers, _ = fetch(origin + "/")
+    assert status == 302 and headers["Location"] == "/blogbuild/"
+    status, headers, _ = fetch(origin + "/blogbuild")
+    assert status == 302 and headers["Location"] == "/blogbuild/"
+
+    status, headers, body = fetch(url)
+    assert status == 200 and headers["Content-Type"] == "text/html; charset=utf-8"
+    assert b"Third post" in body and b"Second post" in body
+    assert b'src="/__blogbuild__/livereload.js" data-build="' in body
+
+    status, headers, body = fetch(url + "posts/first/")
+    assert status == 200 and b"The first body." in body
+    assert b'href="/blogbuild/posts/second/"' in body  # the content link got the sub-path
+    status, headers, _ = fetch(url + "posts/first")
+    assert status == 302 and headers["Location"] == "/blogbuild/posts/first/"
+
+    expected = {
+        "css/main.css": "text/css; charset=utf-8",
+        "x/mod.mjs": "text/javascript; charset=utf-8",
+        "x/app.wasm": "application/wasm",
+        "x/font.woff2": "font/woff2",
+        "feed.xml": "application/xml",
+        "sitemap.xml": "application/xml",
+        "favicon.svg": "image/svg+xml",
+        "robots.txt": "text/plain; charset=utf-8",
+    }
+    for rel, mime in expected.items():
+        status, headers, body = fetch(url + rel)
+        assert (status, headers["Content-Type"]) == (200, mime), rel
+        assert headers["X-Content-Type-Options"] == "nosniff"
+        assert int(headers["Content-Length"]) == len(body) > 0
+    status, headers, body = fetch(origin + "/__blogbuild__/livereload.js")
+    assert status == 200 and headers["Content-Type"] == "text/javascript; charset=utf-8"
+    assert b"EventSource" in body
+
+    status, headers, body = fetch(url + "x/app.wasm", "HEAD")
+    assert status == 200 and body == b"" and headers["Content-Length"] == "8"
+    status, headers, _ = fetch(url + "css/main.css")
+    status, _, body = fetch(url + "css/main.css", headers={"If-None-Match": headers["ETag"]})
+    assert status == 304 and body == b""
+
+    status, headers, body = fetch(url + "no/such/page/")
+    assert status == 404 and headers["Content-Type"].startswith("text/html")
+    assert b"livereload.js" in body  # the theme's 404 page, which reloads too
+    status, _, _ = fetch(origin + "/elsewhere/")
+    assert status == 404
+    status, _, _ = fetch(url, "POST")
+    assert status == 405
+    assert "Cross-Origin-Embedder-Policy" not in headers  # only with --isolate
+
+
+def test_isolate_sends_coop_and_coep(site: Path, start: Callable[..., Session]) -> None:
+    session = start(site, isolate=True, watch=False)
+    _, headers, _ = fetch(session.url)
+    assert headers["Cross-Origin-Opener-Policy"] == "same-origin"
+    assert headers["Cross-Origin-Embedder-Policy"] == "require-corp"
+
+
+def test_path_traversal_is_refused(site: Path, start: Callable[..., Session],
+                                   tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET\n")
+    session = start(site, watch=False)
+    out = session.output
+    (out / "leak.txt").symlink_to(secret)
+    (out / "leakdir").symlink_to(tmp_path)
+    attempts = [
+        "/blogbuild/../secret.txt",
+        "/blogbuild/../../secret.txt",
+        "/blogbuild/%2e%2e/secret.txt",
+        "/blogbuild/%2E%2E/%2e%2e/secret.txt",
+        "/blogbuild/..%2fsecret.txt",
+        "/blogbuild/css/..%2f..%2f..%2fsecret.txt",
+        "/blogbuild/%252e%252e/secret.txt",
+        "/blogbuild/..\\secret.txt",
+        "/blogbuild/%5c..%5csecret.txt",
+        "/blogbuild/leak.txt",
+        "/blogbuild/leakdir/secret.txt",
+        "/blogbuild/leakdir/",
+        "/../secret.txt",
+        "//secret.txt",
+        "/blogbuild/%00",
+    ]
+    for target in attempts:
+        status, body = raw_get(session, target)
+        assert status in (403, 404), (target, status)
+        assert b"TOP-SECRET" not in body, target
+    assert raw_get(session, "/blogbuild/posts/../posts/first/")[0] == 403
+    assert raw_get(session, "/blogbuild/posts/first/")[0] == 200
+
+
+def test_snippet_only_in_serve_output(site: Path, start: Callable[..., Session],
+                                      tmp_path: Path) -> None:
+    from blogbuild.commands.build import build
+
+    out = tmp_path / "built"
+    build(site / "site.yaml", output=out, drafts=True)
+    pages = list(out.rglob("*.html"))
+    assert len(pages) > 5
+    for page in pages:
+        assert "__blogbuild__" not in page.read_text(), page
+    session = start(site, watch=False)
+    served = list(session.output.rglob("*.html"))
+    assert {p.relative_to(session.output) for p in served} == {
+        p.relative_to(out) for p in pages}
+    for page in served:
+        assert SNIPPET in page.read_text(), page
+
+
+def test_busy_port_moves_to_the_next_one(site: Path, start: Callable[..., Session],
+                                         caplog: pytest.LogCaptureFixture) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        with caplog.at_level(logging.WARNING, "blogbuild.serve"):
+            session = start(site, port=port, watch=False)
+    assert session.httpd is not None
+    assert session.httpd.server_address[1] != port
+    assert f"port {port} is in use; serving on port" in caplog.text
+    assert fetch(session.url)[0] == 200
+
+
+def test_binding_beyond_localhost_warns(site: Path, start: Callable[..., Session],
+                                        caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, "blogbuild.serve"):
+        start(site, host="0.0.0.0", watch=False)
+    assert "bound to 0.0.0.0" in caplog.text
+
+
+# -- live reload ---------------------------------------------------------------------------
+
+
+def test_editing_a_post_reloads_its_page_only(site: Path,
+                                              start: Callable[..., Session]) -> None:
+    session = start(site)
+    url = session.url
+    events = Events(url, "/blogbuild/posts/first/")
+    other = Events(url, "/blogbuild/about/")
+    try:
+        hello = events.until("hello")
+        assert hello["errors"] == []
+        other.until("hello")
+        path = site / "content" / "posts" / "2024-01-10-first.md"
+        before = session.updates
+        started = time.monotonic()
+        path.write_text(path.read_text().replace("See [the second]", "Read [the second]"))
+        events.until("reload")
+        elapsed = time.monotonic() - started
+        assert elapsed < BOUND
+        done_after(session, before)
+        update = session.last_update
+        assert update is not None and update.rendered == 1
+        # Listings show title and summary (unchanged), the feeds the whole post; the
+        # page's own reload goes out first.
+        assert update.written == {"posts/first/index.html", "feed.xml", "tags/alpha/feed.xml"}
+        assert b"Read <a" in fetch(url + "posts/first/")[2]
+        reloads = [e.paths for e in session.state.broker.history if e.name == "reload"]
+        assert reloads == [frozenset({"posts/first/index.html"}),
+                           frozenset({"feed.xml", "tags/alpha/feed.xml"})]
+        # A new summary changes the listings that show it.
+        before = session.updates
+        path.write_text(path.read_text().replace("The first body.", "A new summary."))
+        done_after(session, before)
+        assert session.last_update is not None
+        assert {"index.html", "page/2/index.html", "tags/alpha/index.html"} & (
+            session.last_update.written)
+        assert b"A new summary." in fetch(url + "tags/alpha/")[2]
+    finally:
+        events.close()
+        other.close()
+
+
+def test_a_burst_of_saves_is_one_rebuild(site: Path, start: Callable[..., Session]) -> None:
+    session = start(site, quiet=0.5)
+    path = site / "content" / "posts" / "2024-02-10-second.md"
+    before = session.updates
+    text = path.read_text()
+    for i in range(5):  # like an editor writing a file in several steps
+        path.write_text(text.replace("The second body.", f"Step {i}."))
+    done_after(session, before)
+    time.sleep(0.7)
+    assert session.updates == before + 1
+    assert b"Step 4." in fetch(session.url + "posts/second/")[2]
+
+
+def test_title_change_updates_listings_and_neighbours(site: Path,
+                                                      start: Callable[..., Session]) -> None:
+    session = start(site)
+    path = site / "content" / "posts" / "2024-02-10-second.md"
+    before = session.updates
+    path.write_text(path.read_text().replace("Second post", "Renamed post"))
+    done_after(session, before)
+    update = session.last_update
+    assert update is not None
+    url = session.url
+    for page in ["", "posts/first/", "posts/third/", "tags/alpha/", "tags/beta/", "archive/"]:
+        assert b"Renamed post" in fetch(url + page)[2], page
+    assert "posts/second/index.html" in update.written
+    assert "about/index.html" not in update.written
+
+
+def test_new_and_deleted_posts(site: Path, start: Callable[..., Session]) -> None:
+    session = start(site)
+    url = session.url
+    events = Events(url, "/blogbuild/posts/fourth/")
+    try:
+        events.until("hello")
+        assert fetch(url + "posts/fourth/")[0] == 404
+        path = site / "content" / "posts" / "2024-04-10-fourth.md"
+        before = session.updates
+        path.write_text(post("Fourth post", "2024-04-10", "gamma", "Brand new."))
+        events.until("reload")  # the page was a 404: any new page may be the one
+        done_after(session, before)
+        assert b"Brand new." in fetch(url + "posts/fourth/")[2]
+        assert b"Fourth post" in fetch(url)[2]
+        assert fetch(url + "tags/gamma/")[0] == 200
+        before = session.updates
+        path.unlink()
+        done_after(session, before)
+        assert fetch(url + "posts/fourth/")[0] == 404
+        assert fetch(url + "tags/gamma/")[0] == 404
+        assert b"Fourth post" not in fetch(url)[2]
+    finally:
+        events.close()
+
+
+def test_stylesheet_change_swaps_css_without_reload(site: Path,
+                                                    start: Callable[..., Session]) -> None:
+    session = start(site)
+    events = Events(session.url, "/blogbuild/posts/first/")
+    try:
+        events.until("hello")
+        css = site / "static" / "css" / "main.css"
+        before = session.updates
+        css.write_text(css.read_text() + "\nbody { outline: 1px solid red; }\n")
+        data = events.until("css")
+        assert data["paths"] == ["/blogbuild/css/main.css"]
+        done_after(session, before)
+        assert b"outline: 1px solid red" in fetch(session.url + "css/main.css")[2]
+        assert [e.name for e in session.state.broker.history] == ["css"]
+    finally:
+        events.close()
+
+
+def test_template_change_rebuilds_everything(site: Path, start: Callable[..., Session]) -> None:
+    session = start(site)
+    events = Events(session.url, "/blogbuild/about/")
+    try:
+        events.until("hello")
+        footer = site / "templates" / "partials" / "footer.html"
+        footer.parent.mkdir(parents=True)
+        footer.write_text('<footer class="site-footer">Custom footer</footer>\n')
+        events.until("reload")
+        for page in ["", "about/", "posts/first/", "tags/"]:
+            assert b"Custom footer" in fetch(session.url + page)[2], page
+    finally:
+        events.close()
+
+
+def test_reconnecting_page_catches_up(site: Path, start: Callable[..., Session]) -> None:
+    """A background tab closes its stream; back in front it asks what it missed."""
+    session = start(site)
+    _, _, body = fetch(session.url + "posts/third/")
+    build = int(body.split(b'data-build="')[1].split(b'"')[0])
+    path = site / "content" / "posts" / "2024-03-10-third.md"
+    before = session.updates
+    path.write_text(path.read_text().replace("The third body.", "Changed while away."))
+    done_after(session, before)
+    events = Events(session.url, "/blogbuild/posts/third/", since=build)
+    try:
+        events.until("hello")
+        events.until("reload")
+    finally:
+        events.close()
+    quiet = Events(session.url, "/blogbuild/about/", since=build)  # not concerned: no reload
+    try:
+        assert quiet.next()[0] == "hello"
+        assert session.state.broker.since(build) is not None
+    finally:
+        quiet.close()
+
+
+# -- errors --------------------------------------------------------------------------------
+
+
+def test_broken_post_shows_errors_and_recovers(site: Path,
+                                               start: Callable[..., Session]) -> None:
+    session = start(site)
+    url = session.url
+    events = Events(url, "/blogbuild/posts/second/")
+    try:
+        events.until("hello")
+        path = site / "content" / "posts" / "2024-02-10-second.md"
+        good = path.read_text()
+        path.write_text(good.replace('title: "Second post"', 'title: "Second post\n'
+                                     "tags: [oops").replace("The second body.", "Broken."))
+        data = events.until("errors")
+        assert len(data["errors"]) == 1
+        error = data["errors"][0]
+        assert error["file"] == "content/posts/2024-02-10-second.md"
+        assert error["line"] >= 2 and "YAML" in error["message"]
+        # The server keeps answering with the last good pages.
+        status, _, body = fetch(url + "posts/second/")
+        assert status == 200 and b"The second body." in body
+        assert fetch(url)[0] == 200
+        # A new page load is told about the errors straight away.
+        late = Events(url, "/blogbuild/")
+        try:
+            assert late.until("hello")["errors"] == data["errors"]
+        finally:
+            late.close()
+        path.write_text(good.replace("The second body.", "Fixed body."))
+        assert events.until("errors")["errors"] == []
+        events.until("reload")
+        assert b"Fixed body." in fetch(url + "posts/second/")[2]
+    finally:
+        events.close()
+
+
+def test_error_diagnostic_keeps_last_good_page(site: Path,
+                                               start: Callable[..., Session]) -> None:
+    """An error found after rendering (a missing image) blocks that post only."""
+    session = start(site)
+    url = session.url
+    path = site / "content" / "posts" / "2024-03-10-third.md"
+    good = path.read_text()
+    before = session.updates
+    path.write_text(good.replace("The third body.", "![chart](missing.png) New text."))
+    done_after(session, before)
+    update = session.last_update
+    assert update is not None and update.errors
+    assert update.errors[0].file == "content/posts/2024-03-10-third.md"
+    assert b"The third body." in fetch(url + "posts/third/")[2]
+    before = session.updates
+    path.write_text(good.replace("The third body.", "Repaired text."))
+    done_after(session, before)
+    assert session.last_update is not None and session.last_update.errors == []
+    assert b"Repaired text." in fetch(url + "posts/third/")[2]
+
+
+def test_broken_post_at_start_does_not_stop_the_server(site: Path,
+                                                       start: Callable[..., Session]) -> None:
+    path = site / "content" / "posts" / "2024-02-10-second.md"
+    good = path.read_text()
+    path.write_text("---\ntitle: [unclosed\n---\n\nBody.\n")
+    session = start(site)
+    url = session.url
+    assert fetch(url + "posts/first/")[0] == 200
+    assert fetch(url + "posts/second/")[0] == 404
+    events = Events(url, "/blogbuild/posts/second/")
+    try:
+        errors = events.until("hello")["errors"]
+        assert [e["file"] for e in errors] == ["content/posts/2024-02-10-second.md"]
+        path.write_text(good)
+        assert events.until("errors")["errors"] == []
+        events.until("reload")
+        assert fetch(url + "posts/second/")[0] == 200
+    finally:
+        events.close()
+
+
+def test_template_error_keeps_serving_then_recovers(site: Path,
+                                                    start: Callable[..., Session]) -> None:
+    session = start(site)
+    url = session.url
+    footer = site / "templates" / "partials" / "footer.html"
+    footer.parent.mkdir(parents=True)
+    before = session.updates
+    footer.write_text("<footer>{% if %}</footer>\n")
+    done_after(session, before)
+    update = session.last_update
+    assert update is not None and update.errors
+    assert "footer.html" in update.errors[0].file and update.errors[0].line == 1
+    assert fetch(url + "posts/first/")[0] == 200
+    before = session.updates
+    footer.write_text("<footer>Fixed footer</footer>\n")
+    done_after(session, before)
+    assert session.last_update is not None and session.last_update.errors == []
+    assert b"Fixed footer" in fetch(url + "posts/first/")[2]
+
+
+def test_config_error_is_reported_and_fixed(site: Path, start: Callable[..., Session]) -> None:
+    session = start(site)
+    config = site / "site.yaml"
+    good = config.read_text()
+    before = session.updates
+    config.write_text(good + "posts_per_pag: 3\n")
+    done_after(session, before)
+    update = session.last_update
+    assert update is not None and update.errors
+    assert "posts_per_pag" in update.errors[0].message
+    before = session.updates
+    config.write_text(good.replace("Serve Test", "Renamed Blog"))
+    done_after(session, before)
+    assert session.last_update is not None and session.last_update.errors == []
+    assert b"Renamed Blog" in fetch(session.url)[2]
+
+
+# -- the command ---------------------------------------------------------------------------
+
+
+def test_ctrl_c_stops_the_command_cleanly(site: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "blogbuild", "serve", "--config", str(site / "site.yaml"),
+         "--port", "0"],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env,
+        start_new_session=True,
+    )
+    try:
+        assert proc.stderr is not None
+        url = ""
+        end = time.monotonic() + 60
+        while time.monotonic() < end and not url:
+            line = proc.stderr.readline()
+            if " at http://" in line:
+                url = line.split(" at ")[1].split()[0]
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/blogbuild/")
+        assert fetch(url)[0] == 200
+        events = Events(url, "/blogbuild/")  # an open stream must not hold the exit
+        events.until("hello")
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=15) == 0
+        rest = proc.stderr.read()
+        assert "Traceback" not in rest
+        events.close()
+        with pytest.raises(ProcessLookupError):
+            os.killpg(proc.pid, 0)  # no worker or helper process left behind
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
