@@ -156,6 +156,7 @@
       server = data.server;
       seen = Math.max(seen, data.build);
       showErrors(data.errors || []);
+      document.documentElement.dataset.blogbuildLive = "connected"; // for tests and tools
     });
     source.addEventListener("reload", reload);
     source.addEventListener("css", (event) => {
