@@ -194,7 +194,7 @@ class RunnableBlock {
     this.editor.value = this.original;
     this.editor.hidden = true;
 
-    this.toolbar = el("div", { class: "runnable-toolbar", role: "toolbar",
+    this.toolbar = el("div", { class: "runnable-toolbar", role: "group",
                                "aria-label": `Python block ${this.number}` });
     this.runButton = el("button", { type: "button", class: "runnable-run" }, "Run");
     this.stopButton = el("button", { type: "button", class: "runnable-stop" }, "Stop");
