@@ -9,6 +9,7 @@ in a sqlite file shared by every worker, so a rebuild never renders a formula tw
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import json
 import logging
@@ -26,6 +27,7 @@ __all__ = [
     "KatexResult",
     "KatexWarning",
     "close",
+    "flush",
     "render",
     "set_cache_dir",
     "site_files",
@@ -157,7 +159,8 @@ class _Runtime:
         self.ctx: Any = None
         self.memo: dict[tuple[str, bool, str], KatexResult] = {}
         self.db: sqlite3.Connection | None = None
-        self.db_path: Path | None = None
+        self.db_folder = ""
+        self.pending: list[tuple[str, str]] = []
         self.calls = 0
         self.memo_hits = 0
         self.disk_hits = 0
@@ -205,6 +208,7 @@ def close() -> None:
     ctx, _rt.ctx = _rt.ctx, None
     if ctx is not None:
         ctx.close()
+    flush()
     db, _rt.db = _rt.db, None
     if db is not None:
         db.close()
@@ -216,10 +220,11 @@ def set_cache_dir(path: str | os.PathLike[str] | None) -> None:
     Also exported to the environment so worker processes started later (spawn,
     forkserver) use the same folder without being told.
     """
+    flush()
     if _rt.db is not None:
         _rt.db.close()
         _rt.db = None
-    _rt.db_path = None
+    _rt.db_folder = ""
     if path is None:
         os.environ.pop(CACHE_ENV, None)
         return
@@ -231,9 +236,9 @@ def _database() -> sqlite3.Connection | None:
     folder = os.environ.get(CACHE_ENV)
     if not folder:
         return None
-    target = Path(folder) / CACHE_FILE
-    if _rt.db is not None and _rt.db_path == target:
+    if _rt.db is not None and _rt.db_folder == folder:
         return _rt.db
+    target = Path(folder) / CACHE_FILE
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(target, timeout=30, isolation_level=None, check_same_thread=False)
@@ -245,7 +250,7 @@ def _database() -> sqlite3.Connection | None:
         log.warning("formula cache disabled: cannot open %s: %s", target, exc)
         os.environ.pop(CACHE_ENV, None)
         return None
-    _rt.db, _rt.db_path = db, target
+    _rt.db, _rt.db_folder = db, folder
     return db
 
 
@@ -272,16 +277,32 @@ def _disk_get(key: str) -> KatexResult | None:
 
 
 def _disk_put(key: str, result: KatexResult) -> None:
-    db = _database()
-    if db is None:
+    if _database() is None:
+        return
+    _rt.pending.append((key, result.to_json()))
+    if len(_rt.pending) >= 512:
+        flush()
+
+
+def flush() -> None:
+    """Write the formulas rendered since the last flush to the on-disk cache.
+
+    One transaction per call: worker processes share the file, and a write transaction
+    per formula would make them queue for its lock. The math plugin flushes after each
+    document; `close()` (at exit) flushes the rest.
+    """
+    pending, _rt.pending = _rt.pending, []
+    db = _rt.db
+    if not pending or db is None:
         return
     try:
-        db.execute(
-            "INSERT OR REPLACE INTO formulas (key, result) VALUES (?, ?)",
-            (key, result.to_json()),
-        )
+        db.execute("BEGIN")
+        db.executemany("INSERT OR REPLACE INTO formulas (key, result) VALUES (?, ?)", pending)
+        db.execute("COMMIT")
     except sqlite3.Error as exc:
         log.warning("formula cache write failed: %s", exc)
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
 
 
 def render(tex: str, *, display: bool, options: KatexOptions | None = None) -> KatexResult:

@@ -228,3 +228,4 @@ def number_and_render(
         jobs.append(job)
     for job in jobs:
         job.token.meta["html"] = _render(env, job, labels, options)
+    katex.flush()  # one cache transaction per document
