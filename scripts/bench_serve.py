@@ -60,9 +60,9 @@ class Stream:
 
 
 def measure(session: Session, page: str, edit: Callable[[int], None], runs: int,
-            events: set[str]) -> tuple[list[float], list[float]]:
+            events: set[str]) -> tuple[list[float], list[float], list[float]]:
     url = session.url
-    to_event, to_done = [], []
+    to_event, to_done, cpu = [], [], []
     for i in range(runs):
         stream = Stream(url, page)
         stream.until({"hello"})
@@ -74,9 +74,10 @@ def measure(session: Session, page: str, edit: Callable[[int], None], runs: int,
         while session.updates == before:
             time.sleep(0.001)
         to_done.append((time.perf_counter() - start) * 1000)
+        cpu.append(session.last_cpu * 1000)
         stream.close()
         time.sleep(0.15)
-    return to_event, to_done
+    return to_event, to_done, cpu
 
 
 def summary(name: str, values: list[float]) -> str:
@@ -103,7 +104,6 @@ def main() -> int:
         live = session.live
         assert live is not None and live.site is not None
         base = live.base_path
-        by_source = {p.source: p for p in live.site.posts}
         newest = live.site.posts[0]
         middle = live.site.posts[len(live.site.posts) // 2]
         originals = {p: p.read_bytes() for p in posts}
@@ -122,9 +122,14 @@ def main() -> int:
             text = originals[path].decode()
             path.write_text(text.replace("title: \"", f"title: \"Retitled {i} ", 1))
 
-        css = site / "static" / "css" / "bench.css"
-        css.parent.mkdir(parents=True, exist_ok=True)
-        css.write_text("body { }\n")
+        added: list[Path] = []
+
+        def new_post(i: int) -> None:
+            path = site / "content" / "posts" / f"bench-new-{i:03d}.md"
+            added.append(path)
+            path.write_text(f"---\ntitle: \"New post {i}\"\ndate: 2031-01-{i + 1:02d}\n"
+                            f"tags: [python]\n---\n\nA new post.\n")
+
         try:
             scenarios = [
                 ("body edit, post in the middle", base + middle.url.lstrip("/"),
@@ -133,21 +138,23 @@ def main() -> int:
                  body_edit(newest.source), {"reload"}),
                 ("title edit (site re-assembled)", base + middle.url.lstrip("/"),
                  title_edit, {"reload"}),
+                ("new post (listings, tags, feeds)", base, new_post, {"reload"}),
             ]
             for name, page, edit, events in scenarios:
-                to_event, to_done = measure(session, page, edit, args.runs, events)
+                to_event, to_done, cpu = measure(session, page, edit, args.runs, events)
                 print(summary(f"{name}: save → reload event", to_event))
                 print(summary(f"{name}: save → batch done", to_done))
+                print(summary(f"{name}: build-thread CPU per batch", cpu))
                 for path, data in originals.items():
                     if path.read_bytes() != data:
                         path.write_bytes(data)
                 time.sleep(0.5)
-            assert by_source
         finally:
+            for path in added:
+                path.unlink(missing_ok=True)
             for path, data in originals.items():
                 if path.read_bytes() != data:
                     path.write_bytes(data)
-            css.unlink(missing_ok=True)
             session.stop()
     return 0
 

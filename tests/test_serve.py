@@ -497,3 +497,64 @@ def test_ctrl_c_stops_the_command_cleanly(site: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+# -- incremental = full --------------------------------------------------------------------
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_incremental_output_equals_a_full_build(site: Path, tmp_path: Path) -> None:
+    """After each kind of edit, the live output is byte for byte what a full build writes."""
+    from blogbuild.commands.build import Builder
+    from blogbuild.config import load_config
+    from blogbuild.livebuild import LiveBuild
+
+    posts = site / "content" / "posts"
+    live = LiveBuild(site / "site.yaml", output=tmp_path / "live", extra_head=SNIPPET)
+    assert live.full().errors == []
+
+    def check(path: Path, text: str | None, expect_rendered: int | None = None) -> None:
+        if text is None:
+            path.unlink()
+        else:
+            path.write_text(text)
+        update = live.apply([path])
+        assert update.errors == [], update.errors
+        if expect_rendered is not None:
+            assert update.rendered == expect_rendered
+        full = tmp_path / f"full-{check.count}"  # type: ignore[attr-defined]
+        check.count += 1  # type: ignore[attr-defined]
+        Builder(load_config(site / "site.yaml"), output=full, drafts=True,
+                extra_head=SNIPPET).build()
+        assert tree(live.output) == tree(full)
+
+    check.count = 0  # type: ignore[attr-defined]
+    first, second = posts / "2024-01-10-first.md", posts / "2024-02-10-second.md"
+    third, about = posts / "2024-03-10-third.md", site / "content" / "about.md"
+    check(first, first.read_text().replace("See [the", "Do see [the"), 1)  # body
+    check(first, first.read_text().replace("The first body.", "New summary."), 1)
+    check(second, second.read_text().replace("Second post", "Retitled post"), 1)
+    check(second, second.read_text().replace("alpha, beta", "beta, gamma"), 1)  # tags
+    check(third, third.read_text().replace("2024-03-10", "2023-12-01"), 1)  # reorders
+    check(third, third.read_text().replace("The third body.", "$x^2$ and code:\n\n"
+                                           "```python\nprint(1)\n```\n"), 1)  # new needs
+    check(about, about.read_text().replace("About this blog.", "About us."), 1)
+    check(posts / "2024-05-01-new.md", post("New post", "2024-05-01", "alpha", "Hello."), 1)
+    check(second, second.read_text().replace("title:", "slug: moved\ntitle:"), 1)  # new URL
+    assert b"posts/moved/" in (live.output / "posts" / "first" / "index.html").read_bytes()
+    check(second, None, 0)  # deleted: links to it, its tags and neighbours change
+    bundle = posts / "2024-06-01-bundle"
+    bundle.mkdir()
+    (bundle / "chart.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    check(bundle / "index.md", post("Bundle", "2024-06-01", "beta", "![c](chart.svg)"))
+    check(bundle / "chart.svg", "<svg xmlns='http://www.w3.org/2000/svg'><g/></svg>", 0)
+    check(site / "static" / "css" / "main.css", "body { color: red; }\n", 0)
+    check(site / "static" / "css" / "extra.css", "p { color: blue; }\n", 0)  # a new file
+    (site / "templates").mkdir()
+    check(site / "templates" / "robots.txt", "User-agent: *\n")
+    check(first, first.read_text().replace("title:", "draft: true\ntitle:"), 1)
+    check(first, first.read_text(), 0)  # saved without a change: nothing to do

@@ -30,10 +30,11 @@ from blogbuild.markdown.links import MARKER
 from blogbuild.outputs import PlannedPage, plan
 from blogbuild.pagedeps import DepIndex, Tracker, shape
 from blogbuild.pool import render_all
-from blogbuild.render import RenderResult, SourceJob, digest_of
+from blogbuild.render import RenderResult, SourceJob, digest_of, render_source
 from blogbuild.site import assemble, resolve_refs
 from blogbuild.templating import render_template
 from blogbuild.theme import theme_static
+from blogbuild.writer import BUNDLES, bundle_files
 
 log = logging.getLogger("blogbuild.serve")
 
@@ -99,7 +100,7 @@ class ServeBuilder(Builder):
         self.deps = DepIndex()
         self.digests: dict[str, bytes] = {}
         self.shapes: dict[str, Any] = {}
-        self.owners: set[str] = set()
+        self.writer: Any = None
 
     def render_sources(self) -> tuple[dict[str, RenderResult], list[tuple[Path, str]], int, int]:
         results, assets, rendered, cached = super().render_sources()
@@ -118,7 +119,12 @@ class ServeBuilder(Builder):
         self.deps.record(page.path, deps)
         self.digests[page.path] = digest(text.encode("utf-8"))
         self.shapes[page.path] = (page.template, page.url, shape(page.context))
-        self.owners = set(writer.owners)
+        self.writer = writer
+
+    @property
+    def owners(self) -> set[str]:
+        """Every file the last build wrote (pages, static files, assets, bundles)."""
+        return set(self.writer.owners) if self.writer is not None else set()
 
 
 class LiveBuild:
@@ -264,7 +270,7 @@ class LiveBuild:
         self.digests = builder.digests
         self.deps = builder.deps
         self.known = builder.owners
-        self.static_paths = builder.owners - set(builder.planned)
+        self.static_paths = self.known - set(builder.planned)
         self.jobs = builder.jobs
         self.assets = {rel: path for path, rel in builder.assets}
         self.global_errors = []
@@ -353,12 +359,14 @@ class LiveBuild:
             if self.writer.copy(target, assets[rel]):
                 update.written.add(target)
         todo = []
+        unreadable = []
         for rel in sorted((rels & set(jobs)) | (set(jobs) - set(self.jobs))):
             job = jobs[rel]
             try:
                 data = job.path.read_bytes()
             except OSError:
-                data = b""
+                unreadable.append(render_source(job, config))  # reports the read error
+                continue
             fingerprint = digest_of(data, config)
             current = self.results.get(rel)
             blocked = self.broken.get(rel)
@@ -370,7 +378,7 @@ class LiveBuild:
         removed = set(self.jobs) - set(jobs)
         self.jobs = jobs
         fresh: dict[str, RenderResult] = {}
-        for result in render_all(todo, config):
+        for result in [*unreadable, *render_all(todo, config)]:
             update.rendered += 1
             update.warnings += [d for d in result.diagnostics if not d.is_error]
             errors = errors_of(result)
@@ -392,6 +400,7 @@ class LiveBuild:
                      publish: Callable[[Update], None] | None) -> None:
         assert self.site is not None
         old_docs = _documents(self.site)
+        old_needs = _bundle_needs(self.site)
         placed = None if removed else self._placed(fresh, old_docs)
         if placed is not None and len(placed) == len(fresh):
             changed = self._splice(fresh, placed, old_docs, update)
@@ -399,7 +408,20 @@ class LiveBuild:
         else:
             changed = self._reassemble(fresh, removed, old_docs, update)
             site_changed = True
+        self._sync_bundles(old_needs, _bundle_needs(self.site))
         self._write_pages(changed, set(fresh), site_changed, update, publish)
+
+    def _sync_bundles(self, old: set[str], new: set[str]) -> None:
+        """Copy a vendored runtime when the first page needs it, drop it after the last."""
+        for need in sorted(new - old):
+            for source, rel in bundle_files(need):
+                self.writer.copy(rel, source)
+                self.static_paths.add(rel)
+        for need in sorted(old - new):
+            for _, rel in bundle_files(need):
+                self.writer.remove(rel)
+                self.static_paths.discard(rel)
+        self.known = self.static_paths | set(self.pages)
 
     def _placed(self, fresh: dict[str, RenderResult],
                 old_docs: dict[str, Post]) -> dict[str, Post] | None:
@@ -494,7 +516,8 @@ class LiveBuild:
                     results[rel] = previous[rel]
                 else:
                     results.pop(rel)
-        update.warnings += [d for d in diagnostics if not d.is_error]
+        shown = {results[rel].job.display for rel in fresh if rel in results}
+        update.warnings += [d for d in diagnostics if not d.is_error and d.file in shown]
         new_docs = _documents(site)
         changed: dict[str, tuple[Post | None, Post | None]] = {}
         for source in old_docs.keys() | new_docs.keys():
@@ -565,6 +588,10 @@ class LiveBuild:
             self.writer.write_bytes(page.path, data)
             self.digests[page.path] = fingerprint
             update.written.add(page.path)
+
+
+def _bundle_needs(site: Site) -> set[str]:
+    return {n for p in [*site.posts, *site.pages] for n in p.needs} & set(BUNDLES)
 
 
 def _ref_path(target: str) -> str:

@@ -12,6 +12,7 @@ import tempfile
 import threading
 import time
 import webbrowser
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from types import FrameType
 
@@ -59,6 +60,7 @@ class Session:
         self._stopping = threading.Event()
         self._startup_error: BaseException | None = None
         self.last_update: Update | None = None
+        self.last_cpu = 0.0  # CPU seconds the build thread spent on the last batch
         self.updates = 0  # batches handled (tests wait on it)
 
     @property
@@ -174,12 +176,19 @@ class Session:
             log.info("reloaded %s after %.0f ms", ", ".join(sorted(update.written)),
                      (time.perf_counter() - start) * 1000)
 
+        cpu = time.thread_time()
         try:
             update = live.apply(batch, publish=early)
+        except BrokenProcessPool:  # Ctrl-C reached the render workers first
+            live.needs_full = True
+            log.warning("rendering was interrupted; the next change rebuilds everything")
+            update = Update(errors=live.errors)
         except Exception as exc:  # a bug must not kill the server: report it, keep serving
+            live.needs_full = True
             log.exception("internal error while rebuilding")
             update = Update(errors=[*live.errors, error("blogbuild", 0,
                                                         f"internal error: {exc!r}")])
+        self.last_cpu = time.thread_time() - cpu
         self.state.base_path = live.base_path
         self._publish(update, already)
         self._report(update)
