@@ -259,7 +259,13 @@ def test_config_fingerprint_changes_with_math_options() -> None:
 # --- the KaTeX runtime and its cache --------------------------------------------------------
 
 
-def test_memo_renders_each_formula_once() -> None:
+@pytest.fixture
+def no_disk_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Builds earlier in this process may have pointed the formula cache somewhere."""
+    monkeypatch.delenv(katex.CACHE_ENV, raising=False)
+
+
+def test_memo_renders_each_formula_once(no_disk_cache: None) -> None:
     katex.clear_memo()
     source = "Fresh $\\zeta(7) + \\omega_{123}$ and $\\zeta(7) + \\omega_{123}$ again.\n"
     before = katex.stats()["calls"]
@@ -307,7 +313,7 @@ def test_disk_cache_means_a_rebuild_calls_katex_zero_times(tmp_path: Path) -> No
     assert json.loads(changed.stdout) == {"calls": 1, "memo_hits": 0, "disk_hits": 3}
 
 
-def test_cache_key_includes_options() -> None:
+def test_cache_key_includes_options(no_disk_cache: None) -> None:
     katex.clear_memo()
     html = katex.render("y_1", display=False, options=katex.KatexOptions("html"))
     both = katex.render("y_1", display=False, options=katex.KatexOptions("htmlAndMathml"))
@@ -382,3 +388,72 @@ def test_rendering_in_pool_workers(tmp_path: Path, method: str) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "8"
+
+
+SITE_YAML = """\
+title: Math site
+base_url: "http://127.0.0.1/"
+"""
+
+
+def write_posts(content: Path, count: int, *, math: bool) -> None:
+    posts = content / "posts"
+    posts.mkdir(parents=True, exist_ok=True)
+    for i in range(count):
+        body = f"Post {i}: $x^{{{i}}}$ and\n\n$$ \\sum_{{k=1}}^{{{i}}} k \\label{{eq:s}} $$\n\n"
+        body += "See \\eqref{eq:s}.\n" if math else "No math, $5 and $10.\n"
+        (posts / f"2024-01-{i + 1:02d}-p{i}.md").write_text(
+            f"---\ntitle: P{i}\ndate: 2024-01-{i + 1:02d}\n---\n\n{body}", encoding="utf-8"
+        )
+
+
+def build_in_subprocess(site: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    code = (
+        "import sys\n"
+        "from blogbuild.cli import main\n"
+        "sys.exit(main(['build', '-q', '--config', sys.argv[1], '--output', sys.argv[2]]))\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, str(site / "site.yaml"), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin", "BLOGBUILD_WORKERS": "2"},
+    )
+
+
+def test_build_in_worker_pool_renders_math_and_fills_the_formula_cache(tmp_path: Path) -> None:
+    import sqlite3
+
+    site = tmp_path / "site"
+    (site / "content").mkdir(parents=True)
+    (site / "site.yaml").write_text(SITE_YAML, encoding="utf-8")
+    write_posts(site / "content", 30, math=True)  # above the pool threshold
+    done = build_in_subprocess(site, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "out" / "posts" / "p7" / "index.html").read_text(encoding="utf-8")
+    assert page.count('class="katex"') == 2  # inline and display; \\eqref in text is a link
+    assert '<a class="math-ref" href="#eq-s">(1)</a>' in page
+    assert "/vendor/katex/katex.min.css" in page
+    assert (tmp_path / "out" / "vendor" / "katex" / "katex.min.css").is_file()
+    assert list((tmp_path / "out" / "vendor" / "katex" / "fonts").glob("*.woff2"))
+    assert not list((tmp_path / "out").rglob("katex*.js"))
+    db = sqlite3.connect(site / ".blogbuild-cache" / katex.CACHE_FILE)
+    rows = db.execute("SELECT COUNT(*) FROM formulas").fetchone()[0]
+    db.close()
+    assert rows == 30 * 2  # two distinct formulas per post, each rendered and stored once
+
+
+def test_site_without_math_gets_no_katex_files(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    (site / "content").mkdir(parents=True)
+    (site / "site.yaml").write_text(SITE_YAML, encoding="utf-8")
+    (site / "content" / "posts").mkdir()
+    (site / "content" / "posts" / "2024-01-01-a.md").write_text(
+        "---\ntitle: A\ndate: 2024-01-01\n---\n\nCosts $5 and $10, `$x$`.\n", encoding="utf-8"
+    )
+    done = build_in_subprocess(site, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "out" / "vendor" / "katex").exists()
+    page = (tmp_path / "out" / "posts" / "a" / "index.html").read_text(encoding="utf-8")
+    assert "katex" not in page

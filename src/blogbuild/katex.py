@@ -26,6 +26,7 @@ __all__ = [
     "KatexOptions",
     "KatexResult",
     "KatexWarning",
+    "cache_dir",
     "close",
     "flush",
     "render",
@@ -230,6 +231,11 @@ def set_cache_dir(path: str | os.PathLike[str] | None) -> None:
         return
     folder = Path(path).resolve()
     os.environ[CACHE_ENV] = str(folder)
+
+
+def cache_dir() -> str | None:
+    """The folder set by `set_cache_dir` (for a pool initializer to pass to its workers)."""
+    return os.environ.get(CACHE_ENV) or None
 
 
 def _database() -> sqlite3.Connection | None:

@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
+from blogbuild import katex
 from blogbuild.config import Config
 from blogbuild.render import RenderResult, SourceJob, render_source
 
@@ -16,9 +17,10 @@ POOL_THRESHOLD = 24
 _CONFIG: Config | None = None
 
 
-def _init(config: Config) -> None:
+def _init(config: Config, formula_cache: str | None = None) -> None:
     global _CONFIG
     _CONFIG = config
+    katex.set_cache_dir(formula_cache)  # the forkserver's environment may be older
 
 
 def _work(item: tuple[SourceJob, bytes, str]) -> RenderResult:
@@ -51,5 +53,5 @@ def render_all(
     ctx.set_forkserver_preload(["blogbuild.render", "blogbuild.pool"])
     chunk = max(1, min(16, len(items) // (workers * 4)))
     with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init,
-                             initargs=(config,)) as pool:
+                             initargs=(config, katex.cache_dir())) as pool:
         yield from pool.map(_work, items, chunksize=chunk)
