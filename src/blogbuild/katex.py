@@ -63,7 +63,10 @@ var blogbuildRender = function (tex, displayMode, options) {
       return "ignore";
     },
     trust: function (context) {
-      return context.command === "\\href" && String(context.url).charAt(0) === "#";
+      if (context.command === "\\href" && String(context.url).charAt(0) === "#") return true;
+      warnings.push({code: "untrusted", position: null,
+                     message: context.command + " is not allowed in math"});
+      return false;
     }
   };
   try {
@@ -99,7 +102,9 @@ class KatexOptions:
 
 @dataclass(frozen=True)
 class KatexWarning:
-    """A strict-mode complaint: KaTeX rendered it, LaTeX would not have."""
+    """A strict-mode complaint (KaTeX rendered it, LaTeX would not have), or code
+    "untrusted": a command such as \\href or \\includegraphics that KaTeX showed as red
+    text because only in-page links are trusted."""
 
     code: str
     message: str
@@ -155,7 +160,7 @@ class _Runtime:
     """Per-process state: the V8 context, the memo and the sqlite cache connection."""
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self.pid = os.getpid()
         self.ctx: Any = None
         self.memo: dict[tuple[str, bool, str], KatexResult] = {}
@@ -297,6 +302,11 @@ def flush() -> None:
     per formula would make them queue for its lock. The math plugin flushes after each
     document; `close()` (at exit) flushes the rest.
     """
+    with _rt.lock:
+        _flush_locked()
+
+
+def _flush_locked() -> None:
     pending, _rt.pending = _rt.pending, []
     db = _rt.db
     if not pending or db is None:

@@ -188,7 +188,12 @@ def _render(
         if warning.position is not None:
             index = job.rewrite.original_position(utf16_to_index(tex, warning.position))
         line, col = at(index)
-        report(env, line, f"KaTeX strict mode: {warning.message} [{warning.code}]", column=col)
+        if warning.code == "untrusted":
+            message = f"{warning.message}: only \\eqref/\\ref links are; write links in Markdown"
+            report_error(env, line, message, column=col)
+        else:
+            message = f"KaTeX strict mode: {warning.message} [{warning.code}]"
+            report(env, line, message, column=col)
     if result.ok:
         html = str(result.html)
     else:
