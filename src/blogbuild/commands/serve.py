@@ -155,14 +155,20 @@ class Session:
             self._handle(live, batch)
 
     def _warm_up(self, live: LiveBuild) -> None:
-        """Render a formula once so the first edit does not pay for starting KaTeX."""
-        site = live.site
-        if site is None or not any("math" in p.needs for p in [*site.posts, *site.pages]):
-            return
-        try:
-            from blogbuild.render import parser_for, render_markdown
+        """Render the newest source (and a formula) once, so that the first edit does not
+        pay for starting KaTeX or loading Pygments lexers."""
+        from blogbuild.render import parser_for, render_markdown, render_source
 
-            render_markdown(parser_for(live.config), "$x^2$\n\n$$\\sum_i x_i$$\n")
+        site = live.site
+        try:
+            jobs = sorted(live.jobs.values(), key=lambda j: j.path.stat().st_mtime)
+            if jobs:
+                render_source(jobs[-1], live.config)
+            # An unknown fence language makes Pygments import its plugins (once, slowly).
+            sample = "```blogbuild-warm-up\nx\n```\n"
+            if site is not None and any("math" in p.needs for p in [*site.posts, *site.pages]):
+                sample += "\n$x^2$\n\n$$\\sum_i x_i$$\n"
+            render_markdown(parser_for(live.config), sample)
         except Exception:  # only a speed-up
             log.debug("warm-up failed", exc_info=True)
 
@@ -223,11 +229,14 @@ class Session:
                 log.error("%s", d.format())
             if previous and not update.errors:
                 log.info("errors fixed")
-        what = "built" if update.full else "updated"
-        changed = len(update.written) + len(update.removed)
-        if initial or update.full or changed or update.rendered:
-            log.info("%s: %d rendered, %d pages rendered, %d files changed in %.0f ms",
-                     what, update.rendered, update.pages, changed, update.seconds * 1000)
+        ms = update.seconds * 1000
+        if update.full:
+            log.info("built %d pages (%d sources rendered) in %.0f ms", update.pages,
+                     update.rendered, ms)
+        elif update.written or update.removed or update.rendered:
+            log.info("%d files changed (%d sources rendered, %d pages rendered) in %.0f ms",
+                     len(update.written) + len(update.removed), update.rendered, update.pages,
+                     ms)
 
     # -- stopping ------------------------------------------------------------------------
 
