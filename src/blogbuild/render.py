@@ -89,7 +89,7 @@ def digest_of(data: bytes, config: Config) -> str:
 def _plain(children: list[Token]) -> str:
     out = []
     for child in children:
-        if child.type in ("text", "code_inline", "math_inline"):
+        if child.type in ("text", "code_inline", "math_inline", "math_inline_double"):
             out.append(child.content)
         elif child.type in ("softbreak", "hardbreak"):
             out.append(" ")

@@ -35,7 +35,7 @@ def slugify(text: str, default: str = "section") -> str:
 def _plain_text(children: list[Token]) -> str:
     parts = []
     for child in children:
-        if child.type in ("text", "code_inline", "math_inline"):
+        if child.type in ("text", "code_inline", "math_inline", "math_inline_double"):
             parts.append(child.content)
         elif child.children:
             parts.append(_plain_text(child.children))
