@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -115,6 +116,13 @@ class Watcher:
         with self._cond:
             self._stopped = True
             self._cond.notify_all()
-        self._observer.stop()
-        if self._observer.is_alive():
-            self._observer.join(timeout=5)
+        # watchdog logs an error when a file event races with stopping; nothing is lost.
+        quiet = logging.getLogger("watchdog.observers.inotify")
+        level = quiet.level
+        quiet.setLevel(logging.CRITICAL)
+        try:
+            self._observer.stop()
+            if self._observer.is_alive():
+                self._observer.join(timeout=5)
+        finally:
+            quiet.setLevel(level)

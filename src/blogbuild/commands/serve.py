@@ -89,6 +89,9 @@ class Session:
         except BaseException:
             self.stop()
             raise
+        if not self._own_output:
+            log.warning("note: %s holds the live-reload script and drafts: build with "
+                        "`blogbuild build` before you deploy", self.output)
         if self.host not in LOCAL_HOSTS:
             log.warning("warning: bound to %s: anyone who can reach this machine can read the "
                         "site and its drafts; use --host 127.0.0.1 to keep it private",
