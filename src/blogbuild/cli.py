@@ -111,9 +111,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _build(args: argparse.Namespace) -> int:
     from blogbuild.commands.build import build
+    from blogbuild.writer import wait_for_cleanup
 
-    report = build(args.config, output=args.output, drafts=args.drafts, strict=args.strict,
-                   base_url=args.base_url, use_cache=not args.no_cache)
+    try:
+        report = build(args.config, output=args.output, drafts=args.drafts, strict=args.strict,
+                       base_url=args.base_url, use_cache=not args.no_cache)
+    finally:
+        wait_for_cleanup()  # leave no half-deleted old output folder behind
     _print_diagnostics(report.diagnostics)
     if not args.quiet:
         try:

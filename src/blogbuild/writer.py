@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 import os
 import shutil
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -100,13 +102,20 @@ class Writer:
 
     def commit(self) -> None:
         """Swap the finished folder in; the old output is removed only after the swap."""
+        os.chmod(self.tmp, 0o755)
+        if self.output.is_dir() and _exchange(self.tmp, self.output):
+            # One atomic step: a server reading the output never sees it missing.
+            self.committed = True
+            previous = self.tmp.with_name(self.tmp.name.replace(".tmp-", ".old-"))
+            os.replace(self.tmp, previous)
+            _background_rmtree(previous)
+            return
         old: Path | None = None
         if self.output.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{self.output.name}.old-",
                                         dir=self.output.parent))
             old.rmdir()
             os.replace(self.output, old)
-        os.chmod(self.tmp, 0o755)
         os.replace(self.tmp, self.output)
         self.committed = True
         if old is not None:
@@ -116,6 +125,21 @@ class Writer:
 
 
 _REMOVALS: list[threading.Thread] = []
+_RENAME_EXCHANGE = 2  # linux/fs.h
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two folders (Linux renameat2); False where that is not available."""
+    if sys.platform != "linux":
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd = -100
+    result = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE)
+    return bool(result == 0)
 
 
 def _background_rmtree(path: Path) -> None:

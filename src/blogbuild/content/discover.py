@@ -19,7 +19,7 @@ class Discovered:
 
 
 def _ignored(name: str) -> bool:
-    return name.startswith((".", "_")) and name not in (".well-known",) or name.endswith("~")
+    return (name.startswith((".", "_")) and name not in (".well-known",)) or name.endswith("~")
 
 
 def discover(content: Path, site_root: Path) -> Discovered:

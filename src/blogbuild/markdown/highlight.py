@@ -60,9 +60,18 @@ def parse_line_spec(spec: str) -> list[int]:
     return sorted(lines)
 
 
+@lru_cache(maxsize=1)
+def _builtin_aliases() -> frozenset[str]:
+    from pygments.lexers._mapping import LEXERS
+
+    return frozenset(alias for entry in LEXERS.values() for alias in entry[2])
+
+
 @lru_cache(maxsize=256)
 def _lexer(lang: str) -> Lexer | None:
-    if not lang:
+    # An alias Pygments does not ship would make get_lexer_by_name import every lexer
+    # plugin installed (seconds, once per process): unknown languages are plain text.
+    if not lang or lang not in _builtin_aliases():
         return None
     try:
         return get_lexer_by_name(lang, stripnl=False, ensurenl=False)
