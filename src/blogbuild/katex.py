@@ -211,13 +211,15 @@ def close() -> None:
     """Close this process's V8 context and cache connection (runs at exit by itself)."""
     if _rt.pid != os.getpid():
         return
-    ctx, _rt.ctx = _rt.ctx, None
-    if ctx is not None:
-        ctx.close()
-    flush()
-    db, _rt.db = _rt.db, None
-    if db is not None:
-        db.close()
+    # Under the lock: another thread (the live server's builder) may be inside render().
+    with _rt.lock:
+        ctx, _rt.ctx = _rt.ctx, None
+        if ctx is not None:
+            ctx.close()
+        flush()
+        db, _rt.db = _rt.db, None
+        if db is not None:
+            db.close()
 
 
 def set_cache_dir(path: str | os.PathLike[str] | None) -> None:
@@ -346,6 +348,7 @@ def render(tex: str, *, display: bool, options: KatexOptions | None = None) -> K
                     timeout_sec=TIMEOUT,
                 )
             except Exception as exc:  # timeout, out of memory: V8 may be unusable now
+                log.warning("KaTeX call failed; restarting V8", exc_info=True)
                 close()
                 return KatexResult(message=f"KaTeX stopped: {type(exc).__name__}")
             result = KatexResult.from_data(dict(data))
