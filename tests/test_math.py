@@ -457,3 +457,19 @@ def test_site_without_math_gets_no_katex_files(tmp_path: Path) -> None:
     assert not (tmp_path / "out" / "vendor" / "katex").exists()
     page = (tmp_path / "out" / "posts" / "a" / "index.html").read_text(encoding="utf-8")
     assert "katex" not in page
+
+
+def test_render_inside_a_running_event_loop() -> None:
+    """Jupyter and async servers run an asyncio loop in the calling thread: KaTeX still works."""
+    import asyncio
+
+    katex.close()
+    katex.clear_memo()
+
+    async def main() -> katex.KatexResult:
+        return katex.render(r"\frac{a}{b}", display=False)
+
+    result = asyncio.run(main())
+    assert result.ok, result.message
+    assert "mfrac" in result.html
+    assert katex.render("x+1", display=False).ok  # and outside the loop afterwards

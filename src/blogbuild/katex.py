@@ -192,12 +192,36 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+def _new_mini_racer() -> Any:
+    """A MiniRacer with its own event-loop thread.
+
+    MiniRacer adopts the asyncio loop running in the thread that creates it (Jupyter,
+    Playwright's sync API, an async server), and then refuses calls with a timeout.
+    Created in a fresh thread, where no loop runs, it always starts its own.
+    """
+    from py_mini_racer import MiniRacer
+
+    made: list[Any] = []
+    failed: list[BaseException] = []
+
+    def make() -> None:
+        try:
+            made.append(MiniRacer())
+        except BaseException as exc:  # re-raised in the caller's thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=make, name="katex-v8-start")
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]
+    return made[0]
+
+
 def _context() -> Any:
     global _atexit_registered
     if _rt.ctx is None:
-        from py_mini_racer import MiniRacer
-
-        ctx = MiniRacer()
+        ctx = _new_mini_racer()
         ctx.eval((VENDOR_DIR / "katex.min.js").read_text(encoding="utf-8"))
         ctx.eval(_JS_RENDER)
         _rt.ctx = ctx
