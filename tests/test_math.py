@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -469,7 +470,12 @@ def test_render_inside_a_running_event_loop() -> None:
     async def main() -> katex.KatexResult:
         return katex.render(r"\frac{a}{b}", display=False)
 
-    result = asyncio.run(main())
+    # In a thread of its own: this test process may already run Playwright's loop.
+    results: list[katex.KatexResult] = []
+    thread = threading.Thread(target=lambda: results.append(asyncio.run(main())))
+    thread.start()
+    thread.join(60)
+    (result,) = results
     assert result.ok, result.message
     assert "mfrac" in result.html
     assert katex.render("x+1", display=False).ok  # and outside the loop afterwards
