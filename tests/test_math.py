@@ -442,7 +442,8 @@ def test_build_in_worker_pool_renders_math_and_fills_the_formula_cache(tmp_path:
     db = sqlite3.connect(site / ".blogbuild-cache" / katex.CACHE_FILE)
     rows = db.execute("SELECT COUNT(*) FROM formulas").fetchone()[0]
     db.close()
-    assert rows == 30 * 2  # two distinct formulas per post, each rendered and stored once
+    # two distinct formulas per post, each rendered and stored once
+    assert rows == 30 * 2, done.stderr
 
 
 def test_site_without_math_gets_no_katex_files(tmp_path: Path) -> None:

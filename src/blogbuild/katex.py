@@ -342,7 +342,10 @@ def _flush_locked() -> None:
         db.executemany("INSERT OR REPLACE INTO formulas (key, result) VALUES (?, ?)", pending)
         db.execute("COMMIT")
     except sqlite3.Error as exc:
-        log.warning("formula cache write failed: %s", exc)
+        # Keep the formulas for the next flush: another worker may have held the lock.
+        if len(pending) < 4096:  # a cache that stays broken must not grow without bound
+            _rt.pending[:0] = pending
+        log.warning("formula cache write failed (will retry): %s", exc)
         with contextlib.suppress(sqlite3.Error):
             db.execute("ROLLBACK")
 
