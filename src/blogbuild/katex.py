@@ -16,6 +16,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -262,6 +263,9 @@ def set_cache_dir(path: str | os.PathLike[str] | None) -> None:
         return
     folder = Path(path).resolve()
     os.environ[CACHE_ENV] = str(folder)
+    # Create the file and switch it to WAL here, once: workers that open it together
+    # would otherwise race for the exclusive lock that changing the journal mode needs.
+    _database()
 
 
 def cache_dir() -> str | None:
@@ -276,17 +280,28 @@ def _database() -> sqlite3.Connection | None:
     if _rt.db is not None and _rt.db_folder == folder:
         return _rt.db
     target = Path(folder) / CACHE_FILE
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(target, timeout=30, isolation_level=None, check_same_thread=False)
-        db.execute("PRAGMA journal_mode=WAL")
-        # A lost formula is re-rendered next time: no need to fsync every insert.
-        db.execute("PRAGMA synchronous=OFF")
-        db.execute("CREATE TABLE IF NOT EXISTS formulas (key TEXT PRIMARY KEY, result TEXT)")
-    except (OSError, sqlite3.Error) as exc:
-        log.warning("formula cache disabled: cannot open %s: %s", target, exc)
-        os.environ.pop(CACHE_ENV, None)
-        return None
+    for attempt in range(5):
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(target, timeout=30, isolation_level=None,
+                                 check_same_thread=False)
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                db.execute("PRAGMA journal_mode=WAL")
+            # A lost formula is re-rendered next time: no need to fsync every insert.
+            db.execute("PRAGMA synchronous=OFF")
+            db.execute("CREATE TABLE IF NOT EXISTS formulas (key TEXT PRIMARY KEY, result TEXT)")
+            break
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) and attempt < 4:
+                time.sleep(0.05 * (attempt + 1))
+                continue
+            log.warning("formula cache disabled: cannot open %s: %s", target, exc)
+            os.environ.pop(CACHE_ENV, None)
+            return None
+        except (OSError, sqlite3.Error) as exc:
+            log.warning("formula cache disabled: cannot open %s: %s", target, exc)
+            os.environ.pop(CACHE_ENV, None)
+            return None
     _rt.db, _rt.db_folder = db, folder
     return db
 
