@@ -480,3 +480,13 @@ def test_render_inside_a_running_event_loop() -> None:
     assert result.ok, result.message
     assert "mfrac" in result.html
     assert katex.render("x+1", display=False).ok  # and outside the loop afterwards
+
+
+def test_a_page_renders_its_formulas_in_one_v8_call(no_disk_cache: None) -> None:
+    katex.clear_memo()
+    before, calls_before = katex.round_trips(), katex.stats()["calls"]
+    body = "".join(f"Inline $a_{{{i}}}$ here.\n\n$$ b_{{{i}}} = {i} $$\n\n" for i in range(20))
+    html = create_markdown().render(body)
+    assert html.count('class="katex"') == 40
+    assert katex.stats()["calls"] - calls_before == 40  # every formula rendered once
+    assert katex.round_trips() - before == 1  # in a single call into V8

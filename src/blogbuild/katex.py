@@ -17,6 +17,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ __all__ = [
     "cache_dir",
     "close",
     "flush",
+    "prefetch",
     "render",
     "set_cache_dir",
     "site_files",
@@ -81,6 +83,9 @@ var blogbuildRender = function (tex, displayMode, options) {
       warnings: warnings
     };
   }
+};
+var blogbuildRenderMany = function (items, options) {
+  return items.map(function (item) { return blogbuildRender(item[0], item[1], options); });
 };
 """
 
@@ -165,10 +170,13 @@ class _Runtime:
         self.pid = os.getpid()
         self.ctx: Any = None
         self.memo: dict[tuple[str, bool, str], KatexResult] = {}
+        # Results prefetch() put in the memo: their first use by render() is not a hit.
+        self.prefetched: set[tuple[str, bool, str]] = set()
         self.db: sqlite3.Connection | None = None
         self.db_folder = ""
         self.pending: list[tuple[str, str]] = []
         self.calls = 0
+        self.round_trips = 0  # calls into V8 (one per batch)
         self.memo_hits = 0
         self.disk_hits = 0
 
@@ -373,7 +381,10 @@ def render(tex: str, *, display: bool, options: KatexOptions | None = None) -> K
     with _rt.lock:
         cached = _rt.memo.get(memo_key)
         if cached is not None:
-            _rt.memo_hits += 1
+            if memo_key in _rt.prefetched:
+                _rt.prefetched.discard(memo_key)
+            else:
+                _rt.memo_hits += 1
             return cached
         disk_key = _disk_key(tex, display, fingerprint)
         result = _disk_get(disk_key)
@@ -381,6 +392,7 @@ def render(tex: str, *, display: bool, options: KatexOptions | None = None) -> K
             _rt.disk_hits += 1
         else:
             _rt.calls += 1
+            _rt.round_trips += 1
             try:
                 data = _context().call(
                     "blogbuildRender",
@@ -399,14 +411,65 @@ def render(tex: str, *, display: bool, options: KatexOptions | None = None) -> K
         return result
 
 
+def prefetch(items: Sequence[tuple[str, bool]], options: KatexOptions | None = None) -> None:
+    """Render the (tex, display) pairs not cached yet in one V8 call; `render` then hits memo.
+
+    A call through mini-racer costs ~0.9 ms against ~0.1 ms for KaTeX itself, so a page's
+    formulas go together. On any failure nothing is stored and `render` retries one by one.
+    """
+    options = options or KatexOptions()
+    fingerprint = options.fingerprint
+    with _rt.lock:
+        missing: dict[tuple[str, bool], str] = {}
+        for tex, display in items:
+            key = (tex, display)
+            if key in missing or (tex, display, fingerprint) in _rt.memo:
+                continue
+            disk_key = _disk_key(tex, display, fingerprint)
+            cached = _disk_get(disk_key)
+            if cached is not None:
+                _rt.disk_hits += 1
+                _rt.memo[(tex, display, fingerprint)] = cached
+                _rt.prefetched.add((tex, display, fingerprint))
+            else:
+                missing[key] = disk_key
+        if len(missing) < 2:
+            return  # nothing to gain over render()
+        batch = [[tex, display] for tex, display in missing]
+        _rt.round_trips += 1
+        try:
+            data = _context().call(
+                "blogbuildRenderMany",
+                batch,
+                {"output": options.output, "macros": dict(options.macros)},
+                timeout_sec=TIMEOUT * len(batch),
+            )
+        except Exception:
+            log.warning("KaTeX batch failed; rendering one by one", exc_info=True)
+            close()
+            return
+        for (key, disk_key), raw in zip(missing.items(), data, strict=True):
+            result = KatexResult.from_data(dict(raw))
+            _rt.calls += 1
+            _rt.memo[(key[0], key[1], fingerprint)] = result
+            _rt.prefetched.add((key[0], key[1], fingerprint))
+            _disk_put(disk_key, result)
+
+
 def stats() -> dict[str, int]:
     """Counters of this process: KaTeX calls, memo hits, on-disk cache hits."""
     return {"calls": _rt.calls, "memo_hits": _rt.memo_hits, "disk_hits": _rt.disk_hits}
 
 
+def round_trips() -> int:
+    """How many times this process called into V8 to render (batches count once)."""
+    return _rt.round_trips
+
+
 def clear_memo() -> None:
     """Forget the in-process memo (tests; a long-running server may call it too)."""
     _rt.memo.clear()
+    _rt.prefetched.clear()
 
 
 def site_files() -> list[tuple[Path, str]]:

@@ -216,6 +216,15 @@ def _render(
     return f'<{tag} class="{classes}"{first_id}>{anchors}{html}</{tag}>'
 
 
+def _final_tex(job: _Job, labels: dict[str, tuple[str, str]]) -> str:
+    """The TeX `_render` will hand to KaTeX, computed without reporting anything."""
+    rewrite = job.rewrite.copy()
+    for match in REF_RE.finditer(job.token.content):
+        target = labels.get(match.group(2).strip())
+        rewrite.replace(match.start(), match.end(), _ref_tex(match.group(1), target))
+    return rewrite.apply()[0]
+
+
 def number_and_render(
     state: StateCore,
     found: list[tuple[Token, Token | None]],
@@ -231,6 +240,12 @@ def number_and_render(
         job = _Job(token, locator.place(token, owner))
         _plan(env, job, labels, numbering)
         jobs.append(job)
+    # One V8 round trip for the whole document: a call costs far more than KaTeX itself.
+    katex.prefetch(
+        [(_final_tex(job, labels), job.token.type != "math_inline")
+         for job in jobs if job.token.type != "math_ref"],
+        options,
+    )
     for job in jobs:
         job.token.meta["html"] = _render(env, job, labels, options)
     katex.flush()  # one cache transaction per document

@@ -47,6 +47,11 @@ class Rewrite:
     def replace(self, start: int, end: int, new: str) -> None:
         self._edits.append((start, end, len(self._edits), new))
 
+    def copy(self) -> Rewrite:
+        twin = Rewrite(self.original)
+        twin._edits = list(self._edits)
+        return twin
+
     def insert(self, pos: int, new: str) -> None:
         self.replace(pos, pos, new)
 
