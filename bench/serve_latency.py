@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Time `blogbuild serve` from saving a file to the reload event a page receives.
 
-    python3 /work/shared/bench/make_corpus.py --layout blog --n 1000 --out /tmp/c1k
+    python3 ../shared/bench/make_corpus.py --layout blog --n 1000 --out /tmp/c1k
     printf 'title: Bench\\nbase_url: "http://127.0.0.1/blogbuild/"\\n' > /tmp/c1k/site.yaml
-    PYTHONPATH=src python3 scripts/bench_serve.py /tmp/c1k --runs 15
+    PYTHONPATH=src python3 bench/serve_latency.py /tmp/c1k --runs 15
 
 Each scenario edits a file, then reads the page's event stream until its reload (or
 stylesheet) event; "done" is when the server finished the whole batch (listings, feeds).
