@@ -6,6 +6,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import jinja2
+
 from blogbuild import katex
 from blogbuild.cache import CACHE_DIR, RenderCache
 from blogbuild.config import Config, load_config
@@ -14,7 +16,7 @@ from blogbuild.content.models import Site
 from blogbuild.diagnostics import BuildFailed, Diagnostic
 from blogbuild.outputs import PlannedPage, code_css, plan
 from blogbuild.pool import render_all
-from blogbuild.render import RenderResult, digest_of
+from blogbuild.render import RenderResult, digest_of, render_source
 from blogbuild.site import assemble, resolve_refs
 from blogbuild.templating import create_environment, render_template
 from blogbuild.theme import theme_static
@@ -71,8 +73,6 @@ class Builder:
                 todo.append((job, data, digest))
         unreadable = [item for item in todo if not item[2]]
         for job, _, _ in unreadable:
-            from blogbuild.render import render_source
-
             results[job.rel] = render_source(job, self.config)
         fresh = [item for item in todo if item[2]]
         for result in render_all(fresh, self.config):
@@ -125,10 +125,7 @@ class Builder:
             diagnostics=sorted(diagnostics),
         )
 
-    def write_page(self, writer: Writer, env: object, page: PlannedPage) -> None:
-        import jinja2
-
-        assert isinstance(env, jinja2.Environment)
+    def write_page(self, writer: Writer, env: jinja2.Environment, page: PlannedPage) -> None:
         text = render_template(env, page.template, url_path=page.url, **page.context)
         writer.write_text(page.path, text, page.template + " " + page.url)
 
