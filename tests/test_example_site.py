@@ -40,3 +40,29 @@ def test_every_post_is_listed_and_linked(strict_site: Path) -> None:
 
 def test_no_draft_in_the_build(strict_site: Path) -> None:
     assert not (strict_site / "posts/draft-ideas").exists()
+
+
+def test_feed_carries_mathml_without_katex_layout_spans(strict_site: Path) -> None:
+    """A feed entry has no KaTeX stylesheet: it keeps the MathML and drops the HTML layer."""
+    import xml.etree.ElementTree as ET
+
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    feed = ET.parse(strict_site / "feed.xml").getroot()
+    contents = {e.findtext("a:id", namespaces=ns): e.findtext("a:content", namespaces=ns) or ""
+                for e in feed.findall("a:entry", ns)}
+    math = next(html for url, html in contents.items() if url and url.endswith("/posts/math/"))
+    assert math.count("<math") >= 10
+    assert "katex-html" not in math
+    page = (strict_site / "posts/math/index.html").read_text()
+    assert page.count('class="katex-html"') >= 10  # the page itself keeps both layers
+
+
+def test_feed_html_keeps_everything_but_the_katex_layer() -> None:
+    from blogbuild.feedhtml import feed_html
+
+    html = ('<p>a <span class="katex"><span class="katex-mathml"><math><mi>x</mi></math></span>'
+            '<span class="katex-html" aria-hidden="true"><span class="base"><span>x</span>'
+            '</span></span></span> b</p>')
+    assert feed_html(html) == ('<p>a <span class="katex"><span class="katex-mathml"><math>'
+                               "<mi>x</mi></math></span></span> b</p>")
+    assert feed_html("<p>plain</p>") == "<p>plain</p>"
