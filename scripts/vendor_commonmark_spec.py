@@ -8,11 +8,12 @@ example through create_markdown(). Kept as released: spec.txt and its LICENSE (C
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 import tarfile
 import tempfile
 from pathlib import Path
+
+from npm_release import npm_pack
 
 VERSION = "0.31.2"
 DEST = Path(__file__).resolve().parent.parent / "tests" / "commonmark"
@@ -20,9 +21,7 @@ DEST = Path(__file__).resolve().parent.parent / "tests" / "commonmark"
 
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(["npm", "pack", f"commonmark-spec@{VERSION}", "--silent"], cwd=tmp,
-                       check=True, stdout=subprocess.DEVNULL)
-        tarball = next(Path(tmp).glob("commonmark-spec-*.tgz"))
+        tarball = npm_pack("commonmark-spec", VERSION, Path(tmp))
         with tarfile.open(tarball) as tar:
             tar.extractall(tmp, filter="data")
         DEST.mkdir(parents=True, exist_ok=True)

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import re
 import shutil
-import subprocess
 import sys
 import tarfile
 import tempfile
 from pathlib import Path
+
+from npm_release import npm_pack
 
 KATEX_VERSION = "0.19.1"
 #: sha1 of the npm tarball (npm's "shasum"); checked so a re-run gives the same bytes.
@@ -32,19 +32,6 @@ DEST = Path(__file__).resolve().parent.parent / "src" / "blogbuild" / "vendor" /
 _OTHER_FORMATS = re.compile(r',url\(fonts/[^)]+\.(?:woff|ttf)\) format\("(?:woff|truetype)"\)')
 
 
-def npm_pack(version: str, workdir: Path) -> Path:
-    """`npm pack katex@VERSION` into `workdir`; returns the tarball path."""
-    out = subprocess.run(
-        ["npm", "pack", f"katex@{version}", "--json", "--pack-destination", str(workdir)],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=workdir,
-    ).stdout
-    info = json.loads(out[out.index("[") :])[0]
-    return workdir / str(info["filename"])
-
-
 def trim_css(css: str) -> str:
     trimmed = _OTHER_FORMATS.sub("", css)
     if ".woff)" in trimmed or ".ttf)" in trimmed:
@@ -55,7 +42,7 @@ def trim_css(css: str) -> str:
 def vendor(version: str, sha1: str) -> None:
     with tempfile.TemporaryDirectory(prefix="vendor-katex-") as tmp:
         tmpdir = Path(tmp)
-        tarball = npm_pack(version, tmpdir)
+        tarball = npm_pack("katex", version, tmpdir)
         digest = hashlib.sha1(tarball.read_bytes()).hexdigest()
         if digest != sha1:
             raise SystemExit(f"{tarball.name}: sha1 {digest} differs from the pinned {sha1}")

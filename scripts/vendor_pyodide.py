@@ -20,7 +20,6 @@ import argparse
 import hashlib
 import json
 import shutil
-import subprocess
 import sys
 import tarfile
 import tempfile
@@ -28,6 +27,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+
+from npm_release import npm_pack  # noqa: E402
 
 from blogbuild.pyodide import PYODIDE_VERSION, RUNTIME_FILES  # noqa: E402
 
@@ -39,19 +40,6 @@ DEST = ROOT / "src" / "blogbuild" / "vendor" / "pyodide"
 
 #: Where the MPL-2.0 text comes from when the tarball has none (Debian's base-files has it).
 MPL_TEXT_CANDIDATES = (Path("/usr/share/common-licenses/MPL-2.0"),)
-
-
-def npm_pack(version: str, workdir: Path) -> Path:
-    """`npm pack pyodide@VERSION` into `workdir`; returns the tarball path."""
-    out = subprocess.run(
-        ["npm", "pack", f"pyodide@{version}", "--json", "--pack-destination", str(workdir)],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=workdir,
-    ).stdout
-    info = json.loads(out[out.index("[") :])[0]
-    return workdir / str(info["filename"])
 
 
 def licence_text(package: Path, licence_file: Path | None) -> str:
@@ -95,7 +83,7 @@ def licence_text(package: Path, licence_file: Path | None) -> str:
 def vendor(version: str, sha1: str, licence_file: Path | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="vendor-pyodide-") as tmp:
         tmpdir = Path(tmp)
-        tarball = npm_pack(version, tmpdir)
+        tarball = npm_pack("pyodide", version, tmpdir)
         digest = hashlib.sha1(tarball.read_bytes()).hexdigest()
         if digest != sha1:
             raise SystemExit(f"{tarball.name}: sha1 {digest} differs from the pinned {sha1}")
