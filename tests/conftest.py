@@ -40,19 +40,36 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         ".xml": "application/xml",
     }
 
+    isolate = False
+
     def translate_path(self, path: str) -> str:
         if not path.startswith(self.prefix):
             return str(Path(self.directory) / "\0-outside-prefix")
         return super().translate_path("/" + path[len(self.prefix):])
+
+    def end_headers(self) -> None:
+        if self.isolate:  # what a host must send for Stop to interrupt instead of restart
+            self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        super().end_headers()
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet test output
         return
 
 
 @contextlib.contextmanager
-def serve_directory(directory: Path, prefix: str = "/") -> Iterator[str]:
-    """Serve `directory` at http://127.0.0.1:PORT{prefix} in a thread; yields that URL."""
-    handler = type("Handler", (_Handler,), {"prefix": prefix})
+def serve_directory(
+    directory: Path, prefix: str = "/", *, isolate: bool = False,
+    wasm_type: str = "application/wasm",
+) -> Iterator[str]:
+    """Serve `directory` at http://127.0.0.1:PORT{prefix} in a thread; yields that URL.
+
+    `isolate` sends the cross-origin isolation headers; `wasm_type` lets a test serve
+    WebAssembly with a wrong MIME type.
+    """
+    mime = {**_Handler.extensions_map, ".wasm": wasm_type}
+    handler = type("Handler", (_Handler,),
+                   {"prefix": prefix, "isolate": isolate, "extensions_map": mime})
     server = http.server.ThreadingHTTPServer(
         ("127.0.0.1", 0), functools.partial(handler, directory=str(directory))
     )

@@ -5,10 +5,7 @@ Pyodide takes seconds; each test runs the blocks it needs itself."""
 from __future__ import annotations
 
 import contextlib
-import functools
-import http.server
 import re
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -20,6 +17,7 @@ import pytest
 
 from blogbuild import pyodide
 from blogbuild.commands.build import build
+from conftest import serve_directory
 
 # One xdist worker runs the whole module, so the two Pyodide pages start once each.
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("runnable-browser")]
@@ -97,54 +95,6 @@ def _build_site(root: Path, base_url: str, extra_config: str = "") -> Path:
     return out
 
 
-_MIME_TYPES = {
-    **http.server.SimpleHTTPRequestHandler.extensions_map,
-    ".wasm": "application/wasm",  # for WebAssembly.instantiateStreaming
-    ".mjs": "text/javascript",  # module scripts need a JavaScript type
-    ".js": "text/javascript",
-}
-
-
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    prefix = "/"
-    isolate = False
-    extensions_map = _MIME_TYPES
-
-    def translate_path(self, path: str) -> str:
-        if not path.startswith(self.prefix):
-            return str(Path(str(self.directory)) / "\0-outside-prefix")
-        return super().translate_path("/" + path[len(self.prefix):])
-
-    def end_headers(self) -> None:
-        if self.isolate:  # what a host must send for Stop to interrupt instead of restart
-            self.send_header("Cross-Origin-Opener-Policy", "same-origin")
-            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
-        super().end_headers()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return
-
-
-@contextlib.contextmanager
-def _serve(
-    directory: Path, prefix: str, isolate: bool, wasm_type: str = "application/wasm"
-) -> Iterator[str]:
-    mime = {**_MIME_TYPES, ".wasm": wasm_type}
-    handler = type(
-        "Handler", (_Handler,), {"prefix": prefix, "isolate": isolate, "extensions_map": mime}
-    )
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(handler, directory=str(directory))
-    )
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}{prefix}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 @dataclass
 class Session:
     page: Any
@@ -174,7 +124,7 @@ class Session:
 
 @contextlib.contextmanager
 def _session(browser: Any, site: Path, prefix: str, isolate: bool) -> Iterator[Session]:
-    with _serve(site, prefix, isolate) as base:
+    with serve_directory(site, prefix, isolate=isolate) as base:
         context = browser.new_context()
         page = context.new_page()
         session = Session(page, base, site)
@@ -429,7 +379,7 @@ def test_a_server_sending_wasm_with_the_wrong_type_is_named(
     browser: Any, root_session: Session
 ) -> None:
     wrong = "application/octet-stream"
-    with _serve(root_session.site, "/", isolate=False, wasm_type=wrong) as base, \
+    with serve_directory(root_session.site, "/", wasm_type=wrong) as base, \
             _fresh_page(browser, base + "posts/blocks/", "") as page:
         block = page.locator(".runnable", has_text="# block: hello")
         block.locator(".runnable-run").click()
