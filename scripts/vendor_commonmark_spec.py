@@ -13,6 +13,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # npm_release, also when imported
+
 from npm_release import npm_pack
 
 VERSION = "0.31.2"

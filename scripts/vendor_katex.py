@@ -19,6 +19,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # npm_release, also when imported
+
 from npm_release import npm_pack
 
 KATEX_VERSION = "0.19.1"
