@@ -1,9 +1,15 @@
-"""The Jinja environment: site templates first, the bundled theme second; filters use one URL fn."""
+"""The Jinja environment: site templates first, the bundled theme second; filters use one URL fn.
+
+A site's ``templates/NAME`` replaces the theme's template of that name; the theme's own
+version stays reachable as ``theme/NAME``, so an override can ``{% extends "theme/NAME" %}``
+and change only some blocks.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import jinja2
@@ -35,12 +41,21 @@ def _rfc3339(value: dt.datetime | dt.date | None) -> str:
     return value.isoformat()
 
 
+#: Prefix under which the bundled theme's templates stay reachable from a site's overrides.
+THEME_PREFIX = "theme"
+
+#: Files of a site's static/ that the theme's base.html loads after its own CSS and JS.
+CUSTOM_CSS = "css/custom.css"
+CUSTOM_JS = "js/custom.js"
+
+
 def create_environment(config: Config) -> jinja2.Environment:
+    theme = jinja2.FileSystemLoader(str(theme_templates()))
     loaders: list[jinja2.BaseLoader] = []
     site_templates = config.root / "templates"
     if site_templates.is_dir() and site_templates.resolve() != theme_templates().resolve():
         loaders.append(jinja2.FileSystemLoader(str(site_templates)))
-    loaders.append(jinja2.FileSystemLoader(str(theme_templates())))
+    loaders += [theme, jinja2.PrefixLoader({THEME_PREFIX: theme})]
     env = jinja2.Environment(
         loader=jinja2.ChoiceLoader(loaders),
         autoescape=jinja2.select_autoescape(["html", "xml", "j2"], default_for_string=True),
@@ -69,26 +84,73 @@ def create_environment(config: Config) -> jinja2.Environment:
     env.globals["config"] = config
     env.globals["blogbuild_version"] = __version__
     env.globals["pyodide_packages_url"] = lambda: pyodide.packages_url(config)
+    site_static = config.root / "static"
+    env.globals["custom_css"] = (site_static / CUSTOM_CSS).is_file()
+    env.globals["custom_js"] = (site_static / CUSTOM_JS).is_file()
     return env
 
 
-def render_template(env: jinja2.Environment, name: str, **context: Any) -> str:
-    """Render one template; template problems become TemplateError with file and line."""
+def render_template(env: jinja2.Environment, name: str, *, url_path: str = "",
+                    **context: Any) -> str:
+    """Render one template; any problem in a template becomes a TemplateError that names the
+    template file and line and the page being rendered."""
+    page = context.get("page")
+    where = f"while rendering {url_path or name}"
+    source = getattr(page, "display", None)
+    if source:
+        where += f" ({source})"
     try:
-        return env.get_template(name).render(**context)
+        return env.get_template(name).render(url_path=url_path, **context)
     except jinja2.TemplateSyntaxError as exc:
-        raise TemplateError(f"template syntax error: {exc.message}",
-                            file=exc.filename or name, line=exc.lineno or 0) from None
+        raise TemplateError(f"template syntax error: {exc.message} ({where})",
+                            file=_shown(exc.filename) or name, line=exc.lineno or 0) from None
     except jinja2.TemplateNotFound as exc:
-        raise TemplateError(f"template not found: {exc.name}", file=name) from None
-    except jinja2.UndefinedError as exc:
-        raise TemplateError(f"template error: {exc.message}", file=_template_file(env, name)) \
+        file, line = _innermost_template(exc.__traceback__)
+        raise TemplateError(f"template not found: {exc.name} ({where}); a site template "
+                            f"can extend the theme's as \"{THEME_PREFIX}/NAME\"",
+                            file=file or _template_file(env, name), line=line) from None
+    except RecursionError as exc:
+        file, line = _innermost_template(exc.__traceback__)
+        raise TemplateError(
+            f"a template includes or extends itself ({where}); to build on the theme's "
+            f"version of a template, use {{% extends \"{THEME_PREFIX}/NAME\" %}}",
+            file=file or _template_file(env, name), line=line) from None
+    except TemplateError:
+        raise
+    except Exception as exc:
+        file, line = _innermost_template(exc.__traceback__)
+        if file is None:
+            raise  # not in a template: our bug, reported as one
+        message = exc.message if isinstance(exc, jinja2.TemplateError) and exc.message \
+            else f"{type(exc).__name__}: {exc}"
+        raise TemplateError(f"template error: {message} ({where})", file=file, line=line) \
             from None
+
+
+def _shown(filename: str | None) -> str | None:
+    """A template path as messages show it: relative to the working folder when inside it."""
+    if not filename:
+        return None
+    path = Path(filename)
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _innermost_template(tb: TracebackType | None) -> tuple[str | None, int]:
+    """The last traceback frame that runs template code (Jinja maps frames to its lines)."""
+    found: tuple[str | None, int] = (None, 0)
+    while tb is not None:
+        if "__jinja_exception__" in tb.tb_frame.f_globals:  # a frame made by jinja2.debug
+            found = (_shown(tb.tb_frame.f_code.co_filename), tb.tb_lineno)
+        tb = tb.tb_next
+    return found
 
 
 def _template_file(env: jinja2.Environment, name: str) -> str:
     try:
         source = env.get_template(name).filename
-    except jinja2.TemplateError:
+    except (jinja2.TemplateError, RecursionError):
         return name
-    return str(Path(source)) if source else name
+    return _shown(source) or name
