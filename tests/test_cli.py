@@ -99,11 +99,16 @@ def test_not_utf8(site: Path) -> None:
     assert "content/posts/latin.md:4: error: the file is not valid UTF-8" in proc.stderr
 
 
-def test_missing_image_is_an_error_with_line(site: Path) -> None:
+def test_missing_image_is_a_warning_with_line_and_fails_under_strict(site: Path) -> None:
     (site / "content/posts/img.md").write_text("---\ntitle: i\n---\n\ntext\n\n![x](/nope.png)\n")
     proc = run_cli("build", cwd=site)
-    assert proc.returncode == 1
-    assert "content/posts/img.md:7: error: missing image: /nope.png" in proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    assert "content/posts/img.md:7: warning: missing image: /nope.png" in proc.stderr
+    assert (site / "_site/posts/img/index.html").is_file()  # the whole site is still built
+    strict = run_cli("build", "--strict", cwd=site)
+    assert strict.returncode == 1
+    assert "content/posts/img.md:7: warning: missing image: /nope.png" in strict.stderr
+    assert "under --strict" in strict.stderr
 
 
 def test_unsafe_link_is_an_error(site: Path) -> None:

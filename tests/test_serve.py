@@ -391,23 +391,36 @@ def test_broken_post_shows_errors_and_recovers(site: Path,
 
 def test_error_diagnostic_keeps_last_good_page(site: Path,
                                                start: Callable[..., Session]) -> None:
-    """An error found after rendering (a missing image) blocks that post only."""
+    """An error found after rendering (two posts want one URL) blocks that post only."""
     session = start(site)
     url = session.url
     path = site / "content" / "posts" / "2024-03-10-third.md"
     good = path.read_text()
     before = session.updates
-    path.write_text(good.replace("The third body.", "![chart](missing.png) New text."))
+    path.write_text(good.replace("---\n", "---\nslug: first\n", 1)
+                    .replace("The third body.", "New text."))
     done_after(session, before)
     update = session.last_update
     assert update is not None and update.errors
-    assert update.errors[0].file == "content/posts/2024-03-10-third.md"
+    assert "content/posts/2024-03-10-third.md" in {e.file for e in update.errors}
     assert b"The third body." in fetch(url + "posts/third/")[2]
     before = session.updates
     path.write_text(good.replace("The third body.", "Repaired text."))
     done_after(session, before)
     assert session.last_update is not None and session.last_update.errors == []
     assert b"Repaired text." in fetch(url + "posts/third/")[2]
+
+
+def test_missing_image_is_a_warning_that_updates_the_page(
+        site: Path, start: Callable[..., Session]) -> None:
+    session = start(site)
+    path = site / "content" / "posts" / "2024-03-10-third.md"
+    before = session.updates
+    path.write_text(path.read_text().replace("The third body.",
+                                             "![chart](missing.png) New text."))
+    done_after(session, before)
+    assert session.last_update is not None and session.last_update.errors == []
+    assert b"New text." in fetch(session.url + "posts/third/")[2]
 
 
 def test_broken_post_at_start_does_not_stop_the_server(site: Path,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import html as html_lib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,12 @@ from blogbuild.markdown.toc import TocEntry
 
 _TAG = re.compile(r"<[^>]+>")
 _WORD = re.compile(r"\w+(?:[-'’]\w+)*")
+# Targets a `#fragment` can reach: id attributes of any element (headings, footnotes,
+# equations, raw HTML) and the legacy <a name>. Only read, to check links; nothing is rewritten.
+_ANCHOR = re.compile(
+    r"""\s(?:id|(?<=<a\s)name)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>=`]+))""",
+    re.IGNORECASE,
+)
 SUMMARY_CHARS = 220
 
 
@@ -46,6 +53,7 @@ class Rendered:
     diagnostics: tuple[Diagnostic, ...]
     refs: tuple[Ref, ...]
     word_count: int
+    anchors: frozenset[str] = frozenset()  # the ids a `#fragment` link can point at
 
 
 @dataclass(frozen=True)
@@ -192,6 +200,15 @@ def render_markdown(
         diagnostics=tuple(env["diagnostics"]),
         refs=tuple(env["refs"]),
         word_count=_word_count(tokens),
+        anchors=anchors_of(html),
+    )
+
+
+def anchors_of(html: str) -> frozenset[str]:
+    """The fragment targets of a page body (unescaped, as a browser compares them)."""
+    return frozenset(
+        html_lib.unescape(next(g for g in match.groups() if g is not None))
+        for match in _ANCHOR.finditer(html)
     )
 
 

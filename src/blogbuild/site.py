@@ -8,6 +8,7 @@ import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Collection, Iterable
+from urllib.parse import unquote
 
 from blogbuild.config import Config
 from blogbuild.content.frontmatter import slug_from_filename
@@ -162,16 +163,24 @@ def assemble(
     return site, diagnostics
 
 
+#: Fragments every page answers to without an id in the body: the top of the page, and the
+#: theme's skip-link target.
+_PAGE_ANCHORS = frozenset({"top", "main"})
+
+
 def resolve_refs(
     site: Site, results: dict[str, RenderResult], known_paths: set[str], config: Config,
     only: Collection[str] | None = None,
 ) -> list[Diagnostic]:
-    """Replace blogbuild-ref markers with URLs and check site-root links and images exist.
+    """Replace blogbuild-ref markers with URLs; warn about local targets that do not exist.
 
-    `only` limits the work to those sources (the live server after a one-post edit)."""
+    A missing image, file, page or `#anchor` is a warning (an error under --strict), so
+    one broken link never stops the rest of the site from being built. `only` limits the
+    work to those sources (the live server after a one-post edit)."""
     diagnostics: list[Diagnostic] = []
     urls = config.urls
     documents = {p.source: p for p in [*site.posts, *site.pages]}
+    by_url = {p.url: p for p in documents.values()}
     prefix = urls.base_path
     for post in documents.values():
         if only is not None and post.source not in only:
@@ -179,28 +188,10 @@ def resolve_refs(
         rendered = results[post.source].rendered
         assert rendered is not None
         for ref in rendered.refs:
-            target = ref.target
-            if target.startswith(MARKER):
-                path = target[len(MARKER):].split("#")[0].split("?")[0]
-                if path in documents or path in site.assets:
-                    continue
-                what = "image" if ref.kind == "image" else "link"
-                message = f"{what} target not found: {path} (relative to content/)"
-                diagnostics.append(error(post.display, ref.line, message) if what == "image"
-                                   else warning(post.display, ref.line, message))
-                continue
-            path = target.split("#")[0].split("?")[0]
-            site_path = "/" + path[len(prefix):] if path.startswith(prefix) else path
-            if _exists(site_path, known_paths):
-                continue
-            if ref.kind == "image":
-                diagnostics.append(error(
-                    post.display, ref.line,
-                    f"missing image: {site_path} is not in content/ or static/",
-                ))
-            else:
-                diagnostics.append(warning(post.display, ref.line,
-                                           f"broken link: nothing is built at {site_path}"))
+            message = _check_ref(ref.kind, ref.target, post, documents, by_url, site,
+                                 known_paths, results, prefix)
+            if message:
+                diagnostics.append(warning(post.display, ref.line, message))
 
         def replace(match: re.Match[str]) -> str:
             path = html_lib.unescape(match.group(1))
@@ -214,6 +205,48 @@ def resolve_refs(
         if MARKER in post.html:
             post.html = _MARKER_RE.sub(replace, post.html)
     return diagnostics
+
+
+def _check_ref(kind: str, target: str, post: Post, documents: dict[str, Post],
+               by_url: dict[str, Post], site: Site, known_paths: set[str],
+               results: dict[str, RenderResult], prefix: str) -> str | None:
+    """What is wrong with one local link or image target, or None when it exists."""
+    what = "image" if kind == "image" else "link"
+    path, _, fragment = target.partition("#")
+    path = path.split("?")[0]
+    if not path:  # "#fragment" on the same page
+        return _missing_anchor(fragment, post, results, "this page")
+    if path.startswith(MARKER):
+        rel = path[len(MARKER):]
+        if rel in documents:
+            other = documents[rel]
+            return _missing_anchor(fragment, other, results, other.display) if fragment \
+                else None
+        if rel in site.assets:
+            return None
+        return (f"{what} target not found: content/{rel} does not exist; fix the path "
+                "(it is relative to this file)")
+    site_path = "/" + path[len(prefix):] if path.startswith(prefix) else path
+    if not _exists(site_path, known_paths):
+        if kind == "image":
+            return f"missing image: {site_path} is not in content/ or static/"
+        return f"broken link: nothing is built at {site_path}"
+    other_post = by_url.get(site_path) or by_url.get(site_path.rstrip("/") + "/")
+    if fragment and other_post is not None:
+        return _missing_anchor(fragment, other_post, results, other_post.display)
+    return None
+
+
+def _missing_anchor(fragment: str, target: Post, results: dict[str, RenderResult],
+                    shown: str) -> str | None:
+    fragment = unquote(fragment)
+    rendered = results[target.source].rendered
+    if not fragment or fragment in _PAGE_ANCHORS or rendered is None:
+        return None
+    if fragment in rendered.anchors:
+        return None
+    return (f"link to a missing anchor: #{fragment} is not an id in {shown}; "
+            "check the heading's id (shown by its # link)")
 
 
 def _exists(path: str, known_paths: set[str]) -> bool:

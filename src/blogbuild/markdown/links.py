@@ -64,7 +64,8 @@ def make_links_rule(urls: UrlBuilder):  # type: ignore[no-untyped-def]
             new = rewrite_target(url, env, urls)
             child.attrSet(attr, new)
             kind = "image" if attr == "src" else "link"
-            if new.startswith(MARKER) or (url.startswith("/") and not url.startswith("//")):
+            if new.startswith(MARKER) or (url.startswith("/") and not url.startswith("//")) \
+                    or (url.startswith("#") and len(url) > 1):
                 add_ref(env, kind, new, line)
     return links
 
