@@ -65,10 +65,11 @@ def _parser() -> argparse.ArgumentParser:
                     "workflow. Never overwrites a file unless --force is given.")
     init.add_argument("dir", nargs="?", type=Path, default=Path("."), metavar="DIR",
                       help="folder of the new blog, created if missing (default: this folder)")
-    init.add_argument("--title", help='the blog\'s name (default: "My blog")')
-    init.add_argument("--base-url", help="the address the blog will be published at, e.g. "
-                      "https://you.github.io/blog/ (the deploy workflow sets it on GitHub)")
-    init.add_argument("--author", help="your name, shown on posts and in the feed")
+    init.add_argument("--title", help="the blog's name, shown in the header and page titles")
+    init.add_argument("--base-url", metavar="URL",
+                      help="the address the blog will be published at, e.g. "
+                           "https://you.github.io/blog/ (the deploy workflow sets it on GitHub)")
+    init.add_argument("--author", metavar="NAME", help="your name, shown on posts and in the feed")
     init.add_argument("--force", action="store_true", help="overwrite files that exist")
     init.add_argument("--debug", action="store_true", help="show Python tracebacks")
 
@@ -77,7 +78,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Write content/posts/YYYY-MM-DD-SLUG.md dated today, SLUG made from the "
                     "title, and print its path. Never overwrites a file.")
     new.add_argument("title", help='the title, in quotes: blogbuild new "My next post"')
-    new.add_argument("--tags", default="", help='comma-separated tags: --tags "python, math"')
+    new.add_argument("--tags", default="", metavar='"A, B"',
+                     help='comma-separated tags: --tags "python, math"')
     new.add_argument("--draft", action="store_true",
                      help="mark it draft: true (built only by serve and build --drafts)")
     kind = new.add_mutually_exclusive_group()
@@ -85,7 +87,7 @@ def _parser() -> argparse.ArgumentParser:
                       "a folder that holds the post's images too")
     kind.add_argument("--page", action="store_true",
                       help="write a page, content/SLUG.md, at the URL /SLUG/")
-    new.add_argument("--config", type=Path, default=None,
+    new.add_argument("--config", type=Path, default=None, metavar="PATH",
                      help="path of site.yaml (default: ./site.yaml)")
     new.add_argument("--debug", action="store_true", help="show Python tracebacks")
     return parser
