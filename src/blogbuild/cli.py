@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import traceback
 from collections.abc import Sequence
@@ -56,6 +57,39 @@ def _parser() -> argparse.ArgumentParser:
     render.add_argument("--config", type=Path, default=None,
                         help="site.yaml whose options to use (default: ./site.yaml if present)")
     render.add_argument("--debug", action="store_true", help="show Python tracebacks")
+
+    init = sub.add_parser(
+        "init", help="start a new blog: site.yaml, a first post, an about page, a deploy workflow",
+        description="Write a ready blog into DIR: site.yaml (every setting explained), a first "
+                    "post, an about page, .gitignore, requirements.txt and a GitHub Pages "
+                    "workflow. Never overwrites a file unless --force is given.")
+    init.add_argument("dir", nargs="?", type=Path, default=Path("."), metavar="DIR",
+                      help="folder of the new blog, created if missing (default: this folder)")
+    init.add_argument("--title", help="the blog's name, shown in the header and page titles")
+    init.add_argument("--base-url", metavar="URL",
+                      help="the address the blog will be published at, e.g. "
+                           "https://you.github.io/blog/ (the deploy workflow sets it on GitHub)")
+    init.add_argument("--author", metavar="NAME", help="your name, shown on posts and in the feed")
+    init.add_argument("--force", action="store_true", help="overwrite files that exist")
+    init.add_argument("--debug", action="store_true", help="show Python tracebacks")
+
+    new = sub.add_parser(
+        "new", help="start a new post (or page) with its front matter filled in",
+        description="Write content/posts/YYYY-MM-DD-SLUG.md dated today, SLUG made from the "
+                    "title, and print its path. Never overwrites a file.")
+    new.add_argument("title", help='the title, in quotes: blogbuild new "My next post"')
+    new.add_argument("--tags", default="", metavar='"A, B"',
+                     help='comma-separated tags: --tags "python, math"')
+    new.add_argument("--draft", action="store_true",
+                     help="mark it draft: true (built only by serve and build --drafts)")
+    kind = new.add_mutually_exclusive_group()
+    kind.add_argument("--bundle", action="store_true", help="write content/posts/SLUG/index.md, "
+                      "a folder that holds the post's images too")
+    kind.add_argument("--page", action="store_true",
+                      help="write a page, content/SLUG.md, at the URL /SLUG/")
+    new.add_argument("--config", type=Path, default=None, metavar="PATH",
+                     help="path of site.yaml (default: ./site.yaml)")
+    new.add_argument("--debug", action="store_true", help="show Python tracebacks")
     return parser
 
 
@@ -88,6 +122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(html)
             _print_diagnostics(diagnostics)
             return EXIT_ERROR if any(d.is_error for d in diagnostics) else EXIT_OK
+        if args.command == "init":
+            return _init(args)
+        if args.command == "new":
+            return _new(args)
     except BuildFailed as exc:
         _print_diagnostics(exc.diagnostics)
         print(f"error: {exc.message}; the previous output was left untouched", file=sys.stderr)
@@ -127,4 +165,37 @@ def _build(args: argparse.Namespace) -> int:
         print(f"built {report.posts} posts, {report.pages} pages, {report.files} files "
               f"in {report.seconds:.2f} s ({report.rendered} rendered, {report.cached} cached) "
               f"→ {where}/", file=sys.stderr)
+    return EXIT_OK
+
+
+def _shown(path: Path) -> str:
+    """`path` relative to the current folder when inside it, quoted for a shell."""
+    try:
+        path = path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        path = path.resolve()
+    return shlex.quote(path.as_posix())
+
+
+def _init(args: argparse.Namespace) -> int:
+    from blogbuild.commands.init import init
+
+    report = init(args.dir, title=args.title, base_url=args.base_url, author=args.author,
+                  force=args.force)
+    for rel in report.written:
+        print(f"wrote {_shown(report.root / rel)}")
+    print("\nYour blog is ready. Next, preview it and start a post:")
+    if report.root != Path.cwd().resolve():
+        print(f"  cd {_shown(report.root)}")
+    print("  blogbuild serve")
+    print('  blogbuild new "My next post"')
+    return EXIT_OK
+
+
+def _new(args: argparse.Namespace) -> int:
+    from blogbuild.commands.new import new
+
+    path = new(args.title, config_path=args.config, tags=args.tags, draft=args.draft,
+               bundle=args.bundle, page=args.page)
+    print(_shown(path))
     return EXIT_OK
