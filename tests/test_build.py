@@ -160,6 +160,22 @@ def test_cache_reuses_unchanged_posts(tmp_path: Path) -> None:
     assert "Hi from the first post" in (site / "_site/posts/first/index.html").read_text()
 
 
+def test_cache_survives_moving_the_site_folder(tmp_path: Path) -> None:
+    """A CI runner restores the cache into another checkout: the renders still count."""
+    site = tmp_path / "site"
+    shutil.copytree(BASIC, site, ignore=shutil.ignore_patterns("expected"))
+    build(site / "site.yaml")
+    first = (site / "_site/posts/first/index.html").read_bytes()
+    moved = tmp_path / "elsewhere" / "blog"
+    shutil.copytree(site, moved, ignore=shutil.ignore_patterns("_site"))
+    post = moved / "content/posts/2024-01-05-first.md"
+    report = build(moved / "site.yaml")
+    assert (report.rendered, report.cached) == (0, 5)
+    assert (moved / "_site/posts/first/index.html").read_bytes() == first
+    post.write_text(post.read_text().replace("Hello from", "Hi from"))
+    assert build(moved / "site.yaml").rendered == 1
+
+
 def test_failed_build_leaves_previous_output(tmp_path: Path) -> None:
     site = tmp_path / "site"
     shutil.copytree(BASIC, site, ignore=shutil.ignore_patterns("expected"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,7 @@ from blogbuild.content.models import Site
 from blogbuild.diagnostics import BuildFailed, Diagnostic
 from blogbuild.outputs import PlannedPage, code_css, plan
 from blogbuild.pool import render_all
-from blogbuild.render import RenderResult, digest_of, render_source
+from blogbuild.render import RenderResult, SourceJob, digest_of, render_source
 from blogbuild.site import assemble, resolve_refs
 from blogbuild.templating import create_environment, render_template
 from blogbuild.theme import theme_static
@@ -66,8 +67,10 @@ class Builder:
             previous = self.results.get(job.rel)
             hit = previous if previous is not None and previous.digest == digest else None
             hit = hit or self.cache.get(digest)
-            if hit is not None and hit.job == job:
-                results[job.rel] = hit
+            if hit is not None and _same_source(hit.job, job):
+                # The cache may come from another checkout (a CI runner, a moved folder):
+                # the result is the same, only the absolute path is this build's.
+                results[job.rel] = hit if hit.job == job else dataclasses.replace(hit, job=job)
                 cached += 1
             else:
                 todo.append((job, data, digest))
@@ -128,6 +131,11 @@ class Builder:
     def write_page(self, writer: Writer, env: jinja2.Environment, page: PlannedPage) -> None:
         text = render_template(env, page.template, url_path=page.url, **page.context)
         writer.write_text(page.path, text, page.template + " " + page.url)
+
+
+def _same_source(a: SourceJob, b: SourceJob) -> bool:
+    """The same file of the site, wherever the site folder lies."""
+    return (a.rel, a.kind, a.display) == (b.rel, b.kind, b.display)
 
 
 def build(
