@@ -18,9 +18,9 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import FloatRect, Page, sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -30,7 +30,7 @@ MARGIN = 12  # pixels of page around the element, so borders and shadows are not
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
-    extensions_map: ClassVar[dict[str, str]] = {
+    extensions_map = {  # noqa: RUF012 - the base class declares a plain attribute
         **http.server.SimpleHTTPRequestHandler.extensions_map,
         ".wasm": "application/wasm",
         ".mjs": "text/javascript",
@@ -48,7 +48,7 @@ def _build(out: Path, base_url: str) -> None:
     build(ROOT / "site.yaml", output=out, base_url=base_url)
 
 
-def _clip(page: Page, first: str, last: str | None = None) -> dict[str, float]:
+def _clip(page: Page, first: str, last: str | None = None) -> FloatRect:
     """The rectangle from the top of `first` to the bottom of `last`, with a margin.
 
     Bounding boxes are relative to the viewport; a full-page clip is relative to the page.
