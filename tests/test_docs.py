@@ -22,7 +22,7 @@ PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
 #: What ships to users: a clone's front page, the docs, the package and its theme.
 SHIPPED = [ROOT / "README.md", ROOT / "pyproject.toml", DOCS, ROOT / "src", ROOT / "templates",
            ROOT / "static"]
-FORBIDDEN = (b"../shared", b"shared/spec")
+FORBIDDEN = (b"../shared", b"shared/spec", b"syntax.md")
 
 
 def _text(path: Path) -> str:

@@ -1,4 +1,4 @@
-"""Callouts (syntax.md §2): a blockquote opening with `[!TYPE]` becomes a titled, foldable box.
+"""Callouts: a blockquote opening with `[!TYPE]` becomes a titled, foldable box.
 
     > [!WARNING]- Optional *title*          ->  <details class="callout callout-warning" ...>
     > Body Markdown                               <summary class="callout-title">…</summary>

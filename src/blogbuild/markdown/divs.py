@@ -1,4 +1,4 @@
-"""The `<div class="KIND">` family (syntax.md §4): one block rule for the known widget divs.
+"""The `<div class="KIND">` family: one block rule for the known widget divs.
 
 A known kind (collapsible, runnable, video-embed, image-compare, hf-space) becomes tokens
 (``collapsible_open``/``_close`` and ``runnable_open``/``_close`` around block-parsed

@@ -1,4 +1,4 @@
-"""Math (syntax.md §3): $…$, $$…$$, \\(…\\), \\[…\\], amsmath environments, KaTeX at build time.
+"""Math: $…$, $$…$$, \\(…\\), \\[…\\], amsmath environments, KaTeX at build time.
 
 Parse rules make `math_inline`, `math_inline_double` (display math inside a paragraph)
 and `math_block` tokens whose `.content` is the TeX, plus `math_ref` for \\eqref/\\ref

@@ -2,7 +2,7 @@
 
 ``build_meta`` runs at parse time (it validates attributes, reports diagnostics and
 records needs); the ``render_*`` rules only turn token meta into HTML, using the stable
-class names of syntax.md §4.
+class names the user documentation (docs/widgets.md) lists.
 """
 
 from __future__ import annotations
