@@ -5,7 +5,9 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tarfile
 import venv
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,3 +37,21 @@ def test_installed_wheel_builds_a_site_outside_the_repo(tmp_path: Path) -> None:
     out = site / "_site"
     assert (out / "css/main.css").read_bytes() == (ROOT / "static/css/main.css").read_bytes()
     assert "Test Blog" in (out / "index.html").read_text()
+
+
+def test_distributions_carry_the_licences(tmp_path: Path) -> None:
+    """The project's licence, the changelog and the docs travel in the sdist; the vendored
+    runtimes' licences travel with them in the wheel (and so into every built site)."""
+    subprocess.run([sys.executable, "-m", "hatchling", "build", "-d", str(tmp_path)],
+                   cwd=ROOT, check=True, timeout=300, capture_output=True)
+    (wheel,) = tmp_path.glob("blogbuild-*.whl")
+    (sdist,) = tmp_path.glob("blogbuild-*.tar.gz")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    assert {"blogbuild/vendor/katex/LICENSE", "blogbuild/vendor/pyodide/LICENSE"} <= names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    with tarfile.open(sdist) as archive:
+        top = {n.split("/", 1)[1] for n in archive.getnames() if "/" in n}
+    assert {"LICENSE", "CHANGELOG.md", "README.md", "docs/README.md",
+            "src/blogbuild/vendor/katex/LICENSE"} <= top
+    assert not any(n.startswith("tests/") for n in top)
