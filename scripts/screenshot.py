@@ -35,7 +35,7 @@ def main(argv: list[str]) -> int:
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
         for scheme in ("light", "dark"):
-            for width in (390, 1280):
+            for width in (360, 1400):
                 context = browser.new_context(viewport={"width": width, "height": 900},
                                               color_scheme=scheme)
                 context.route("**/*", lambda r: r.continue_() if "127.0.0.1" in r.request.url

@@ -176,6 +176,32 @@ def test_cache_survives_moving_the_site_folder(tmp_path: Path) -> None:
     assert build(moved / "site.yaml").rendered == 1
 
 
+def test_cache_key_covers_code_and_library_versions(monkeypatch: pytest.MonkeyPatch) -> None:
+    from importlib import metadata
+
+    from blogbuild import render
+    from blogbuild.config import Config
+
+    before = render.digest_of(b"# post", Config())
+    real = metadata.version
+    monkeypatch.setattr(metadata, "version",
+                        lambda name: "99.0" if name == "Pygments" else real(name))
+    render.code_fingerprint.cache_clear()
+    try:
+        assert render.digest_of(b"# post", Config()) != before  # a Pygments upgrade
+    finally:
+        monkeypatch.undo()
+        render.code_fingerprint.cache_clear()
+    assert render.digest_of(b"# post", Config()) == before
+    monkeypatch.setattr(render, "__version__", "0.0.0-other")
+    render.code_fingerprint.cache_clear()
+    try:
+        assert render.digest_of(b"# post", Config()) != before  # another blogbuild
+    finally:
+        monkeypatch.undo()
+        render.code_fingerprint.cache_clear()
+
+
 def test_failed_build_leaves_previous_output(tmp_path: Path) -> None:
     site = tmp_path / "site"
     shutil.copytree(BASIC, site, ignore=shutil.ignore_patterns("expected"))

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html as html_lib
 import re
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -83,14 +85,37 @@ def parser_for(config: Config) -> MarkdownIt:
     return md
 
 
-def digest_of(data: bytes, config: Config) -> str:
+#: Libraries whose version changes rendered HTML.
+_RENDER_LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "Pygments", "mini-racer")
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """blogbuild's version and code and the versions of the libraries it renders with.
+
+    A render cache restored on another machine (a CI runner) or kept across an upgrade is
+    only reused by the very same code; the source files are hashed, not their mtimes."""
     from blogbuild.markdown import asset_versions
 
+    h = hashlib.sha256(__version__.encode())
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*.py")):
+        h.update(path.relative_to(package).as_posix().encode())
+        h.update(path.read_bytes())
+    for name in _RENDER_LIBRARIES:
+        try:
+            h.update(f"{name}={metadata.version(name)}".encode())
+        except metadata.PackageNotFoundError:
+            h.update(f"{name}=?".encode())
+    h.update(asset_versions().encode())
+    return h.hexdigest()
+
+
+def digest_of(data: bytes, config: Config) -> str:
     h = hashlib.sha256()
     h.update(data)
     h.update(config.render_fingerprint().encode())
-    h.update(__version__.encode())
-    h.update(asset_versions().encode())
+    h.update(code_fingerprint().encode())
     return h.hexdigest()
 
 
