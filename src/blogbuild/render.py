@@ -86,7 +86,7 @@ def parser_for(config: Config) -> MarkdownIt:
 
 
 #: Libraries whose version changes rendered HTML.
-_RENDER_LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "Pygments", "mini-racer")
+_RENDER_LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "Pygments", "Jinja2", "mini-racer")
 
 
 @functools.cache
