@@ -37,8 +37,7 @@ _TEMPLATE_KINDS = {
     "post.html": "post", "page.html": "page", "tag.html": "tag",
     "index.html": "list", "tags.html": "list", "archive.html": "list", "feed.xml": "feed",
 }
-#: How many pages the summary lists.
-HEAVIEST = 5
+HEAVIEST = 5  # pages the summary lists
 
 # One pass over each page; comments are consumed so that tags inside them do not count.
 # Tag names are matched as blogbuild and markdown-it write them, in lower case: ignoring case
@@ -57,7 +56,7 @@ _JS_IMPORT = re.compile(
 @dataclass(frozen=True)
 class PageWeight:
     path: str  # in the output folder
-    url: str  # site-root URL path
+    url: str  # URL path, with the site's sub-path
     html: int  # bytes of the HTML file
     total: int  # HTML plus every resource counted
 
@@ -80,8 +79,7 @@ def summarize(output: Path, written: Mapping[str, str], base_url: str) -> Summar
     counts = {kind: 0 for kind in KINDS}
     for template in written.values():
         counts[kind_of(template)] += 1
-    sizes = file_sizes(output)
-    resources = _Resources(output, sizes, base_url)
+    resources = _Resources(output, sizes := file_sizes(output), base_url)
     weights = [resources.weigh(path) for path in sorted(written) if path.endswith(".html")]
     weights.sort(key=lambda w: (-w.total, w.path))
     return Summary(
@@ -251,12 +249,11 @@ def _largest_candidate(srcset: str) -> str:
         words = candidate.split()
         if not words:
             continue
-        size = 1.0
-        if len(words) > 1 and words[1][-1:] in ("w", "x"):
-            try:
-                size = float(words[1][:-1])
-            except ValueError:
-                size = 1.0
+        descriptor = words[1] if len(words) > 1 else "1x"
+        try:
+            size = float(descriptor[:-1]) if descriptor[-1:] in ("w", "x") else 1.0
+        except ValueError:
+            size = 1.0
         if size > best_size:
             best, best_size = words[0], size
     return best
@@ -275,7 +272,7 @@ def summary_lines(report: BuildReport, summary: Summary, where: str) -> list[str
         f"output {human_bytes(summary.output_bytes)} in "
         f"{_count(summary.output_files, 'file', 'files')} → {where}",
     ]
-    if summary.heaviest:
+    if summary.heaviest:  # say how fonts are counted: a browser fetches only the faces in use
         lines.append("heaviest pages (HTML + the CSS, JS, fonts and images it loads; "
                      "fonts as its stylesheets declare them):")
         totals = [human_bytes(w.total) for w in summary.heaviest]
@@ -295,9 +292,9 @@ def human_bytes(n: int) -> str:
     """``512 B``, ``18.4 kB``, ``3.2 MB`` (powers of 1000, as file managers show them)."""
     if n < 1000:
         return f"{n} B"
-    value = float(n)
-    for unit in ("kB", "MB", "GB"):
-        value /= 1000
-        if value < 999.95 or unit == "GB":
+    value = n / 1000
+    for unit in ("kB", "MB"):
+        if value < 999.95:  # else it would print as 1000.0
             return f"{value:.1f} {unit}"
-    raise AssertionError("unreachable")
+        value /= 1000
+    return f"{value:.1f} GB"

@@ -81,11 +81,11 @@ class Builder:
         for job, _, _ in unreadable:
             results[job.rel] = render_source(job, self.config)
         fresh = [item for item in todo if item[2]]
-        self.progress("rendering posts", 0, len(fresh))
+        self.progress("rendering posts and pages", 0, len(fresh))
         for done, result in enumerate(render_all(fresh, self.config), 1):
             results[result.job.rel] = result
             self.cache.put(result)
-            self.progress("rendering posts", done, len(fresh))
+            self.progress("rendering posts and pages", done, len(fresh))
         self.results = results
         return results, found.assets, len(fresh), cached
 
