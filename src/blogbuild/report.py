@@ -121,27 +121,36 @@ class _Resources:
         self.origin = f"{parts.scheme}://{parts.netloc}".lower() if parts.netloc else ""
         self.pulled: dict[str, frozenset[str]] = {}  # css/js file -> what it loads, itself too
         self.absolute: dict[str, str | None] = {}  # "/…" URL -> output file (pages share many)
-        self.tags: dict[bytes, list[tuple[str, str]]] = {}  # a tag -> its URLs (same reason)
+        # A tag whose URLs do not depend on the page (most: the theme's <head>) -> the files
+        # it loads; looked up once, not once per page.
+        self.shared: dict[bytes, frozenset[str]] = {}
 
     def weigh(self, path: str) -> PageWeight:
         data = self.read(path)
         page_url = self.base_path + path
         loaded: set[str] = set()
         for match in _TAG.finditer(data):
-            if match.group(1) is None:
-                continue  # a comment
-            urls = self.tags.get(match.group(0))
-            if urls is None:
-                urls = self.tags[match.group(0)] = _urls_of(match.group(1), match.group(2))
-            for url, kind in urls:
-                rel = self.local(url, page_url)
-                if rel is None:
-                    continue
-                loaded |= self.follow(rel, kind) if kind in ("css", "module") else {rel}
+            files = self.shared.get(match.group(0))
+            if files is None:
+                files = self.files_of(match, page_url)
+            loaded |= files
         loaded.discard(path)
         url = self.base_path + (path[: -len("index.html")] if path.endswith("/index.html")
                                 or path == "index.html" else path)
         return PageWeight(path, url, len(data), len(data) + sum(self.sizes[r] for r in loaded))
+
+    def files_of(self, match: re.Match[bytes], page_url: str) -> frozenset[str]:
+        """The files one tag (or comment: none) loads, with what they load in turn."""
+        urls = _urls_of(match.group(1), match.group(2)) if match.group(1) else []
+        files: set[str] = set()
+        for url, kind in urls:
+            rel = self.local(url, page_url)
+            if rel is not None:
+                files |= self.follow(rel, kind) if kind in ("css", "module") else {rel}
+        found = frozenset(files)
+        if all(urlsplit(url).scheme or url.startswith("/") for url, _ in urls):
+            self.shared[match.group(0)] = found
+        return found
 
     def read(self, rel: str) -> bytes:
         # os.read with the size known from the walk: a third quicker than Path.read_bytes
