@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from html.parser import HTMLParser
@@ -194,12 +193,11 @@ def test_page_weight_counts_exactly_what_the_page_loads(tmp_path: Path) -> None:
         _write(out, "posts/p/local.png", 600),
         _write(out, "img/a&b.png", 30),
     ]
-    not_counted = [
-        _write(out, "fonts/a.woff", 1_500), _write(out, "img/bg.png", 5_000),
-        _write(out, "fonts/commented.woff2", 100), _write(out, "js/lazy.js", 3_000),
-        _write(out, "img/photo.png", 4_000), _write(out, "img/hidden.png", 7_000),
-        _write(out, "favicon.svg", 90), _write(out, "vendor/big.wasm", 9_000),
-    ]
+    for rel, size in [("fonts/a.woff", 1_500), ("img/bg.png", 5_000),  # in the output, but
+                      ("fonts/commented.woff2", 100), ("js/lazy.js", 3_000),  # not loaded
+                      ("img/photo.png", 4_000), ("img/hidden.png", 7_000),  # to show the page
+                      ("favicon.svg", 90), ("vendor/big.wasm", 9_000)]:
+        _write(out, rel, size)
     page = (
         "<!DOCTYPE html><html><head>\n"
         '<link rel="icon" href="/s/favicon.svg">\n'
@@ -222,7 +220,6 @@ def test_page_weight_counts_exactly_what_the_page_loads(tmp_path: Path) -> None:
     weight = page_weight(out, "posts/p/index.html", "https://example.org/s/")
     html = len(page.encode())
     assert weight == PageWeight("posts/p/index.html", "/s/posts/p/", html, html + sum(counted))
-    assert sum(not_counted) > 0
 
 
 def test_kinds_come_from_templates() -> None:
@@ -301,4 +298,3 @@ def test_no_files_means_no_pages(tmp_path: Path) -> None:
     (tmp_path / "out").mkdir()
     summary = summarize(tmp_path / "out", {}, "http://localhost/")
     assert summary == Summary(kinds={}, output_bytes=0, output_files=0, heaviest=[])
-    assert os.listdir(tmp_path / "out") == []
