@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import pty
+import re
 import shutil
 import stat
 import subprocess
@@ -179,3 +181,111 @@ def test_internal_errors_have_no_traceback_without_debug(
     assert "internal error" in err and "Traceback" not in err
     with pytest.raises(RuntimeError):
         main(["build", "--debug", "--config", str(site / "site.yaml")])
+    with pytest.raises(RuntimeError):  # a global flag works before the command too
+        main(["--debug", "build", "--config", str(site / "site.yaml")])
+    with pytest.raises(RuntimeError):
+        main(["--debug", "build", "--debug", "--config", str(site / "site.yaml")])
+
+
+@pytest.mark.parametrize("args", [["--debug", "build"], ["build", "--debug"]])
+def test_debug_shows_the_traceback_of_an_error_in_either_place(
+    tmp_path: Path, args: list[str]
+) -> None:
+    proc = run_cli(*args, cwd=tmp_path)  # no site.yaml here
+    assert proc.returncode == 1
+    assert "Traceback (most recent call last)" in proc.stderr
+    assert "error: no site.yaml found" in proc.stderr
+    plain = run_cli("build", cwd=tmp_path)
+    assert "Traceback" not in plain.stderr
+
+
+def test_debug_flag_position_in_every_command() -> None:
+    from blogbuild.cli import _parser
+
+    parser = _parser()
+    for command in (["build"], ["serve"], ["render", "x.md"]):
+        assert parser.parse_args(command).debug is False
+        assert parser.parse_args(["--debug", *command]).debug is True
+        assert parser.parse_args([*command, "--debug"]).debug is True
+
+
+def test_version(tmp_path: Path) -> None:
+    from blogbuild import __version__
+
+    proc = run_cli("--version", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert proc.stdout == f"blogbuild {__version__}\n"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", __version__)
+
+
+SUMMARY = re.compile(
+    r"built 3 posts, 1 page, 3 tag pages, 4 list pages, 4 feeds and 3 other files "
+    r"in \d+\.\d\d s \(5 rendered, 0 cached\)\n"
+    r"0 errors, 1 warning · output [\d.]+ kB in \d+ files → _site/\n"
+    r"heaviest pages \(HTML \+ the CSS, JS, fonts and images it loads; "
+    r"fonts as its stylesheets declare them\):\n"
+    r"(  +[\d.]+ kB  /blogs/\S*/? +\(HTML [\d.]+ kB\)\n){5}"
+)
+
+
+def test_summary_after_the_build(site: Path) -> None:
+    (site / "content/about.md").write_text("---\ntitle: About\n---\n[x](/no/such/page/)\n")
+    proc = run_cli("build", cwd=site)
+    assert proc.returncode == 0, proc.stderr
+    assert "\r" not in proc.stderr and "\x1b" not in proc.stderr  # not a terminal: no bar
+    diagnostics, summary = proc.stderr.split("\n", 1)
+    assert diagnostics.startswith("content/about.md:4: warning: broken link")
+    assert SUMMARY.fullmatch(summary), summary
+    heaviest = summary.splitlines()[3]
+    assert heaviest.split()[2] == "/blogs/posts/first/"  # the post with code and a picture
+
+
+def test_quiet_prints_only_problems(site: Path) -> None:
+    quiet = run_cli("build", "--quiet", cwd=site)
+    assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == ""
+    (site / "content/about.md").write_text("---\ntitle: About\n---\n[x](/no/such/page/)\n")
+    quiet = run_cli("build", "-q", cwd=site)
+    assert quiet.returncode == 0 and quiet.stdout == ""
+    lines = quiet.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("content/about.md:4: warning: broken link")
+
+
+def _run_on_terminal(site: Path, *args: str, delay: str) -> str:
+    """Run a build with stderr on a pseudo-terminal; returns what the terminal received."""
+    master, slave = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(SRC), "TERM": "xterm", "COLUMNS": "80",
+           "BLOGBUILD_PROGRESS_DELAY": delay}
+    proc = subprocess.Popen([sys.executable, "-m", "blogbuild", "build", *args], cwd=site,
+                            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=slave)
+    os.close(slave)
+    received = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        received += chunk
+    os.close(master)
+    assert proc.wait(timeout=120) == 0
+    return received.decode().replace("\r\n", "\n")  # the terminal turns \n into \r\n
+
+
+def test_progress_bar_on_a_terminal(site: Path) -> None:
+    shown = _run_on_terminal(site, "--no-cache", delay="0")
+    bar, summary = shown.rsplit("\r\x1b[K", 1)  # the bar erases itself before the summary
+    frames = [f.removesuffix("\x1b[K") for f in bar.split("\r") if f]
+    assert frames, shown
+    assert re.fullmatch(r"writing pages  \[#{40}\]  18/18", frames[-1]), frames
+    assert all(re.fullmatch(r"[a-z ]+(  \[[#-]{40}\]  \d+/\d+)?", f) for f in frames), frames
+    assert summary.startswith("built 3 posts, 1 page, ")
+    assert "\x1b" not in summary and "\r" not in summary
+
+
+def test_no_bar_when_the_build_is_fast_or_quiet(site: Path) -> None:
+    fast = _run_on_terminal(site, delay="30")
+    assert fast.startswith("built 3 posts") and "\x1b" not in fast and "\r" not in fast
+    assert _run_on_terminal(site, "--quiet", delay="0") == ""
+

@@ -155,7 +155,7 @@ def test_first_post_builds_strict_and_shows_the_features(tmp_path: Path) -> None
     init(root, title=HOSTILE, author="Ada", base_url="https://someone.github.io/my-blog")
     proc = run("build", "--strict", cwd=root)
     assert proc.returncode == 0, proc.stderr
-    assert "warning" not in proc.stderr
+    assert ": warning:" not in proc.stderr and ": error:" not in proc.stderr
     index = parse(root / "_site/index.html")
     assert text(with_class(index, "site-title")[0]) == HOSTILE
     assert text(index.find(".//title")) == HOSTILE  # type: ignore[arg-type]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 import traceback
@@ -11,17 +12,28 @@ from pathlib import Path
 
 from blogbuild import __version__
 from blogbuild.diagnostics import BlogbuildError, BuildFailed, Diagnostic
+from blogbuild.progress import TerminalBar, no_progress
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
+#: Seconds a build runs before the progress bar appears (tests set it to 0).
+PROGRESS_DELAY_ENV = "BLOGBUILD_PROGRESS_DELAY"
+
 
 def _parser() -> argparse.ArgumentParser:
+    # Global flags work before or after the command: the subcommands share them through a
+    # parent parser whose default is SUPPRESS, so a flag given before the command is not
+    # overwritten by the subcommand's default.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show Python tracebacks")
     parser = argparse.ArgumentParser(
         prog="blogbuild",
         description="Build a static blog from Markdown: math, code and interactive widgets.",
     )
     parser.add_argument("--version", action="version", version=f"blogbuild {__version__}")
-    parser.add_argument("--debug", action="store_true", help="show Python tracebacks")
+    parser.add_argument("--debug", action="store_true", default=False,
+                        help="show Python tracebacks")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def site_options(p: argparse.ArgumentParser) -> None:
@@ -31,15 +43,17 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--drafts", action="store_true", help="include posts with draft: true")
         p.add_argument("--base-url", default=None,
                        help="override site.yaml's base_url (e.g. for previews)")
-        p.add_argument("--debug", action="store_true", help="show Python tracebacks")
 
-    build = sub.add_parser("build", help="build the site into the output folder")
+    build = sub.add_parser("build", parents=[common],
+                           help="build the site into the output folder")
     site_options(build)
     build.add_argument("--strict", action="store_true", help="warnings fail the build")
     build.add_argument("--no-cache", action="store_true", help="ignore the render cache")
-    build.add_argument("--quiet", "-q", action="store_true", help="print only problems")
+    build.add_argument("--quiet", "-q", action="store_true",
+                       help="print only problems (no progress bar, no summary)")
 
-    serve = sub.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild on changes")
+    serve = sub.add_parser("serve", parents=[common],
+                           help="build, serve on 127.0.0.1 and rebuild on changes")
     site_options(serve)
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
@@ -52,14 +66,15 @@ def _parser() -> argparse.ArgumentParser:
                        help="send COOP/COEP headers (cross-origin isolation; blocks embeds)")
     serve.set_defaults(drafts=True)
 
-    render = sub.add_parser("render", help="print the HTML fragment of one Markdown file")
+    render = sub.add_parser("render", parents=[common],
+                            help="print the HTML fragment of one Markdown file")
     render.add_argument("file", type=Path)
     render.add_argument("--config", type=Path, default=None,
                         help="site.yaml whose options to use (default: ./site.yaml if present)")
-    render.add_argument("--debug", action="store_true", help="show Python tracebacks")
 
     init = sub.add_parser(
-        "init", help="start a new blog: site.yaml, a first post, an about page, a deploy workflow",
+        "init", parents=[common],
+        help="start a new blog: site.yaml, a first post, an about page, a deploy workflow",
         description="Write a ready blog into DIR: site.yaml (every setting explained), a first "
                     "post, an about page, .gitignore, requirements.txt and a GitHub Pages "
                     "workflow. Never overwrites a file unless --force is given.")
@@ -71,10 +86,10 @@ def _parser() -> argparse.ArgumentParser:
                            "https://you.github.io/blog/ (the deploy workflow sets it on GitHub)")
     init.add_argument("--author", metavar="NAME", help="your name, shown on posts and in the feed")
     init.add_argument("--force", action="store_true", help="overwrite files that exist")
-    init.add_argument("--debug", action="store_true", help="show Python tracebacks")
 
     new = sub.add_parser(
-        "new", help="start a new post (or page) with its front matter filled in",
+        "new", parents=[common],
+        help="start a new post (or page) with its front matter filled in",
         description="Write content/posts/YYYY-MM-DD-SLUG.md dated today, SLUG made from the "
                     "title, and print its path. Never overwrites a file.")
     new.add_argument("title", help='the title, in quotes: blogbuild new "My next post"')
@@ -89,7 +104,6 @@ def _parser() -> argparse.ArgumentParser:
                       help="write a page, content/SLUG.md, at the URL /SLUG/")
     new.add_argument("--config", type=Path, default=None, metavar="PATH",
                      help="path of site.yaml (default: ./site.yaml)")
-    new.add_argument("--debug", action="store_true", help="show Python tracebacks")
     return parser
 
 
@@ -149,22 +163,30 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _build(args: argparse.Namespace) -> int:
     from blogbuild.commands.build import build
+    from blogbuild.report import summarize, summary_lines
     from blogbuild.writer import wait_for_cleanup
 
+    bar = _progress_bar() if not args.quiet else None
     try:
         report = build(args.config, output=args.output, drafts=args.drafts, strict=args.strict,
-                       base_url=args.base_url, use_cache=not args.no_cache)
+                       base_url=args.base_url, use_cache=not args.no_cache,
+                       progress=bar or no_progress)
+        if bar is not None:
+            bar("summing up the output", 0, 0)
+        summary = None if args.quiet else summarize(report.output, report.written,
+                                                    report.base_url)
     finally:
+        if bar is not None:
+            bar.close()
         wait_for_cleanup()  # leave no half-deleted old output folder behind
     _print_diagnostics(report.diagnostics)
-    if not args.quiet:
+    if summary is not None:
         try:
             where = report.output.relative_to(Path.cwd())
         except ValueError:
             where = report.output
-        print(f"built {report.posts} posts, {report.pages} pages, {report.files} files "
-              f"in {report.seconds:.2f} s ({report.rendered} rendered, {report.cached} cached) "
-              f"→ {where}/", file=sys.stderr)
+        for line in summary_lines(report, summary, f"{where}/"):
+            print(line, file=sys.stderr)
     return EXIT_OK
 
 
@@ -199,3 +221,14 @@ def _new(args: argparse.Namespace) -> int:
                bundle=args.bundle, page=args.page)
     print(_shown(path))
     return EXIT_OK
+
+
+def _progress_bar() -> TerminalBar | None:
+    """A progress bar on stderr if that is a terminal (never in logs or pipes)."""
+    if not sys.stderr.isatty() or os.environ.get("TERM") == "dumb":
+        return None
+    try:
+        delay = float(os.environ.get(PROGRESS_DELAY_ENV, "1"))
+    except ValueError:
+        delay = 1.0
+    return TerminalBar(sys.stderr, delay=delay)

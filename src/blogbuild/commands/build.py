@@ -17,6 +17,7 @@ from blogbuild.content.models import Site
 from blogbuild.diagnostics import BuildFailed, Diagnostic
 from blogbuild.outputs import PlannedPage, code_css, plan
 from blogbuild.pool import render_all
+from blogbuild.progress import Progress, no_progress
 from blogbuild.render import RenderResult, SourceJob, digest_of, render_source
 from blogbuild.site import assemble, resolve_refs
 from blogbuild.templating import create_environment, render_template
@@ -34,6 +35,9 @@ class BuildReport:
     rendered: int = 0
     cached: int = 0
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    base_url: str = ""
+    #: Every planned page written: output path -> template (which says the page's kind).
+    written: dict[str, str] = field(default_factory=dict)
 
 
 class Builder:
@@ -41,7 +45,7 @@ class Builder:
 
     def __init__(self, config: Config, *, output: Path | None = None, drafts: bool = False,
                  strict: bool = False, use_cache: bool = True,
-                 extra_head: str = "") -> None:
+                 extra_head: str = "", progress: Progress = no_progress) -> None:
         self.config = config
         self.output = output or (config.root / config.output_dir)
         self.drafts = drafts
@@ -51,8 +55,10 @@ class Builder:
         self.results: dict[str, RenderResult] = {}
         self.extra_head = extra_head  # serve mode injects its reload snippet here
         self.site: Site | None = None
+        self.progress = progress
 
     def render_sources(self) -> tuple[dict[str, RenderResult], list[tuple[Path, str]], int, int]:
+        self.progress("reading sources", 0, 0)
         found = discover(self.config.content_path, self.config.root)
         todo = []
         results: dict[str, RenderResult] = {}
@@ -78,9 +84,11 @@ class Builder:
         for job, _, _ in unreadable:
             results[job.rel] = render_source(job, self.config)
         fresh = [item for item in todo if item[2]]
-        for result in render_all(fresh, self.config):
+        self.progress("rendering posts and pages", 0, len(fresh))
+        for done, result in enumerate(render_all(fresh, self.config), 1):
             results[result.job.rel] = result
             self.cache.put(result)
+            self.progress("rendering posts and pages", done, len(fresh))
         self.results = results
         return results, found.assets, len(fresh), cached
 
@@ -89,6 +97,7 @@ class Builder:
         config = self.config
         results, assets, rendered, cached = self.render_sources()
         diagnostics = [d for r in results.values() for d in r.diagnostics]
+        self.progress("assembling the site", 0, 0)
         site, more = assemble(results.values(), [rel for _, rel in assets], config,
                               drafts=self.drafts)
         diagnostics += more
@@ -96,6 +105,7 @@ class Builder:
         env.globals["site"] = site
         env.globals["extra_head"] = self.extra_head
         pages = list(plan(site, config))
+        self.progress("copying files", 0, 0)
         with Writer(self.output) as writer:
             writer.copy_tree(theme_static(), "theme static")
             site_static = config.root / "static"
@@ -113,8 +123,9 @@ class Builder:
             errors = [d for d in diagnostics if d.is_error]
             if errors or (self.strict and diagnostics):
                 raise BuildFailed(diagnostics, strict=self.strict)
-            for page in pages:
+            for done, page in enumerate(pages, 1):
                 self.write_page(writer, env, page)
+                self.progress("writing pages", done, len(pages))
             writer.commit()
         self.site = site
         return BuildReport(
@@ -126,6 +137,8 @@ class Builder:
             rendered=rendered,
             cached=cached,
             diagnostics=sorted(diagnostics),
+            base_url=config.base_url,
+            written={page.path: page.template for page in pages},
         )
 
     def write_page(self, writer: Writer, env: jinja2.Environment, page: PlannedPage) -> None:
@@ -146,8 +159,13 @@ def build(
     strict: bool = False,
     base_url: str | None = None,
     use_cache: bool = True,
+    progress: Progress = no_progress,
 ) -> BuildReport:
-    """Build the site whose site.yaml is `config_path`; raises BlogbuildError on failure."""
+    """Build the site whose site.yaml is `config_path`; raises BlogbuildError on failure.
+
+    `progress(phase, done, total)` is called as the build goes (see blogbuild.progress).
+    """
     config = load_config(config_path, base_url=base_url)
     out = Path(output).resolve() if output is not None else None
-    return Builder(config, output=out, drafts=drafts, strict=strict, use_cache=use_cache).build()
+    return Builder(config, output=out, drafts=drafts, strict=strict, use_cache=use_cache,
+                   progress=progress).build()
