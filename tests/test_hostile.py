@@ -1,0 +1,94 @@
+"""The bad-input corpus (tests/hostile/*.yaml): exit code, messages, sources kept, no leak."""
+
+from __future__ import annotations
+
+import base64
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+HERE = Path(__file__).parent
+CASES = sorted((HERE / "hostile").glob("*.yaml"))
+SRC = HERE.parent / "src"
+DEFAULT_SITE = "title: Test\nbase_url: https://example.org/blog/\n"
+NEVER = ("Traceback", "internal error")
+
+
+def content_of(spec: Any) -> bytes:
+    if isinstance(spec, str):
+        return spec.encode("utf-8")
+    if "latin1" in spec:
+        return str(spec["latin1"]).encode("latin-1")
+    if "base64" in spec:
+        return base64.b64decode(spec["base64"])
+    if "repeat" in spec:
+        text = spec.get("before", "") + spec["repeat"] * int(spec["times"]) + spec.get("after", "")
+        return text.encode("utf-8")
+    raise ValueError(f"unknown file spec: {spec!r}")
+
+
+def snapshot(site: Path) -> dict[str, bytes]:
+    """Every regular source file (not the output or the cache) and its bytes."""
+    found = {}
+    for path in site.rglob("*"):
+        rel = path.relative_to(site).as_posix()
+        if rel.split("/")[0] in ("_site", ".blogbuild-cache") or path.is_symlink():
+            continue
+        if path.is_file() and os.access(path, os.R_OK):
+            found[rel] = path.read_bytes()
+    return found
+
+
+@pytest.mark.parametrize("case_file", CASES, ids=[c.stem for c in CASES])
+def test_case(case_file: Path, tmp_path: Path) -> None:
+    case = yaml.safe_load(case_file.read_text(encoding="utf-8"))
+    site = tmp_path / "site"
+    site.mkdir()
+    files = dict(case.get("files") or {})
+    files.setdefault("site.yaml", DEFAULT_SITE)
+    for rel, spec in files.items():
+        path = site / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content_of(spec))
+    for rel, target in (case.get("symlinks") or {}).items():
+        path = site / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.symlink_to(str(target).replace("{tmp}", str(tmp_path)))
+    before = snapshot(site)
+    for rel, mode in (case.get("chmod") or {}).items():
+        (site / rel).chmod(int(mode))
+    args = [str(a).replace("{tmp}", str(tmp_path)) for a in case.get("args", ["build"])]
+    env = {**os.environ, "PYTHONPATH": str(SRC), "BLOGBUILD_WORKERS": "1"}
+    try:
+        proc = subprocess.run([sys.executable, "-m", "blogbuild", *args], cwd=site, env=env,
+                              capture_output=True, text=True,
+                              timeout=float(case.get("timeout", 20)))
+    finally:
+        for rel in case.get("chmod") or {}:
+            (site / rel).chmod(0o644)
+    err = proc.stderr
+    assert proc.returncode == case["exit"], f"exit {proc.returncode}\n{err}"
+    for needle in case.get("stderr", []):
+        assert needle in err, f"{needle!r} not in:\n{err}"
+    for needle in [*NEVER, *case.get("not_stderr", [])]:
+        assert needle not in err, f"{needle!r} in:\n{err}"
+    after = snapshot(site)
+    lost = {rel for rel, data in before.items() if after.get(rel) != data}
+    assert not lost, f"sources deleted or changed: {sorted(lost)}"
+    out = site / "_site"
+    for rel, needles in (case.get("output_has") or {}).items():
+        text = (out / rel).read_text(encoding="utf-8")
+        for needle in needles:
+            assert needle in text, f"{needle!r} not in {rel}"
+    lacks = case.get("output_lacks") or []
+    if lacks and out.is_dir():
+        for path in out.rglob("*"):
+            if path.is_file() and path.suffix in (".html", ".xml", ".json", ".txt"):
+                text = path.read_text(encoding="utf-8", errors="replace")
+                for needle in lacks:
+                    assert needle not in text, f"{needle!r} in {path.relative_to(out)}"
