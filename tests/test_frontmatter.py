@@ -12,7 +12,7 @@ from blogbuild.diagnostics import ContentError
 
 def meta_of(text: str, name: str = "post"):  # type: ignore[no-untyped-def]
     fm = split_front_matter(text, "p.md")
-    return parse_meta(fm.data, "p.md", name, text)
+    return parse_meta(fm, "p.md", name)
 
 
 def test_no_front_matter() -> None:
@@ -73,7 +73,7 @@ def test_unclosed_front_matter() -> None:
 
 
 def test_date_that_is_not_a_date_names_its_line() -> None:
-    with pytest.raises(ContentError, match="'date' is not a date") as info:
+    with pytest.raises(ContentError, match="'date' is not a date: 'next tuesday'") as info:
         meta_of("---\ntitle: x\ndate: next tuesday\n---\n")
     assert info.value.line == 3
 
@@ -90,5 +90,5 @@ def test_draft_must_be_boolean() -> None:
 
 
 def test_front_matter_that_is_a_list() -> None:
-    with pytest.raises(ContentError, match="mapping"):
+    with pytest.raises(ContentError, match="'key: value' lines, not a list"):
         split_front_matter("---\n- a\n---\n", "p.md")

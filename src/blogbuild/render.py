@@ -17,7 +17,8 @@ from markdown_it.token import Token
 from blogbuild import __version__
 from blogbuild.config import Config
 from blogbuild.content.frontmatter import PostMeta, parse_meta, split_front_matter
-from blogbuild.diagnostics import ContentError, Diagnostic, error
+from blogbuild.content.sourcetext import decode_source
+from blogbuild.diagnostics import ContentError, Diagnostic, error, warning
 from blogbuild.markdown import create_markdown
 from blogbuild.markdown.env import Ref, html_renderer
 from blogbuild.markdown.toc import TocEntry
@@ -243,19 +244,14 @@ def render_source(job: SourceJob, config: Config, data: bytes | None = None,
     try:
         if data is None:
             data = job.path.read_bytes()
-        text = data.decode("utf-8")
     except OSError as exc:
         return RenderResult(job, "", diagnostics=(
             error(job.display, 0, f"cannot read the file: {exc.strerror or exc}"),))
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1 if data else 0
-        return RenderResult(job, "", diagnostics=(
-            error(job.display, line, "the file is not valid UTF-8; save it as UTF-8"),))
     digest = digest or digest_of(data, config)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
     try:
+        text = decode_source(data, job.display)
         fm = split_front_matter(text, job.display)
-        meta = parse_meta(fm.data, job.display, job.path.stem, text)
+        meta = parse_meta(fm, job.display, job.path.stem)
     except ContentError as exc:
         return RenderResult(job, digest, diagnostics=(error(job.display, exc.line, exc.message),))
     source_dir = job.rel.rpartition("/")[0]
@@ -267,7 +263,13 @@ def render_source(job: SourceJob, config: Config, data: bytes | None = None,
         source_dir=source_dir,
         extract_title=meta.title is None,
     )
-    return RenderResult(job, digest, meta, rendered, rendered.diagnostics)
+    diagnostics = rendered.diagnostics
+    if not fm.body.strip():
+        what = "is empty" if not text.strip() else "has no text after its front matter"
+        diagnostics = (warning(job.display, fm.body_line_offset + 1 if text.strip() else 0,
+                               f"the file {what}; write the post below the front matter"),
+                       *diagnostics)
+    return RenderResult(job, digest, meta, rendered, diagnostics)
 
 
 def strip_tags(html: str) -> str:

@@ -7,57 +7,65 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from blogbuild.content.dates import DATE_FORMAT_HINT, BadDate, date_in_name, parse_date
 from blogbuild.diagnostics import ContentError
+from blogbuild.yamlcore import BOOL, STR, Document, compose, describe, is_null, text_of, to_python
 
 _DATE_IN_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[-_]?(.*)$")
+_CLOSING = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
+_TOML_CLOSING = re.compile(r"^\+\+\+[ \t]*$", re.MULTILINE)
+#: Longer front matter is refused: it is metadata, and YAML this long is a mistake (a missing
+#: closing line far down a big file) or an attempt to make the build slow.
+MAX_FRONT_MATTER = 100_000
 
 
 @dataclass(frozen=True)
 class FrontMatter:
-    data: dict[str, Any]
+    data: dict[str, Any]  # every value as plain data (YAML 1.2 core schema)
     body: str
     body_line_offset: int  # lines above the body (delimiters included)
+    nodes: dict[str, Node] = field(default_factory=dict)  # key -> its value as written
+    doc: Document | None = None  # for the line of a node
 
 
 def split_front_matter(text: str, file: str) -> FrontMatter:
-    """Split `text` into YAML data and the Markdown body; errors name file and line."""
+    """Split `text` ("\\n" line ends) into YAML data and the Markdown body; errors have lines."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    first, sep, rest = text.partition("\n")
-    if first.rstrip() != "---" or not sep:
+    first, _, rest = text.partition("\n")
+    if first.rstrip() == "+++":
+        raise ContentError(
+            "this front matter is TOML (between '+++' lines, as Hugo writes it); blogbuild "
+            "reads YAML: change both '+++' lines to '---' and each 'key = value' to "
+            "'key: value'" + ("" if _TOML_CLOSING.search(rest) else
+                              ", and close it with a '---' line"), file=file, line=1)
+    if first.rstrip() != "---":
         return FrontMatter({}, text, 0)
-    lines = rest.split("\n")
-    for i, text_line in enumerate(lines):
-        if text_line.rstrip() in ("---", "..."):
-            yaml_text = "\n".join(lines[:i])
-            body = "\n".join(lines[i + 1:])
-            offset = i + 2
-            break
-    else:
-        raise ContentError("front matter starts with '---' but has no closing '---'", file=file,
-                           line=1)
-    try:
-        data = yaml.safe_load(yaml_text) if yaml_text.strip() else {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 2 if mark is not None else 1
-        problem = getattr(exc, "problem", None) or "cannot parse"
-        raise ContentError(f"invalid YAML in front matter: {problem}", file=file,
-                           line=line) from None
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ContentError("front matter must be a mapping of keys to values", file=file, line=2)
-    return FrontMatter({str(k): v for k, v in data.items()}, body, offset)
-
-
-def key_line(yaml_text_lines: list[str], key: str) -> int:
-    for i, line in enumerate(yaml_text_lines):
-        if re.match(rf"^{re.escape(key)}\s*:", line):
-            return i + 2
-    return 1
+    closing = _CLOSING.search(rest, 0, MAX_FRONT_MATTER + 1)
+    if closing is None and len(rest) > MAX_FRONT_MATTER:
+        raise ContentError(
+            f"the front matter is longer than {MAX_FRONT_MATTER:,} characters (or has no "
+            "closing '---' line); close it with '---' and move long text into the body",
+            file=file, line=1)
+    if closing is None:
+        raise ContentError(
+            "the front matter opened with '---' on line 1 has no closing '---' line; add one "
+            "after the last key (for a horizontal rule at the top of the body, put a blank "
+            "line before it)", file=file, line=1)
+    yaml_text = rest[: closing.start()]
+    body = rest[closing.end():].removeprefix("\n")
+    offset = yaml_text.count("\n") + 2
+    doc = compose(yaml_text, file, ContentError, first_line=2)
+    if doc.root is None:
+        return FrontMatter({}, body, offset, {}, doc)
+    if not isinstance(doc.root, MappingNode):
+        raise doc.fail(f"front matter must be 'key: value' lines, not {describe(doc.root)}",
+                       doc.root)
+    nodes = {str(key.value): value for key, value in doc.root.value}
+    data = {key: to_python(value, doc) for key, value in nodes.items()}
+    return FrontMatter(data, body, offset, nodes, doc)
 
 
 @dataclass(frozen=True)
@@ -82,88 +90,105 @@ KNOWN = {"title", "date", "updated", "author", "description", "tags", "draft", "
          "image", "math", "comments"}
 
 
-def _to_datetime(value: Any, key: str, file: str, line: int) -> dt.datetime:
-    if isinstance(value, dt.datetime):
-        return value
-    if isinstance(value, dt.date):
-        return dt.datetime(value.year, value.month, value.day)
-    if isinstance(value, str):
-        try:
-            return dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            pass
-    raise ContentError(
-        f"'{key}' is not a date: {value!r} (write it as 2024-12-17 or 2024-12-17T09:30:00+01:00)",
-        file=file, line=line,
-    )
+class _Reader:
+    """Typed reading of front matter values; every error names the key and its line."""
 
+    def __init__(self, fm: FrontMatter, file: str) -> None:
+        self.fm = fm
+        self.file = file
 
-def parse_meta(data: dict[str, Any], file: str, file_name: str, text: str) -> PostMeta:
-    """Validate front matter values; `text` is the raw file text (for key line numbers)."""
-    yaml_lines = text.split("\n")[1:]
+    def fail(self, message: str, node: Node) -> ContentError:
+        line = self.fm.doc.line(node) if self.fm.doc is not None else 0
+        return ContentError(message, file=self.file, line=line)
 
-    def line(key: str) -> int:
-        return key_line(yaml_lines, key)
+    def node(self, key: str) -> Node | None:
+        node = self.fm.nodes.get(key)
+        return None if node is None or (text_of(node) is None and is_null(node)) else node
 
-    def string(key: str) -> str | None:
-        value = data.get(key)
-        if value is None:
+    def string(self, key: str) -> str | None:
+        """A text value as written: `title: 010` is "010", `slug: 1e3` is "1e3"."""
+        node = self.node(key)
+        if node is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, str | int | float):
-            raise ContentError(f"'{key}' must be a string, not {value!r}", file=file,
-                               line=line(key))
-        return str(value)
+        if not isinstance(node, ScalarNode):
+            raise self.fail(f"'{key}' must be a string, not {describe(node)}; if the text holds "
+                            "':' or starts with '[', '{' or '-', put it in quotes", node)
+        return text_of(node)
 
-    def boolean(key: str, default: bool = False) -> bool:
-        value = data.get(key, default)
-        if not isinstance(value, bool):
-            raise ContentError(f"'{key}' must be true or false, not {value!r}", file=file,
-                               line=line(key))
-        return value
+    def boolean(self, key: str) -> bool:
+        node = self.node(key)
+        if node is None:
+            return False
+        if node.tag != BOOL:
+            raise self.fail(f"'{key}' must be true or false, not {describe(node)}", node)
+        return str(node.value).lower() == "true"
 
-    title = data.get("title")
-    if title is not None and not isinstance(title, str):
-        raise ContentError(f"'title' must be a string, not {title!r} (quote it)", file=file,
-                           line=line("title"))
-    date = None
-    if data.get("date") is not None:
-        date = _to_datetime(data["date"], "date", file, line("date"))
-    else:
-        match = _DATE_IN_NAME.match(file_name)
-        if match:
-            try:
-                date = dt.datetime(int(match[1]), int(match[2]), int(match[3]))
-            except ValueError:
-                raise ContentError(f"the file name starts with an invalid date: {file_name}",
-                                   file=file) from None
-    updated = None
-    if data.get("updated") is not None:
-        updated = _to_datetime(data["updated"], "updated", file, line("updated"))
-    tags_value = data.get("tags") or []
-    if isinstance(tags_value, str):
-        tags = tuple(t.strip() for t in tags_value.split(",") if t.strip())
-    elif isinstance(tags_value, list) and all(isinstance(t, str | int) for t in tags_value):
-        tags = tuple(str(t).strip() for t in tags_value if str(t).strip())
-    else:
-        raise ContentError("'tags' must be a list of names or a comma-separated string",
-                           file=file, line=line("tags"))
-    slug = string("slug")
+    def date(self, key: str) -> dt.datetime | None:
+        node = self.node(key)
+        if node is None:
+            return None
+        if not isinstance(node, ScalarNode):
+            raise self.fail(f"'{key}' must be a date, not {describe(node)}; {DATE_FORMAT_HINT}",
+                            node)
+        try:
+            return parse_date(str(node.value))
+        except BadDate as exc:
+            raise self.fail(f"'{key}' {exc}; {DATE_FORMAT_HINT}",
+                            node) from None
+
+    def tags(self) -> tuple[str, ...]:
+        node = self.node("tags")
+        if node is None:
+            return ()
+        hint = 'write tags: [python, math] or tags: "python, math"'
+        if isinstance(node, ScalarNode):
+            if node.tag != STR:
+                raise self.fail(f"'tags' must be a list of names or a comma-separated string, "
+                                f"not {describe(node)}; {hint}", node)
+            return tuple(t.strip() for t in str(node.value).split(",") if t.strip())
+        if not isinstance(node, SequenceNode):
+            raise self.fail(f"'tags' must be a list of names, not {describe(node)}; {hint}",
+                            node)
+        names = []
+        for item in node.value:
+            if not isinstance(item, ScalarNode):
+                raise self.fail(f"each tag must be a name, not {describe(item)}; {hint}", item)
+            text = text_of(item)
+            if text is not None and text.strip():
+                names.append(text.strip())
+        return tuple(names)
+
+
+def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
+    """Validate front matter values (`file_name`: the file's stem, which may hold the date)."""
+    read = _Reader(fm, file)
+    date = read.date("date")
+    match = _DATE_IN_NAME.match(file_name)
+    if date is None and match:
+        try:
+            date = date_in_name(match[1], match[2], match[3])
+        except BadDate as exc:
+            raise ContentError(
+                f"the date the file name starts with {exc}; rename the file or "
+                "set 'date:' in the front matter", file=file) from None
+    slug = read.string("slug")
     if slug is not None and not re.fullmatch(r"[\w.~-]+(/[\w.~-]+)*", slug):
-        raise ContentError(f"'slug' may hold only letters, digits, '-', '_', '.': {slug!r}",
-                           file=file, line=line("slug"))
+        node = fm.nodes["slug"]
+        raise read.fail(f"'slug' may hold only letters, digits, '-', '_', '.', '~' and '/' "
+                        f"between parts, not {slug!r}", node)
     return PostMeta(
-        title=title,
+        title=read.string("title"),
         date=date,
-        updated=updated,
-        author=string("author"),
-        description=string("description"),
-        tags=tuple(dict.fromkeys(tags)),
-        draft=boolean("draft"),
+        updated=read.date("updated"),
+        author=read.string("author"),
+        description=read.string("description"),
+        tags=tuple(dict.fromkeys(read.tags())),
+        draft=read.boolean("draft"),
         slug=slug,
-        image=string("image"),
-        math=boolean("math"),
-        comments=boolean("comments"),
-        extra={k: v for k, v in data.items() if k not in KNOWN},
+        image=read.string("image"),
+        math=read.boolean("math"),
+        comments=read.boolean("comments"),
+        extra={k: v for k, v in fm.data.items() if k not in KNOWN},
     )
 
 

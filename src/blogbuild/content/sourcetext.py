@@ -1,0 +1,60 @@
+"""Source bytes → text: UTF-8 only, with a message naming the encoding a file seems to use."""
+
+from __future__ import annotations
+
+import codecs
+
+from blogbuild.diagnostics import ContentError
+
+# Longest first: the UTF-32 LE mark begins with the UTF-16 LE one.
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"),
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+)
+
+
+def _convert_hint(encoding: str) -> str:
+    return (f"save it as UTF-8 (in your editor: 'Save with encoding' → UTF-8, or "
+            f"`iconv -f {encoding} -t UTF-8 FILE > NEW`)")
+
+
+def _guess_wide(data: bytes) -> str | None:
+    """UTF-16 or UTF-32 from a byte-order mark or the NUL bytes that ASCII text has in them."""
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return name
+    head = data[:4000]
+    if len(head) < 4 or head.count(0) < len(head) // 4:
+        return None
+    if head[0::4].count(0) == 0 and head[1::4].count(0) == len(head[1::4]):
+        return "UTF-32"  # little-endian ASCII: one byte, three NULs
+    if head[3::4].count(0) == 0 and head[0::4].count(0) == len(head[0::4]):
+        return "UTF-32"
+    return "UTF-16"
+
+
+def decode_source(data: bytes, file: str) -> str:
+    """The text of a source file with line ends made "\\n"; ContentError if not UTF-8."""
+    wide = _guess_wide(data)
+    if wide is not None:
+        raise ContentError(f"the file is not valid UTF-8: it looks like {wide}; "
+                           + _convert_hint(wide), file=file, line=1)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        try:
+            data.decode("cp1252")
+        except UnicodeDecodeError:
+            guess = "its encoding is unknown"
+            hint = "save it as UTF-8"
+        else:
+            guess = "it looks like Latin-1/Windows-1252"
+            hint = _convert_hint("WINDOWS-1252")
+        raise ContentError(f"the file is not valid UTF-8 (byte {data[exc.start]:#04x}); "
+                           f"{guess}: {hint}", file=file, line=line) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a UTF-8 byte-order mark, as some Windows editors write
+    return text.replace("\r\n", "\n").replace("\r", "\n")
