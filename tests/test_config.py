@@ -61,7 +61,7 @@ def test_unknown_nested_key(tmp_path: Path) -> None:
 
 
 def test_mistyped_value(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"'posts_per_page' must be an integer"):
+    with pytest.raises(ConfigError, match=r"'posts_per_page' must be a whole number"):
         load_config(write(tmp_path, "posts_per_page: many\n"))
 
 

@@ -5,15 +5,27 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from yaml.nodes import MappingNode, Node, SequenceNode
 
+from blogbuild.config_checks import check_base_url, validate
+from blogbuild.content.sourcetext import decode_source
 from blogbuild.diagnostics import ConfigError
 from blogbuild.urls import UrlBuilder
+from blogbuild.yamlcore import (
+    BOOL,
+    INT,
+    MAP,
+    Document,
+    compose,
+    describe,
+    is_null,
+    text_of,
+    to_python,
+)
 
 CONFIG_NAME = "site.yaml"
 
@@ -94,71 +106,97 @@ class Config:
 
 
 _NOT_KEYS = {"root"}
+#: A site.yaml larger than this is refused before parsing (it is a few dozen lines).
+MAX_CONFIG_BYTES = 1_000_000
 
 
 def _type_name(tp: Any) -> str:
     return getattr(tp, "__name__", str(tp))
 
 
-def _coerce(value: Any, tp: Any, key: str, source: str) -> Any:
-    """Check `value` against the annotation `tp`, converting nested mappings to dataclasses."""
-    origin = typing.get_origin(tp)
-    args = typing.get_args(tp)
-    if origin in (typing.Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        inner = [a for a in args if a is not type(None)]
-        return _coerce(value, inner[0], key, source)
-    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
-        if not isinstance(value, Mapping):
-            raise ConfigError(f"'{key}' must be a mapping", file=source)
-        return _build(tp, value, source, prefix=key + ".")
-    if origin is tuple:
-        if not isinstance(value, list):
-            raise ConfigError(f"'{key}' must be a list", file=source)
-        return tuple(_coerce(v, args[0], f"{key}[{i}]", source) for i, v in enumerate(value))
-    if origin is dict:
-        if not isinstance(value, Mapping):
-            raise ConfigError(f"'{key}' must be a mapping", file=source)
-        return {
-            str(k): _coerce(v if v is not None else {}, args[1], f"{key}.{k}", source)
-            for k, v in value.items()
-        }
-    if tp is Any:
-        return value
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise ConfigError(f"'{key}' must be true or false, not {value!r}", file=source)
-        return value
-    if tp is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"'{key}' must be an integer, not {value!r}", file=source)
-        return value
-    if tp is str:
-        if not isinstance(value, str | int | float) or isinstance(value, bool):
-            raise ConfigError(f"'{key}' must be a string, not {value!r}", file=source)
-        return str(value)
-    if tp is Path:
-        return Path(str(value))
-    raise ConfigError(f"'{key}' has an unsupported type {_type_name(tp)}", file=source)
+class _Reader:
+    """Builds the Config from site.yaml's nodes, noting the line of every key it reads."""
 
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.lines: dict[str, int] = {}  # dotted key ("math.output", "nav[0].url") -> line
 
-def _build(cls: type[Any], data: Mapping[str, Any], source: str, prefix: str = "") -> Any:
-    hints = typing.get_type_hints(cls)
-    names = [f.name for f in dataclasses.fields(cls) if f.name not in _NOT_KEYS]
-    kwargs: dict[str, Any] = {}
-    for key, value in data.items():
-        if key not in names:
-            close = [n for n in names if _similar(str(key), n)]
-            hint = f" (did you mean '{prefix}{close[0]}'?)" if close else ""
-            known = ", ".join(names)
-            raise ConfigError(
-                f"unknown key '{prefix}{key}'{hint}; known keys: {known}", file=source
-            )
-        if value is None:
-            continue
-        kwargs[key] = _coerce(value, hints[key], prefix + str(key), source)
-    return cls(**kwargs)
+    def build(self, cls: type[Any], node: MappingNode, prefix: str = "") -> Any:
+        hints = typing.get_type_hints(cls)
+        fields = [f for f in dataclasses.fields(cls) if f.name not in _NOT_KEYS]
+        names = [f.name for f in fields]
+        kwargs: dict[str, Any] = {}
+        for key_node, value in node.value:
+            key = str(key_node.value)
+            if key not in names:
+                close = [n for n in names if _similar(key, n)]
+                hint = f" (did you mean '{prefix}{close[0]}'?)" if close else ""
+                raise self.doc.fail(f"unknown key '{prefix}{key}'{hint}; known keys: "
+                                    f"{', '.join(names)}", key_node)
+            self.lines[prefix + key] = self.doc.line(key_node)
+            if is_null(value) and text_of(value) is None:
+                continue  # `key:` with no value keeps the default
+            kwargs[key] = self.coerce(value, hints[key], prefix + key)
+        for f in fields:
+            required = f.default is dataclasses.MISSING and \
+                f.default_factory is dataclasses.MISSING
+            if required and f.name not in kwargs:
+                raise self.doc.fail(f"'{prefix.rstrip('.')}' needs '{f.name}' (each item is "
+                                    f"{{{', '.join(n + ': …' for n in names)}}})", node)
+        return cls(**kwargs)
+
+    def coerce(self, node: Node, tp: Any, key: str) -> Any:
+        """Check `node` against the annotation `tp`; nested mappings become dataclasses."""
+        origin = typing.get_origin(tp)
+        args = typing.get_args(tp)
+        fail = self.doc.fail
+        if origin in (typing.Union, types.UnionType):
+            if is_null(node) and text_of(node) is None and type(None) in args:
+                return None
+            return self.coerce(node, next(a for a in args if a is not type(None)), key)
+        if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+            if is_null(node) and text_of(node) is None:
+                return tp()
+            if not isinstance(node, MappingNode):
+                raise fail(f"'{key}' must be a mapping (indented 'key: value' lines), not "
+                           f"{describe(node)}", node)
+            return self.build(tp, node, prefix=key + ".")
+        if origin is tuple:
+            if not isinstance(node, SequenceNode):
+                raise fail(f"'{key}' must be a list ('- item' lines), not {describe(node)}",
+                           node)
+            items = []
+            for i, item in enumerate(node.value):
+                self.lines[f"{key}[{i}]"] = self.doc.line(item)
+                items.append(self.coerce(item, args[0], f"{key}[{i}]"))
+            return tuple(items)
+        if origin is dict:
+            if not isinstance(node, MappingNode):
+                raise fail(f"'{key}' must be a mapping (indented 'key: value' lines), not "
+                           f"{describe(node)}", node)
+            out = {}
+            for k, v in node.value:
+                self.lines[f"{key}.{k.value}"] = self.doc.line(k)
+                out[str(k.value)] = self.coerce(v, args[1], f"{key}.{k.value}")
+            return out
+        if tp is Any:
+            return to_python(node, self.doc)
+        if tp is bool:
+            if node.tag != BOOL:
+                raise fail(f"'{key}' must be true or false, not {describe(node)}", node)
+            return to_python(node, self.doc)
+        if tp is int:
+            if node.tag != INT:
+                raise fail(f"'{key}' must be a whole number (an integer), not "
+                           f"{describe(node)}", node)
+            return to_python(node, self.doc)
+        if tp in (str, Path):
+            text = text_of(node)
+            if text is None:
+                raise fail(f"'{key}' must be a string, not "
+                           f"{'empty' if is_null(node) else describe(node)}", node)
+            return tp(text)
+        raise fail(f"'{key}' has an unsupported type {_type_name(tp)}", node)
 
 
 def _similar(a: str, b: str) -> bool:
@@ -177,40 +215,26 @@ def load_config(path: Path | str | None = None, *, base_url: str | None = None) 
             f"no {cfg_path.name} found at {cfg_path}; run blogbuild in the folder that holds "
             "your site.yaml, or pass --config PATH",
         )
+    source = str(cfg_path)
     try:
-        text = cfg_path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read the file: {exc}", file=cfg_path) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 0
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(f"invalid YAML: {problem}", file=cfg_path, line=line) from None
-    if data is None:
-        data = {}
-    if not isinstance(data, Mapping):
-        raise ConfigError("site.yaml must be a mapping of keys to values", file=cfg_path)
-    if base_url is not None:
-        data = {**data, "base_url": base_url}
-    config: Config = _build(Config, data, str(cfg_path))
+        with cfg_path.open("rb") as handle:
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"cannot read the file: {exc.strerror or exc}", file=source) from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"the file is larger than {MAX_CONFIG_BYTES:,} bytes; site.yaml "
+                          "holds settings only", file=source)
+    doc = compose(decode_source(data, source, ConfigError), source, ConfigError)
+    if doc.root is None:
+        doc.root = MappingNode(MAP, [])
+    if not isinstance(doc.root, MappingNode):
+        raise doc.fail(f"site.yaml must be 'key: value' lines, not {describe(doc.root)}",
+                       doc.root)
+    reader = _Reader(doc)
+    config: Config = reader.build(Config, doc.root)
     config = dataclasses.replace(config, root=cfg_path.parent.resolve())
-    _validate(config, str(cfg_path))
+    validate(config, source, reader.lines)
+    if base_url is not None:
+        check_base_url(base_url, "--base-url")
+        config = dataclasses.replace(config, base_url=base_url)
     return config
-
-
-def _validate(config: Config, source: str) -> None:
-    if config.posts_per_page < 1:
-        raise ConfigError("'posts_per_page' must be at least 1", file=source)
-    if "{slug}" not in config.permalink or not config.permalink.startswith("/"):
-        raise ConfigError(
-            "'permalink' must start with '/' and contain {slug}, e.g. /posts/{slug}/",
-            file=source,
-        )
-    if config.math.output not in ("html", "htmlAndMathml", "mathml"):
-        raise ConfigError("'math.output' must be html, htmlAndMathml or mathml", file=source)
-    if not config.base_url.startswith(("http://", "https://")):
-        raise ConfigError(
-            f"'base_url' must be an absolute http(s) URL, not {config.base_url!r}", file=source
-        )

@@ -16,6 +16,7 @@ import jinja2
 
 from blogbuild import __version__, pyodide
 from blogbuild.config import Config
+from blogbuild.content.sourcetext import decode_source
 from blogbuild.diagnostics import TemplateError
 from blogbuild.feedhtml import feed_html
 from blogbuild.theme import theme_templates
@@ -54,6 +55,7 @@ def create_environment(config: Config) -> jinja2.Environment:
     loaders: list[jinja2.BaseLoader] = []
     site_templates = config.root / "templates"
     if site_templates.is_dir() and site_templates.resolve() != theme_templates().resolve():
+        _check_readable(site_templates, config.root)
         loaders.append(jinja2.FileSystemLoader(str(site_templates)))
     loaders += [theme, jinja2.PrefixLoader({THEME_PREFIX: theme})]
     env = jinja2.Environment(
@@ -88,6 +90,19 @@ def create_environment(config: Config) -> jinja2.Environment:
     env.globals["custom_css"] = (site_static / CUSTOM_CSS).is_file()
     env.globals["custom_js"] = (site_static / CUSTOM_JS).is_file()
     return env
+
+
+def _check_readable(folder: Path, root: Path) -> None:
+    """A site template that is not UTF-8 or cannot be read is the author's to fix: say so
+    up front with its file and line (Jinja would fail later, outside any template frame)."""
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise TemplateError(f"cannot read the template: {exc.strerror or exc}",
+                                file=shown) from None
+        decode_source(data, shown, TemplateError)
 
 
 def render_template(env: jinja2.Environment, name: str, *, url_path: str = "",

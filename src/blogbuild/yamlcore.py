@@ -203,7 +203,8 @@ def _compose(loader: Any, doc: Document, max_values: int) -> Node | None:
                 anchors[done.anchor] = node
         if total > max_values:
             raise doc.fail(f"more than {max_values} values once aliases ('*name') are "
-                           "expanded; write the values out or use fewer aliases", node)
+                           "expanded; write the values out or use fewer aliases",
+                           doc.line_at(start.index))
         if isinstance(event, ScalarEvent) and event.anchor is not None:
             anchors[event.anchor] = node
         attach(node)

@@ -16,6 +16,7 @@ from blogbuild.yamlcore import BOOL, STR, Document, compose, describe, is_null, 
 _DATE_IN_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[-_]?(.*)$")
 _CLOSING = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 _TOML_CLOSING = re.compile(r"^\+\+\+[ \t]*$", re.MULTILINE)
+_YAML11_BOOLS = {"yes", "no", "on", "off", "y", "n"}
 #: Longer front matter is refused: it is metadata, and YAML this long is a mistake (a missing
 #: closing line far down a big file) or an attempt to make the build slow.
 MAX_FRONT_MATTER = 100_000
@@ -120,7 +121,9 @@ class _Reader:
         if node is None:
             return False
         if node.tag != BOOL:
-            raise self.fail(f"'{key}' must be true or false, not {describe(node)}", node)
+            yaml11 = isinstance(node, ScalarNode) and str(node.value).lower() in _YAML11_BOOLS
+            hint = " (only true and false are booleans in YAML 1.2)" if yaml11 else ""
+            raise self.fail(f"'{key}' must be true or false, not {describe(node)}{hint}", node)
         return str(node.value).lower() == "true"
 
     def date(self, key: str) -> dt.datetime | None:
@@ -172,10 +175,11 @@ def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
                 f"the date the file name starts with {exc}; rename the file or "
                 "set 'date:' in the front matter", file=file) from None
     slug = read.string("slug")
-    if slug is not None and not re.fullmatch(r"[\w.~-]+(/[\w.~-]+)*", slug):
+    if slug is not None and (not re.fullmatch(r"[\w.~-]+(/[\w.~-]+)*", slug)
+                             or any(part.strip(".") == "" for part in slug.split("/"))):
         node = fm.nodes["slug"]
         raise read.fail(f"'slug' may hold only letters, digits, '-', '_', '.', '~' and '/' "
-                        f"between parts, not {slug!r}", node)
+                        f"between parts (no part only of dots), not {slug!r}", node)
     return PostMeta(
         title=read.string("title"),
         date=date,

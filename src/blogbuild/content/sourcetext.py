@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import codecs
 
-from blogbuild.diagnostics import ContentError
+from blogbuild.diagnostics import BlogbuildError, ContentError
 
 # Longest first: the UTF-32 LE mark begins with the UTF-16 LE one.
 _BOMS = (
@@ -35,11 +35,11 @@ def _guess_wide(data: bytes) -> str | None:
     return "UTF-16"
 
 
-def decode_source(data: bytes, file: str) -> str:
-    """The text of a source file with line ends made "\\n"; ContentError if not UTF-8."""
+def decode_source(data: bytes, file: str, error: type[BlogbuildError] = ContentError) -> str:
+    """The text of a source file with line ends made "\\n"; `error` if it is not UTF-8."""
     wide = _guess_wide(data)
     if wide is not None:
-        raise ContentError(f"the file is not valid UTF-8: it looks like {wide}; "
+        raise error(f"the file is not valid UTF-8: it looks like {wide}; "
                            + _convert_hint(wide), file=file, line=1)
     try:
         text = data.decode("utf-8")
@@ -53,7 +53,7 @@ def decode_source(data: bytes, file: str) -> str:
         else:
             guess = "it looks like Latin-1/Windows-1252"
             hint = _convert_hint("WINDOWS-1252")
-        raise ContentError(f"the file is not valid UTF-8 (byte {data[exc.start]:#04x}); "
+        raise error(f"the file is not valid UTF-8 (byte {data[exc.start]:#04x}); "
                            f"{guess}: {hint}", file=file, line=line) from None
     if text.startswith("\ufeff"):
         text = text[1:]  # a UTF-8 byte-order mark, as some Windows editors write

@@ -1,0 +1,148 @@
+"""Range and format checks of site.yaml values; every error names the key and its line."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import string
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from blogbuild.diagnostics import ConfigError
+from blogbuild.urls import scheme_of
+
+if TYPE_CHECKING:
+    from blogbuild.config import Config
+
+PERMALINK_FIELDS = ("slug", "year", "month", "day")
+MATH_OUTPUTS = ("html", "htmlAndMathml", "mathml")
+#: Link schemes a nav item may use; anything else (javascript:, data:, file:) is refused.
+NAV_SCHEMES = ("http", "https", "mailto")
+_LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*")
+_MACRO_NAME = re.compile(r"\\(?:[A-Za-z@]+|[^A-Za-z@\s])")
+_PARENT = re.compile(r"(?:\.[^.\[]*|\[\d+\])$")
+_UNSAFE_URL_CHARS = re.compile(r"[\x00-\x20\"'<>\\^`{|}\x7f]")
+
+
+class _Checker:
+    def __init__(self, source: str, lines: dict[str, int]) -> None:
+        self.source = source
+        self.lines = lines
+
+    def line_of(self, key: str) -> int:
+        """The line of `key`, else of its nearest parent ("nav[0].url" → "nav[0]" → "nav")."""
+        while key not in self.lines:
+            parent = _PARENT.sub("", key)
+            if parent == key:
+                return 0
+            key = parent
+        return self.lines[key]
+
+    def fail(self, key: str, message: str) -> ConfigError:
+        return ConfigError(f"'{key}' {message}", file=self.source, line=self.line_of(key))
+
+    def at_least(self, key: str, value: int, low: int) -> None:
+        if value < low:
+            raise self.fail(key, f"must be at least {low}, not {value}")
+
+
+def check_base_url(url: str, where: str) -> None:
+    """Raise ConfigError naming `where` (an option) if `url` cannot be the site's address."""
+    problem = base_url_problem(url)
+    if problem is not None:
+        raise ConfigError(f"{where} {problem}")
+
+
+def base_url_problem(url: str) -> str | None:
+    example = "e.g. https://example.org/ or https://you.github.io/blog/"
+    if _UNSAFE_URL_CHARS.search(url):
+        return f"must be a URL without spaces, quotes or brackets ({example}), not {url!r}"
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return f"must be an absolute http(s) URL ({example}), not {url!r}"
+    if parts.query or parts.fragment:
+        return f"must not have a '?query' or '#fragment' ({example}), not {url!r}"
+    return None
+
+
+def validate(config: Config, source: str, lines: dict[str, int]) -> None:
+    """Raise ConfigError for the first value out of range; `lines` maps dotted keys to lines."""
+    check = _Checker(source, lines)
+    check.at_least("posts_per_page", config.posts_per_page, 1)
+    check.at_least("feed_entries", config.feed_entries, 1)
+    check.at_least("toc_min_headings", config.toc_min_headings, 1)
+    problem = base_url_problem(config.base_url)
+    if problem is not None:
+        raise check.fail("base_url", problem)
+    _check_permalink(check, config.permalink)
+    if not _LANGUAGE.fullmatch(config.language):
+        raise check.fail("language", f"must be a language tag such as en, fr or pt-BR, not "
+                                     f"{config.language!r}")
+    _check_date_format(check, config.date_format)
+    for i, item in enumerate(config.nav):
+        if not item.title.strip():
+            raise check.fail(f"nav[{i}].title", "must not be empty")
+        scheme = scheme_of(re.sub(r"[\x00-\x20]", "", item.url))
+        if scheme and scheme not in NAV_SCHEMES:
+            raise check.fail(f"nav[{i}].url", f"must be a site path such as /about/ or an "
+                                              f"http(s) or mailto: link, not {item.url!r}")
+    if config.math.output not in MATH_OUTPUTS:
+        raise check.fail("math.output", f"must be {', '.join(MATH_OUTPUTS[:-1])} or "
+                                        f"{MATH_OUTPUTS[-1]}, not {config.math.output!r}")
+    for name in config.math.macros:
+        if not _MACRO_NAME.fullmatch(name):
+            raise check.fail(f"math.macros.{name}", "is not a TeX command name; write it "
+                                                    "with a backslash, e.g. \"\\\\RR\"")
+    _check_plugins(check, config)
+
+
+def _check_date_format(check: _Checker, fmt: str) -> None:
+    # The C library prints an unknown "%Q" or a lone "%" as is, so the codes are checked here.
+    codes = re.sub(r"%[-_0^#]?[EO]?[aAbBcCdDeFgGhHIjklmMnpPrRsStTuUVwWxXyYzZ%+]", "", fmt)
+    try:
+        dt.datetime(2024, 12, 17, 9, 30).strftime(fmt)
+        bad = "%" in codes
+    except ValueError:
+        bad = True
+    if bad:
+        raise check.fail("date_format", f"is not a date format: {fmt!r}; use strftime codes "
+                                        "such as \"%B %-d, %Y\" or \"%Y-%m-%d\"")
+
+
+def _check_permalink(check: _Checker, permalink: str) -> None:
+    example = "e.g. /posts/{slug}/ or /{year}/{month}/{slug}/"
+    if not permalink.startswith("/"):
+        raise check.fail("permalink", f"must start with '/' ({example}), not {permalink!r}")
+    try:
+        parts = list(string.Formatter().parse(permalink))
+    except ValueError:
+        raise check.fail("permalink", f"has a '{{' or '}}' without its pair ({example}), "
+                                      f"not {permalink!r}") from None
+    fields = [(name, spec, conv) for _, name, spec, conv in parts if name is not None]
+    literal = "".join(text for text, _, _, _ in parts)
+    known = ", ".join("{" + name + "}" for name in PERMALINK_FIELDS)
+    for name, spec, conv in fields:
+        if name not in PERMALINK_FIELDS or spec or conv:
+            raise check.fail("permalink", f"has an unknown placeholder {{{name}}}; the known "
+                                          f"ones are {known} ({example})")
+    if "slug" not in [name for name, _, _ in fields]:
+        raise check.fail("permalink", f"must contain {{slug}} ({example}), not {permalink!r}")
+    if ".." in permalink.split("/") or _UNSAFE_URL_CHARS.search(literal) or \
+            re.search(r"[?#%]", literal):
+        raise check.fail("permalink", f"may hold only path characters, no '..' part, spaces, "
+                                      f"'?', '#' or '%' ({example}), not {permalink!r}")
+
+
+def _check_plugins(check: _Checker, config: Config) -> None:
+    """The checks that live with the code that uses the values, given a line here."""
+    from blogbuild import pyodide
+    from blogbuild.markdown.callouts import build_kinds
+
+    for run in (lambda: build_kinds(config.callouts), lambda: pyodide.packages_url(config)):
+        try:
+            run()
+        except ConfigError as exc:
+            named = re.match(r"'([^']+)'", exc.message)
+            key = named[1] if named else ""
+            raise ConfigError(exc.message, file=check.source,
+                              line=check.line_of(key) if key else 0) from None
