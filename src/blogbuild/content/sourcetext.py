@@ -28,9 +28,13 @@ def _guess_wide(data: bytes) -> str | None:
     head = data[:4000]
     if len(head) < 4 or head.count(0) < len(head) // 4:
         return None
-    if head[0::4].count(0) == 0 and head[1::4].count(0) == len(head[1::4]):
-        return "UTF-32"  # little-endian ASCII: one byte, three NULs
-    if head[3::4].count(0) == 0 and head[0::4].count(0) == len(head[0::4]):
+
+    def nul_column(k: int) -> bool:
+        return head[k::4].count(0) == len(head[k::4])
+
+    # ASCII in UTF-32 has three NULs in every four bytes (after the character in little-endian
+    # order, before it in big-endian); in UTF-16, one in every two.
+    if all(map(nul_column, (1, 2, 3))) or all(map(nul_column, (0, 1, 2))):
         return "UTF-32"
     return "UTF-16"
 
