@@ -111,6 +111,9 @@ def _syntax_error(exc: yaml.MarkedYAMLError, text: str, doc: Document) -> Blogbu
         return doc.fail("a tab indents this line; YAML allows only spaces for indentation: "
                         "replace the tab with spaces", line)
     problem = exc.problem or exc.context or "cannot parse"
+    if "unacceptable character" in problem:
+        return doc.fail(f"invalid YAML: {problem}: a control character YAML does not allow; "
+                        "remove it", line)
     return doc.fail(f"invalid YAML: {problem}; check the quotes, colons and indentation "
                     "(a value holding ': ' or starting with a special character needs "
                     "quotes)", line)
