@@ -98,3 +98,38 @@ def test_fingerprint_changes_with_render_options() -> None:
     assert Config().render_fingerprint() != Config(base_url="https://x.org/b/") \
         .render_fingerprint()
     assert Config().render_fingerprint() == Config(title="other").render_fingerprint()
+
+
+@pytest.mark.parametrize(("text", "line", "message"), [
+    ("title: T\nmath:\n  output: foo\n", 3, "'math.output' must be html, htmlAndMathml or"),
+    ("nav:\n  - {title: A, url: /a/}\n  - title: B\n", 3, "'nav[1]' needs 'url'"),
+    ("nav:\n  - title: X\n    url: 'javascript:alert(1)'\n", 3, "'nav[0].url' must be a site"),
+    ("feed_entries: -1\n", 1, "'feed_entries' must be at least 1, not -1"),
+    ("\n\npermalink: /{slug}/{titel}/\n", 3, "unknown placeholder {titel}"),
+    ("callouts:\n  note:\n    color: 'red;'\n", 3, "'callouts.note.color' must be a CSS"),
+    ("runnable:\n  packages_url: 'vbscript:x'\n", 2, "'runnable.packages_url' must be"),
+    ("math:\n  macros:\n    RR: x\n", 3, "'math.macros.RR' is not a TeX command name"),
+    ("title: a\ntitle: b\n", 2, "duplicate key 'title' (lines 1 and 2)"),
+    ("language: 'en\"><script>'\n", 1, "'language' must be a language tag"),
+    ("date_format: '%Y %'\n", 1, "'date_format' is not a date format"),
+    ("base_url: https://example.org/?q=1\n", 1, "must not have a '?query'"),
+])
+def test_values_are_checked_with_their_line(tmp_path: Path, text: str, line: int,
+                                            message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, text))
+    assert info.value.line == line and message in info.value.message, info.value.format()
+
+
+def test_yaml_1_2_strings(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "title: no\nauthor: on\ndescription: 010\n"))
+    assert (config.title, config.author, config.description) == ("no", "on", "010")
+
+
+def test_base_url_option_is_checked(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="--base-url must be an absolute http"):
+        load_config(write(tmp_path, "title: T\n"), base_url="javascript:alert(1)")
+
+
+def test_comments_only_means_defaults(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, "# later\n")).title == Config().title
