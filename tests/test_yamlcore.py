@@ -154,3 +154,9 @@ def test_encodings_are_named(data: bytes, line: int, message: str) -> None:
         decode_source(data, "f.md")
     assert info.value.line == line and message in info.value.message
     assert "UTF-8" in info.value.message
+
+
+def test_a_binary_file_is_not_called_utf16() -> None:
+    data = bytes(range(256)) * 4 + b"\x00" * 300 + b"\x7fELF\x02\x01\x01" * 40
+    with pytest.raises(ContentError, match="it looks like a binary file"):
+        decode_source(data, "f.md")

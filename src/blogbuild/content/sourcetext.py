@@ -21,27 +21,37 @@ def _convert_hint(encoding: str) -> str:
 
 
 def _guess_wide(data: bytes) -> str | None:
-    """UTF-16 or UTF-32 from a byte-order mark or the NUL bytes that ASCII text has in them."""
+    """UTF-16 or UTF-32 from a byte-order mark or from where ASCII text has its NUL bytes;
+    "binary" for NULs in no such pattern."""
     for bom, name in _BOMS:
         if data.startswith(bom):
             return name
     head = data[:4000]
-    if len(head) < 4 or head.count(0) < len(head) // 4:
+    if len(head) < 4 or head.count(0) * 8 < len(head):
         return None
 
-    def nul_column(k: int) -> bool:
-        return head[k::4].count(0) == len(head[k::4])
+    def nul_share(start: int, step: int) -> float:
+        column = head[start::step]
+        return column.count(0) / max(1, len(column))
 
-    # ASCII in UTF-32 has three NULs in every four bytes (after the character in little-endian
-    # order, before it in big-endian); in UTF-16, one in every two.
-    if all(map(nul_column, (1, 2, 3))) or all(map(nul_column, (0, 1, 2))):
+    # ASCII in UTF-32 has three NULs in every four bytes (after the character in little-
+    # endian order, before it in big-endian); in UTF-16, one NUL in every two bytes.
+    shares = [nul_share(k, 4) for k in range(4)]
+    if (min(shares[1:]) > 0.9 and shares[0] < 0.1) or (min(shares[:3]) > 0.9 and shares[3] < 0.1):
         return "UTF-32"
-    return "UTF-16"
+    even, odd = nul_share(0, 2), nul_share(1, 2)
+    if max(even, odd) > 0.5 and min(even, odd) < 0.1:
+        return "UTF-16"
+    return "binary"
 
 
 def decode_source(data: bytes, file: str, error: type[BlogbuildError] = ContentError) -> str:
     """The text of a source file with line ends made "\\n"; `error` if it is not UTF-8."""
     wide = _guess_wide(data)
+    if wide == "binary":
+        raise error("the file holds NUL bytes in no text encoding's pattern: it looks like a "
+                    "binary file, not text; move it out of the way or save it as UTF-8 text",
+                    file=file, line=1)
     if wide is not None:
         raise error(f"the file is not valid UTF-8: it looks like {wide}; "
                            + _convert_hint(wide), file=file, line=1)
