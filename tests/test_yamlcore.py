@@ -75,6 +75,7 @@ def test_aliases_share_one_object() -> None:
     ("a:\n\tb: 1\n", 3, "a tab indents this line"),
     ("a: b: c\n", 2, "invalid YAML: mapping values are not allowed"),
     ("a: 1\n---\nb: 2\n", 3, "more than one YAML document"),
+    ("a: 1\nb: x\x1by\n", 3, "the control character U+001B, which YAML does not allow"),
     ("a: \u2028x\nb: [\n", 3, "invalid YAML"),  # U+2028 is no line break for us
 ])
 def test_errors_name_the_line(text: str, line: int, message: str) -> None:

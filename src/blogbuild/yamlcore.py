@@ -89,11 +89,19 @@ def compose(text: str, file: str, error: type[BlogbuildError], *, first_line: in
             max_values: int = MAX_VALUES) -> Document:
     """Compose one YAML document without constructing Python objects; refuse bombs."""
     doc = Document(None, text, file, error, first_line)
-    loader = CoreLoader(text)
+    try:
+        loader = CoreLoader(text)
+    except UnicodeEncodeError as exc:  # a lone surrogate: only from text not read as UTF-8
+        raise doc.fail("the text holds a lone UTF-16 surrogate; remove it",
+                       doc.line_at(exc.start)) from None
     try:
         doc.root = _compose(loader, doc, max_values)
     except yaml.MarkedYAMLError as exc:
         raise _syntax_error(exc, text, doc) from None
+    except yaml.reader.ReaderError as exc:
+        code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        raise doc.fail(f"the text holds the control character U+{code:04X}, which YAML does "
+                       "not allow; remove it", doc.line_at(exc.position)) from None
     except yaml.YAMLError as exc:
         raise doc.fail(f"invalid YAML: {exc}", first_line) from None
     finally:
@@ -111,9 +119,10 @@ def _syntax_error(exc: yaml.MarkedYAMLError, text: str, doc: Document) -> Blogbu
         return doc.fail("a tab indents this line; YAML allows only spaces for indentation: "
                         "replace the tab with spaces", line)
     problem = exc.problem or exc.context or "cannot parse"
-    if "unacceptable character" in problem:
-        return doc.fail(f"invalid YAML: {problem}: a control character YAML does not allow; "
-                        "remove it", line)
+    if exc.context and exc.context_mark is not None and exc.problem:
+        started = doc.line_at(exc.context_mark.index)
+        if started != line:
+            problem += f" ({exc.context} that starts on line {started})"
     return doc.fail(f"invalid YAML: {problem}; check the quotes, colons and indentation "
                     "(a value holding ': ' or starting with a special character needs "
                     "quotes)", line)
