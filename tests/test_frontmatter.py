@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -92,3 +99,72 @@ def test_draft_must_be_boolean() -> None:
 def test_front_matter_that_is_a_list() -> None:
     with pytest.raises(ContentError, match="'key: value' lines, not a list"):
         split_front_matter("---\n- a\n---\n", "p.md")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.server
+def test_serve_starts_with_an_impossible_date_and_names_it(tmp_path: Path) -> None:
+    posts = tmp_path / "content" / "posts"
+    posts.mkdir(parents=True)
+    (tmp_path / "site.yaml").write_text("title: T\nbase_url: https://example.org/\n")
+    (posts / "2024-01-01-bad.md").write_text("---\ntitle: Bad\ndate: 2024-02-30\n---\nx\n")
+    (posts / "2024-01-02-good.md").write_text("---\ntitle: Good\n---\nGood body.\n")
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "blogbuild", "serve", "--port", str(port),
+                             "--no-watch"], cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/posts/good/") as reply:
+                    assert "Good body." in reply.read().decode()
+                    break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    assert "content/posts/2024-01-01-bad.md:3: error: 'date' is not a valid date: February " \
+           "2024 has 29 days, not 30" in err
+    assert "internal error" not in err and "Traceback" not in err
+
+
+def test_yaml_1_2_keeps_strings_where_strings_are_expected() -> None:
+    meta = meta_of("---\ntitle: no\ntags: [no, on, yes, off, y, n, 010]\nslug: 1e3\n"
+                   "description: 1:20\nauthor: 010\nseries: [on, 1]\n---\n")
+    assert meta.title == "no" and meta.slug == "1e3" and meta.description == "1:20"
+    assert meta.tags == ("no", "on", "yes", "off", "y", "n", "010") and meta.author == "010"
+    assert meta.extra == {"series": ["on", 1]}
+
+
+def test_booleans_are_only_true_and_false() -> None:
+    assert meta_of("---\ndraft: TRUE\nmath: false\n---\n").draft is True
+    with pytest.raises(ContentError, match="only true and false are booleans") as info:
+        meta_of("---\ntitle: T\nmath: on\n---\n")
+    assert info.value.line == 3
+
+
+def test_toml_front_matter_is_explained() -> None:
+    with pytest.raises(ContentError, match="TOML") as info:
+        split_front_matter('+++\ntitle = "x"\n+++\nbody\n', "p.md")
+    assert info.value.line == 1
+
+
+def test_huge_front_matter_is_refused_quickly() -> None:
+    text = "---\ntitle: T\nx: " + "a" * 2_000_000 + "\n---\nbody\n"
+    start = time.perf_counter()
+    with pytest.raises(ContentError, match="longer than 100,000 characters"):
+        split_front_matter(text, "p.md")
+    assert time.perf_counter() - start < 0.5
+
+
+def test_duplicate_keys_name_both_lines() -> None:
+    with pytest.raises(ContentError, match=r"duplicate key 'tags' \(lines 2 and 4\)") as info:
+        split_front_matter("---\ntags: [a]\ntitle: T\ntags: [b]\n---\n", "p.md")
+    assert info.value.line == 4
