@@ -46,6 +46,8 @@ class CoreLoader(_BaseLoader):  # type: ignore[misc]
     YAML 1.1, PyYAML's default, reads `no`, `on`, `y` as booleans, `010` as 8, `1:20` as 80
     and `2024-02-30` as a date that then fails; in the core schema only true/false are
     booleans, numbers are decimal, 0o octal or 0x hex, and everything else is a string.
+    It is the event source of `compose()`; don't hand it to `yaml.load`, which would skip
+    the limits and lines kept there.
     """
 
     yaml_implicit_resolvers: ClassVar[dict[Any, list[tuple[str, re.Pattern[str]]]]] = {}
@@ -294,7 +296,8 @@ def _scalar(node: Node, doc: Document) -> Any:
                     if lowered.endswith(".inf") else math.nan
             return float(text)
     except (KeyError, ValueError):
-        raise doc.fail(f"{text!r} is not a valid {node.tag.rsplit(':', 1)[-1]}", node) from None
+        raise doc.fail(f"{describe(node)} is not a valid {node.tag.rsplit(':', 1)[-1]}",
+                       node) from None
     if node.tag != STR or not isinstance(node, ScalarNode):
         raise doc.fail(f"the YAML tag '{shown_tag(node.tag)}' does not fit this value", node)
     return text
