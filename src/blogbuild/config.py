@@ -208,9 +208,33 @@ def _validate(config: Config, source: str) -> None:
             "'permalink' must start with '/' and contain {slug}, e.g. /posts/{slug}/",
             file=source,
         )
+    _check_permalink(config.permalink, source)
     if config.math.output not in ("html", "htmlAndMathml", "mathml"):
         raise ConfigError("'math.output' must be html, htmlAndMathml or mathml", file=source)
     if not config.base_url.startswith(("http://", "https://")):
         raise ConfigError(
             f"'base_url' must be an absolute http(s) URL, not {config.base_url!r}", file=source
+        )
+
+
+def _check_permalink(permalink: str, source: str) -> None:
+    """A permalink must give each post its own path inside the output folder."""
+    from blogbuild.claims import unsafe_path
+
+    try:
+        sample = permalink.format(slug="slug", year="2024", month="01", day="01")
+    except (KeyError, IndexError, ValueError, AttributeError):
+        raise ConfigError(
+            f"'permalink' {permalink!r} has a placeholder blogbuild does not know (or a stray "
+            "'{' or '}'); use only {slug}, {year}, {month} and {day}", file=source,
+        ) from None
+    problem = unsafe_path(UrlBuilder("http://x/").output_path(sample))
+    if problem is None and ("?" in sample or "#" in sample):
+        problem = "it holds '?' or '#', which end a URL's path"
+    if problem is None and sample.startswith("//"):
+        problem = "it starts with '//', which names another host"
+    if problem is not None:
+        raise ConfigError(
+            f"'permalink' {permalink!r} must be a plain path inside the site ({problem}), "
+            "e.g. /posts/{slug}/", file=source,
         )

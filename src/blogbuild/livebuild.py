@@ -22,7 +22,8 @@ from blogbuild.content.discover import discover
 from blogbuild.diagnostics import BlogbuildError, BuildFailed, Diagnostic, error
 from blogbuild.livesite import Broken, LiveSite, Update, errors_of
 from blogbuild.livewriter import digest
-from blogbuild.outputs import PlannedPage
+from blogbuild.outdir import MARKER, MARKER_TEXT, check_output
+from blogbuild.outputs import PlannedPage, page_owner
 from blogbuild.pagedeps import DepIndex, shape
 from blogbuild.pool import render_all
 from blogbuild.render import RenderResult, SourceJob, digest_of, render_source
@@ -66,7 +67,7 @@ class ServeBuilder(Builder):
         assert isinstance(env, jinja2.Environment)
         self.env = env
         text, deps = self.live.render_page(env, page)
-        writer.write_text(page.path, text, page.template + " " + page.url)
+        writer.write_text(page.path, text, page_owner(page))
         self.planned[page.path] = page
         self.deps.record(page.path, deps)
         self.digests[page.path] = digest(text.encode("utf-8"))
@@ -88,6 +89,9 @@ class LiveBuild(LiveSite):
         path = Path(config_path) if config_path is not None else Path(CONFIG_NAME)
         self.config_path = (path / CONFIG_NAME if path.is_dir() else path).resolve()
         super().__init__(load_config(self.config_path, base_url=base_url), output, drafts)
+        # Refuse a dangerous output folder now: a failed first build writes its error page
+        # there, and that must never land among the sources.
+        check_output(output, self.config, option="--output")
         self.extra_head = extra_head
         self.needs_full = True
 
@@ -169,6 +173,7 @@ class LiveBuild(LiveSite):
                     f"<title>Build failed</title>{self.extra_head}</head><body>"
                     "<p>The first build failed. Fix the error and save: this page reloads "
                     "by itself.</p></body></html>\n").encode()
+            self.writer.write_bytes(MARKER, MARKER_TEXT.encode())  # the next build replaces it
             for rel in ("index.html", "404.html"):
                 self.writer.write_bytes(rel, page)
                 update.written.add(rel)

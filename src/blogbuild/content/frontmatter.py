@@ -151,6 +151,9 @@ def parse_meta(data: dict[str, Any], file: str, file_name: str, text: str) -> Po
     if slug is not None and not re.fullmatch(r"[\w.~-]+(/[\w.~-]+)*", slug):
         raise ContentError(f"'slug' may hold only letters, digits, '-', '_', '.': {slug!r}",
                            file=file, line=line("slug"))
+    if slug is not None and any(not part.strip(".") for part in slug.split("/")):
+        raise ContentError(f"'slug' may not have a '.' or '..' part, which would lead out of "
+                           f"its folder: {slug!r}", file=file, line=line("slug"))
     return PostMeta(
         title=title,
         date=date,
