@@ -13,9 +13,11 @@ import json
 import logging
 import mimetypes
 import os
+import select
 import shutil
 import socket
 import threading
+import time
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -166,7 +168,13 @@ class ServerState:
 
 
 class DevHTTPServer(ThreadingHTTPServer):
+    """One thread per connection, so a slow or stuck client never holds up the others."""
+
     daemon_threads = True
+    # A page load opens dozens of connections at once (stylesheets, scripts, images, fonts);
+    # the default backlog of 5 made the kernel refuse some of a burst. The kernel caps it
+    # at net.core.somaxconn.
+    request_queue_size = 1024
 
     def __init__(self, address: tuple[str, int], state: ServerState) -> None:
         self.state = state
@@ -186,6 +194,11 @@ class DevHTTPServer(ThreadingHTTPServer):
             self._open.discard(request)
         super().shutdown_request(request)
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that sends garbage or vanishes must neither stop the server nor print a
+        # traceback between the build messages.
+        log.debug("request from %s failed", client_address, exc_info=True)
+
     def close_connections(self) -> None:
         """End keep-alive and SSE connections so their threads finish."""
         self.state.broker.close()
@@ -199,9 +212,24 @@ class DevHTTPServer(ThreadingHTTPServer):
 class DevHandler(BaseHTTPRequestHandler):
     server: DevHTTPServer
     protocol_version = "HTTP/1.1"
+    # Error answers to requests whose version cannot be read get a status line and headers
+    # too (the standard default, HTTP/0.9, sends a bare body that clients cannot parse).
+    default_request_version = "HTTP/1.0"
     server_version = "blogbuild-serve"
     timeout = 60  # idle keep-alive connections
     sse_ping = 15.0
+
+    def parse_request(self) -> bool:
+        # HTTP/0.9 ("GET /path" and nothing else) has no headers to end the request: the
+        # standard handler would wait for them until the timeout. Nothing speaks it now.
+        raw: bytes = getattr(self, "raw_requestline", b"")
+        if len(raw.split()) == 2:
+            self.requestline = raw.decode("latin-1").rstrip("\r\n")
+            self.command, self.request_version = "", "HTTP/1.0"
+            self.close_connection = True
+            self.send_error(HTTPStatus.BAD_REQUEST, "HTTP/0.9 requests are not supported")
+            return False
+        return super().parse_request()
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s " + format, self.address_string(), *args)
@@ -247,8 +275,13 @@ class DevHandler(BaseHTTPRequestHandler):
             return
         try:
             rel = unquote(path[len(base):], errors="strict")
+        except UnicodeDecodeError:
+            self._send_text(HTTPStatus.BAD_REQUEST,
+                            "400 bad request: the path is not percent-encoded UTF-8\n", body)
+            return
+        try:
             file, add_slash = resolve(state.output, rel)
-        except (Forbidden, UnicodeDecodeError):
+        except Forbidden:
             self._send_text(HTTPStatus.FORBIDDEN, "403 forbidden\n", body)
             return
         if add_slash:
@@ -343,18 +376,31 @@ class DevHandler(BaseHTTPRequestHandler):
                                       for e in pending):
                 self._emit("reload", {"build": last})
                 return
+        quiet_since = time.monotonic()
         while True:
-            events = broker.wait(last, self.sse_ping)
-            if events is None:
+            # Wake up every second to notice a page that went away (its socket reads EOF),
+            # so its thread ends now rather than at the next failed write.
+            events = broker.wait(last, min(1.0, self.sse_ping))
+            if events is None or self._client_gone():
                 return
             if not events:
-                self.wfile.write(b": ping\n\n")
+                if time.monotonic() - quiet_since >= self.sse_ping:
+                    self.wfile.write(b": ping\n\n")
+                    quiet_since = time.monotonic()
                 continue
+            quiet_since = time.monotonic()
             for event in events:
                 last = event.id
                 if event.name == "reload" and not self._concerns(event, page):
                     continue
                 self._emit(event.name, event.data)
+
+    def _client_gone(self) -> bool:
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except (OSError, ValueError):
+            return True
 
     def _page_of(self, url_path: str) -> str | None:
         """The output path a page URL is served from (None: it gets the 404 page)."""
