@@ -94,19 +94,29 @@ class Claims:
 
     def _collide(self, rel: str, first: Owner, second: Owner, *, folder: bool = False) -> None:
         where = f"{rel} (one as a file, one as a folder)" if folder else rel
-        hint = ("give one of them another 'slug' in its front matter or rename one of the "
-                "files")
-        if second.fix or first.fix:
-            hint = second.fix or first.fix
-        elif first.rank == THEME:
-            hint = (f"to replace the theme's {rel}, put your file at static/{rel}; "
-                    "otherwise rename yours")
         # Report it where the author can act: generated pages have no file of their own.
         self._report(second if second.file else first,
-                     f"{first.what} and {second.what} both want {where}; {hint}")
+                     f"{first.what} and {second.what} both want {where}; "
+                     f"{_advice(rel, first, second)}")
 
     def _report(self, owner: Owner, message: str) -> None:
         self.problems.append(error(owner.file or "blogbuild", owner.line, message))
+
+
+def _advice(rel: str, first: Owner, second: Owner) -> str:
+    if second.fix or first.fix:
+        return second.fix or first.fix
+    if first.rank == THEME:
+        return (f"to replace the theme's {rel}, put your file at static/{rel}; otherwise "
+                "rename yours")
+    documents = [o.file for o in (first, second) if o.file.endswith(".md")]
+    slug = (f" ({documents[0]} can take another 'slug' in its front matter)"
+            if documents else "")
+    if not (first.file and second.file):
+        return f"blogbuild writes {rel} itself: rename or move yours{slug}"
+    if documents:
+        return f"give {documents[-1]} another 'slug' in its front matter, or rename one of them"
+    return "rename or move one of them"
 
 
 def _parents(rel: str) -> list[str]:
