@@ -209,6 +209,24 @@ def test_an_events_client_that_vanishes(site: Path, start: Callable[..., Session
     assert_alive(session)
 
 
+def test_an_edit_that_lands_on_a_static_file_is_an_error(site: Path,
+                                                          start: Callable[..., Session]) -> None:
+    """The live server checks collisions with the registry the full build uses: a page
+    whose new slug lands on a static file is refused and the static file stays."""
+    (site / "static" / "taken").mkdir()
+    (site / "static" / "taken" / "index.html").write_text("<p>the static page</p>\n")
+    session = start(site, watch=True)
+    before = session.updates
+    (site / "content" / "about.md").write_text("---\ntitle: About\nslug: taken\n---\n\nMoved.\n")
+    wait_for(lambda: session.updates > before, "the rebuild")
+    update = session.last_update
+    assert update is not None
+    assert [e.file for e in update.errors] == ["content/about.md"]
+    assert "static/taken/index.html" in update.errors[0].message
+    assert b"the static page" in fetch(session.url + "taken/")[2]
+    assert fetch(session.url + "about/")[0] == 200  # the last good version stays
+
+
 # -- start-up with a broken site -----------------------------------------------------------
 
 

@@ -189,6 +189,8 @@ class LiveBuild(LiveSite):
         self.deps = builder.deps
         self.known = builder.owners
         self.static_paths = self.known - set(builder.planned)
+        self.static_owners = {rel: owner for rel, owner in builder.writer.owners.items()
+                              if rel in self.static_paths}
         self.jobs = builder.jobs
         self.assets = {rel: path for path, rel in builder.assets}
         self.global_errors = []
