@@ -211,3 +211,10 @@ def test_links_out_of_the_site_are_skipped_with_a_warning(site: Path, tmp_path: 
     shutil.rmtree(outside)
     found = discover(site / "content", site)
     assert all("broken symbolic link" in d.message for d in found.diagnostics)
+
+
+def test_content_at_the_site_root_still_allows_an_output_inside(site: Path) -> None:
+    (site / "site.yaml").write_text(SITE_YAML + "content_dir: .\n")
+    check_output(site / "_site", load_config(site / "site.yaml"), option=None)
+    with pytest.raises(ConfigError, match="the site folder itself"):
+        check_output(site, load_config(site / "site.yaml"), option=None)

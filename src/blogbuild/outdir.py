@@ -61,6 +61,10 @@ def _problem(out: Path, config: Config) -> str | None:
         ".git/": root / ".git",
         f"{CACHE_DIR}/": root / CACHE_DIR,
     }
+    if protected[f"{config.content_dir}/"] == root:
+        # `content_dir: .`: the site folder is the content; discovery skips `_site`-like
+        # names, and the checks above already keep the output off the folder itself.
+        del protected[f"{config.content_dir}/"]
     for name, folder in protected.items():
         if out == folder or out.is_relative_to(folder):
             return f"lies inside {name}, which holds sources"
