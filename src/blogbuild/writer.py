@@ -51,6 +51,7 @@ class Writer:
                                          dir=self.output.parent))
         (self.tmp / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
         self.claims = Claims()
+        self.claims.claim(MARKER, Owner("blogbuild's marker file", ""))
         self._dirs: set[Path] = set()
         self.committed = False
 
