@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from types import TracebackType
 
-from blogbuild.claims import Claims, Owner
+from blogbuild.claims import THEME, Claims, Owner
 from blogbuild.content.walk import shown, walk_files
 from blogbuild.diagnostics import BlogbuildError, Diagnostic
 from blogbuild.outdir import MARKER, MARKER_TEXT, is_previous_output
@@ -121,7 +121,9 @@ class Writer:
         for path in files:
             rel = path.relative_to(source).as_posix()
             where = shown(path, root)
-            self.copy(rel, path, Owner(f"{label}{where}", where, rank=rank))
+            # The theme's files are no file of the site: report collisions at the other one.
+            self.copy(rel, path, Owner(f"{label}{where}", "" if rank == THEME else where,
+                                       rank=rank))
         return problems
 
     def paths(self) -> set[str]:

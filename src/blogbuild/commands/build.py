@@ -117,7 +117,7 @@ class Builder:
             diagnostics += writer.copy_tree(theme_static(), theme_dir(), rank=THEME,
                                             label="the theme's ")
             writer.write_text("css/pygments.css", code_css(),
-                              Owner("the generated code styles", "blogbuild", rank=THEME))
+                              Owner("the generated code styles", "", rank=THEME))
             site_static = config.root / "static"
             if site_static.is_dir() and site_static.resolve() != theme_static().resolve():
                 diagnostics += writer.copy_tree(site_static, config.root, rank=SITE_STATIC)
@@ -127,7 +127,7 @@ class Builder:
             needs = sorted({n for p in [*site.posts, *site.pages] for n in p.needs})
             for need in needs:
                 for source, rel in bundle_files(need):
-                    writer.copy(rel, source, Owner(f"the {need} bundle", "blogbuild"))
+                    writer.copy(rel, source, Owner(f"the {need} bundle", ""))
             for page in pages:
                 writer.claim(page.path, page_owner(page))
             diagnostics += writer.problems
