@@ -106,8 +106,8 @@ class Writer:
         try:
             shutil.copyfile(source, target)
         except OSError as exc:
-            raise BlogbuildError(f"cannot copy the file: {exc.strerror or exc}",
-                                 file=owner.file) from None
+            raise BlogbuildError(f"cannot copy {source}: {exc.strerror or exc}",
+                                 file=owner.file or None) from None
 
     def copy_tree(self, source: Path, root: Path, *, rank: int,
                   label: str = "") -> list[Diagnostic]:
