@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import socket
 import struct
 import subprocess
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 
 from blogbuild.commands.serve import Session
-from blogbuild.devserver import DevHandler
+from blogbuild.devserver import DevHandler, DevHTTPServer
 from blogbuild.diagnostics import ConfigError
 from serve_helpers import BOUND, ROOT, Events, fetch, make_site, wait_for
 
@@ -177,6 +178,31 @@ def test_a_partial_request_is_dropped_after_the_timeout(
     finally:
         for sock in stalled:
             sock.close()
+    assert_alive(session)
+
+
+def test_a_request_sent_a_byte_at_a_time_is_cut_at_the_head_deadline(
+        site: Path, start: Callable[..., Session], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each byte comes before the socket timeout, so only the deadline for the whole
+    request head ends it."""
+    monkeypatch.setattr(DevHTTPServer, "head_timeout", 1.0)
+    session = start(site)
+    request = b"GET /blogbuild/ HTTP/1.1\r\nHost: x\r\n" + b"X-Slow: " + b"a" * 200
+    with socket.create_connection(address(session), timeout=BOUND) as sock:
+        began = time.monotonic()
+        closed = False
+        for byte in request:
+            try:
+                sock.sendall(bytes([byte]))
+            except OSError:
+                closed = True
+                break
+            readable, _, _ = select.select([sock], [], [], 0.1)
+            if readable and sock.recv(1024) == b"":
+                closed = True
+                break
+        assert closed, "the server kept reading a request head for 20 s"
+        assert time.monotonic() - began < 1.0 + 2.0
     assert_alive(session)
 
 

@@ -175,11 +175,15 @@ class DevHTTPServer(ThreadingHTTPServer):
     # the default backlog of 5 made the kernel refuse some of a burst. The kernel caps it
     # at net.core.somaxconn.
     request_queue_size = 1024
+    #: Seconds a client has to send a whole request head. The socket timeout alone does not
+    #: bound a client that sends one byte every few seconds (slowloris).
+    head_timeout = 15.0
 
     def __init__(self, address: tuple[str, int], state: ServerState) -> None:
         self.state = state
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
+        self._heads: dict[socket.socket, float] = {}  # connection -> deadline of its head
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         super().__init__(address, DevHandler)
@@ -192,7 +196,27 @@ class DevHTTPServer(ThreadingHTTPServer):
     def shutdown_request(self, request: Any) -> None:
         with self._open_lock:
             self._open.discard(request)
+            self._heads.pop(request, None)
         super().shutdown_request(request)
+
+    def reading_head(self, sock: socket.socket, reading: bool) -> None:
+        with self._open_lock:
+            if reading:
+                self._heads[sock] = time.monotonic() + self.head_timeout
+            else:
+                self._heads.pop(sock, None)
+
+    def service_actions(self) -> None:
+        """Called by serve_forever about twice a second: cut the connections whose request
+        head is overdue, so their threads end (the handler reads EOF)."""
+        now = time.monotonic()
+        with self._open_lock:
+            late = [sock for sock, deadline in self._heads.items() if deadline < now]
+            for sock in late:
+                del self._heads[sock]
+        for sock in late:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that sends garbage or vanishes must neither stop the server nor print a
@@ -219,6 +243,13 @@ class DevHandler(BaseHTTPRequestHandler):
     timeout = 60  # idle keep-alive connections
     sse_ping = 15.0
 
+    def handle_one_request(self) -> None:
+        self.server.reading_head(self.connection, True)
+        try:
+            super().handle_one_request()
+        finally:
+            self.server.reading_head(self.connection, False)
+
     def parse_request(self) -> bool:
         # HTTP/0.9 ("GET /path" and nothing else) has no headers to end the request: the
         # standard handler would wait for them until the timeout. Nothing speaks it now.
@@ -229,7 +260,9 @@ class DevHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.send_error(HTTPStatus.BAD_REQUEST, "HTTP/0.9 requests are not supported")
             return False
-        return super().parse_request()
+        parsed = super().parse_request()
+        self.server.reading_head(self.connection, False)  # the answer may take its time
+        return parsed
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s " + format, self.address_string(), *args)
