@@ -1,9 +1,10 @@
 """The live server's HTTP side: the output folder under the site's sub-path, plus SSE events.
 
-Only files inside the output folder are served (no `..`, no symlink leading out), with the
-MIME types browsers insist on (`.wasm`, `.mjs`, fonts). `/__blogbuild__/events` is a
-Server-Sent Events stream telling each page when to reload, swap a stylesheet, or show the
-build errors; `/__blogbuild__/livereload.js` is the script that listens to it.
+Files are found by `blogbuild.servefiles` (nothing outside the output folder).
+`/__blogbuild__/events` is a Server-Sent Events stream telling each page when to reload,
+swap a stylesheet, or show the build errors (`blogbuild.liveevents`);
+`/__blogbuild__/livereload.js` is the script that listens to it. Malformed requests,
+bursts and clients that stall or vanish are answered or cut without stopping the server.
 """
 
 from __future__ import annotations
@@ -11,15 +12,12 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import mimetypes
 import os
 import select
 import shutil
 import socket
 import threading
 import time
-from collections import deque
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,7 +25,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from blogbuild.diagnostics import Diagnostic
+from blogbuild.liveevents import Broker, Event
+from blogbuild.servefiles import TEXT_CHARSET, Forbidden, mime_type, resolve
 
 log = logging.getLogger("blogbuild.serve")
 
@@ -39,123 +38,6 @@ CLIENT_PATH = PREFIX + "livereload.js"
 SNIPPET = f'<script src="{CLIENT_PATH}" data-build="0" defer></script>'
 _BUILD_MARK = b'data-build="0"'
 CLIENT_JS = (Path(__file__).with_name("livereload.js")).read_bytes()
-
-_TEXT = "; charset=utf-8"
-MIME_TYPES = {
-    ".html": "text/html" + _TEXT, ".htm": "text/html" + _TEXT,
-    ".css": "text/css" + _TEXT, ".js": "text/javascript" + _TEXT,
-    ".mjs": "text/javascript" + _TEXT, ".json": "application/json",
-    ".map": "application/json", ".webmanifest": "application/manifest+json",
-    ".wasm": "application/wasm", ".xml": "application/xml", ".svg": "image/svg+xml",
-    ".woff2": "font/woff2", ".woff": "font/woff", ".ttf": "font/ttf", ".otf": "font/otf",
-    ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
-    ".webp": "image/webp", ".avif": "image/avif", ".ico": "image/x-icon",
-    ".txt": "text/plain" + _TEXT, ".md": "text/markdown" + _TEXT,
-    ".py": "text/x-python" + _TEXT, ".csv": "text/csv" + _TEXT,
-    ".mp4": "video/mp4", ".webm": "video/webm", ".mp3": "audio/mpeg", ".ogg": "audio/ogg",
-    ".pdf": "application/pdf", ".zip": "application/zip", ".whl": "application/zip",
-    ".tar": "application/x-tar", ".gz": "application/gzip",
-}
-
-
-def mime_type(name: str) -> str:
-    suffix = Path(name).suffix.lower()
-    if suffix in MIME_TYPES:
-        return MIME_TYPES[suffix]
-    guessed, _ = mimetypes.guess_type(name)
-    return guessed or "application/octet-stream"
-
-
-class Forbidden(Exception):
-    """The request names something outside the output folder."""
-
-
-def resolve(output: Path, rel: str) -> tuple[Path | None, bool]:
-    """The file inside `output` for the decoded path `rel`, and whether a slash must be added.
-
-    Raises Forbidden for `..`, NUL, backslashes and symlinks leading out of `output`.
-    """
-    root = output.resolve()
-    if "\0" in rel or "\\" in rel:
-        raise Forbidden(rel)
-    parts = [p for p in rel.split("/") if p]
-    if any(p in (".", "..") for p in rel.split("/")):
-        raise Forbidden(rel)
-    if any(p.startswith(".") and p != ".well-known" for p in parts):
-        return None, False  # temporary files of the writers, editors' swap files
-    target = root.joinpath(*parts).resolve()
-    if not target.is_relative_to(root):
-        raise Forbidden(rel)
-    if target.is_dir():
-        if rel and not rel.endswith("/"):
-            return target, True
-        target = (target / "index.html").resolve()
-        if not target.is_relative_to(root):
-            raise Forbidden(rel)
-    return (target, False) if target.is_file() else (None, False)
-
-
-@dataclass(frozen=True)
-class Event:
-    id: int
-    name: str  # "reload", "css" or "errors"
-    data: dict[str, Any]
-    paths: frozenset[str] | None = None  # output paths a reload concerns; None: every page
-
-
-def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
-    return {"file": d.file, "line": d.line, "column": d.column, "message": d.message,
-            "severity": d.severity.value}
-
-
-@dataclass
-class Broker:
-    """Fan-out of events to the open SSE streams; keeps a short history for reconnects."""
-
-    history: deque[Event] = field(default_factory=lambda: deque(maxlen=512))
-    errors: list[dict[str, Any]] = field(default_factory=list)
-    last_id: int = 0
-    closed: bool = False
-    token: str = ""  # tells a reconnecting page that the server was restarted
-    _cond: threading.Condition = field(default_factory=threading.Condition)
-
-    def publish(self, name: str, data: dict[str, Any] | None = None,
-                paths: Iterable[str] | None = None) -> Event:
-        with self._cond:
-            self.last_id += 1
-            event = Event(self.last_id, name, {**(data or {}), "build": self.last_id},
-                          frozenset(paths) if paths is not None else None)
-            if name == "errors":
-                self.errors = event.data["errors"]
-            self.history.append(event)
-            self._cond.notify_all()
-            return event
-
-    def set_errors(self, errors: list[Diagnostic]) -> None:
-        payload = [diagnostic_json(d) for d in errors]
-        if payload != self.errors:
-            self.publish("errors", {"errors": payload})
-
-    def since(self, after: int) -> list[Event] | None:
-        """Events after `after`; None when some of them fell out of the history."""
-        with self._cond:
-            if self.history and after < self.history[0].id - 1:
-                return None
-            return [e for e in self.history if e.id > after]
-
-    def wait(self, after: int, timeout: float) -> list[Event] | None:
-        """Block until events newer than `after` exist (or timeout: []); None when closed."""
-        with self._cond:
-            self._cond.wait_for(lambda: self.closed or self.last_id > after, timeout)
-            if self.closed:
-                return None
-            return [e for e in self.history if e.id > after]
-
-    def close(self) -> None:
-        with self._cond:
-            self.closed = True
-            self._cond.notify_all()
-
 
 @dataclass
 class ServerState:
@@ -348,7 +230,7 @@ class DevHandler(BaseHTTPRequestHandler):
 
     def _send_text(self, status: int, text: str, body: bool,
                    extra: dict[str, str] | None = None) -> None:
-        self._send_bytes(status, text.encode(), "text/plain" + _TEXT, body, extra)
+        self._send_bytes(status, text.encode(), "text/plain" + TEXT_CHARSET, body, extra)
 
     def _redirect(self, location: str, body: bool) -> None:
         self._send_text(HTTPStatus.FOUND, f"see {location}\n", body, {"Location": location})
