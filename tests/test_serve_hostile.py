@@ -253,6 +253,25 @@ def test_an_edit_that_lands_on_a_static_file_is_an_error(site: Path,
     assert fetch(session.url + "about/")[0] == 200  # the last good version stays
 
 
+def test_a_file_swapped_for_a_link_out_of_the_site_is_not_served(
+        site: Path, start: Callable[..., Session], tmp_path: Path,
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level("INFO", "blogbuild.serve")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP SECRET\n")
+    (site / "content" / "notes.txt").write_text("public notes\n")
+    session = start(site, watch=True)
+    assert b"public notes" in fetch(session.url + "notes.txt")[2]
+    for source, url in ((site / "content" / "notes.txt", "notes.txt"),
+                        (site / "static" / "x" / "mod.mjs", "x/mod.mjs")):
+        source.unlink()
+        source.symlink_to(secret)
+        warning = f"{source.relative_to(site).as_posix()}: warning: symbolic link to a file " \
+                  "outside the site"
+        wait_for(lambda w=warning: w in caplog.text, "the warning")  # type: ignore[misc]
+        assert b"TOP SECRET" not in fetch(session.url + url)[2]
+
+
 # -- start-up with a broken site -----------------------------------------------------------
 
 

@@ -208,8 +208,8 @@ class LiveBuild(LiveSite):
         content = self.config.content_path.resolve()
         static, docs = set(), False
         config_changed = templates_changed = False
-        for path in {Path(p).resolve() for p in paths}:
-            if path == self.config_path.resolve():
+        for path in {_located(p) for p in paths}:
+            if path.resolve() == self.config_path.resolve():
                 config_changed = True
             elif path.is_relative_to(root / "templates"):
                 templates_changed = True
@@ -233,7 +233,7 @@ class LiveBuild(LiveSite):
         if static and not self._static(static, update):
             return self.full()
         if docs:
-            changed = {p for p in {Path(p).resolve() for p in paths}
+            changed = {p for p in {_located(p) for p in paths}
                        if p.is_relative_to(content)}
             if not self._content(changed, update, publish):
                 return self.full()
@@ -253,8 +253,8 @@ class LiveBuild(LiveSite):
                 if source is not None:
                     return False
                 continue
-            if source is None:
-                return False
+            if source is None or source.is_symlink():
+                return False  # the full build's walker decides whether a link is followed
             if self.writer.copy(rel, source):
                 update.written.add(rel)
         return True
@@ -265,14 +265,14 @@ class LiveBuild(LiveSite):
         content = config.content_path.resolve()
         rels = {p.relative_to(content).as_posix() for p in changed}
         if all((rel in self.jobs or rel in self.assets) and (content / rel).is_file()
-               for rel in rels):
+               and not (content / rel).is_symlink() for rel in rels):
             jobs, assets = self.jobs, self.assets  # only edits: no need to walk the tree
         else:
             found = discover(config.content_path, config.root)
             jobs = {job.rel: job for job in found.documents}
             assets = {rel: path for path, rel in found.assets}
-            if set(assets) != set(self.assets):
-                return False
+            if set(assets) != set(self.assets) or any((content / r).is_symlink() for r in rels):
+                return False  # the full build walks the tree, and reports what it skips
         assert self.site is not None
         for rel in sorted(rels & set(assets)):
             target = config.urls.output_path(self.site.assets[rel])
@@ -315,3 +315,10 @@ class LiveBuild(LiveSite):
         if fresh or removed:
             self.update_site(fresh, removed, update, publish)
         return True
+
+
+def _located(path: Path | str) -> Path:
+    """Where a changed entry is, its folder resolved but not the entry itself: a file
+    swapped for a link out of the site is a change inside the site."""
+    path = Path(path)
+    return path.parent.resolve() / path.name
