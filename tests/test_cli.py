@@ -79,19 +79,26 @@ def test_duplicate_slugs(site: Path) -> None:
     assert "content/posts/2024-01-05-first.md" in proc.stderr
 
 
-def test_unreadable_file(site: Path) -> None:
+def test_unreadable_file_is_a_warning(site: Path) -> None:
+    """An entry the build cannot read is skipped with a warning naming it (an error under
+    --strict), never a crash."""
     post = site / "content/posts/secret.md"
     if os.geteuid() == 0:  # root reads any file: a dangling symlink cannot be read either
         post.symlink_to(site / "nowhere.md")
+        expected = "broken symbolic link"
     else:
         post.write_text("x")
         post.chmod(0)
+        expected = "cannot read the file"
     proc = run_cli("build", cwd=site)
+    strict = run_cli("build", "--strict", cwd=site)
     if post.exists():
         post.chmod(stat.S_IRUSR | stat.S_IWUSR)
-    assert proc.returncode == 1
-    assert "content/posts/secret.md:" in proc.stderr and "cannot read the file" in proc.stderr
-    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 0
+    assert "content/posts/secret.md: warning: " in proc.stderr and expected in proc.stderr
+    assert strict.returncode == 1 and "content/posts/secret.md: warning: " in strict.stderr
+    for output in (proc.stderr, strict.stderr):
+        assert "Traceback" not in output and "internal error" not in output
 
 
 def test_not_utf8(site: Path) -> None:

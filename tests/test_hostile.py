@@ -55,6 +55,14 @@ def test_case(case_file: Path, tmp_path: Path) -> None:
         path = site / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content_of(spec))
+    outside = {rel: content_of(spec) for rel, spec in (case.get("outside") or {}).items()}
+    for rel, data in outside.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    for rel in case.get("fifos") or []:
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(site / rel)
     for rel, target in (case.get("symlinks") or {}).items():
         path = site / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -80,7 +88,12 @@ def test_case(case_file: Path, tmp_path: Path) -> None:
     after = snapshot(site)
     lost = {rel for rel, data in before.items() if after.get(rel) != data}
     assert not lost, f"sources deleted or changed: {sorted(lost)}"
-    out = site / "_site"
+    changed = [rel for rel, data in outside.items()
+               if not (tmp_path / rel).is_file() or (tmp_path / rel).read_bytes() != data]
+    assert not changed, f"files outside the site deleted or changed: {changed}"
+    out = site / str(case.get("output", "_site")).replace("{tmp}", str(tmp_path))
+    for rel in case.get("output_missing") or []:
+        assert not (out / rel).exists(), f"{rel} is in the output"
     for rel, needles in (case.get("output_has") or {}).items():
         text = (out / rel).read_text(encoding="utf-8")
         for needle in needles:

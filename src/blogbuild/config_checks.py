@@ -8,8 +8,9 @@ import string
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from blogbuild.claims import unsafe_path
 from blogbuild.diagnostics import ConfigError
-from blogbuild.urls import scheme_of
+from blogbuild.urls import UrlBuilder, scheme_of
 
 if TYPE_CHECKING:
     from blogbuild.config import Config
@@ -131,6 +132,13 @@ def _check_permalink(check: _Checker, permalink: str) -> None:
             re.search(r"[?#%]", literal):
         raise check.fail("permalink", f"may hold only path characters, no '..' part, spaces, "
                                       f"'?', '#' or '%' ({example}), not {permalink!r}")
+    sample = permalink.format(slug="slug", year="2024", month="01", day="01")
+    problem = unsafe_path(UrlBuilder("http://x/").output_path(sample))
+    if problem is None and sample.startswith("//"):
+        problem = "it starts with '//', which names another host"
+    if problem is not None:
+        raise check.fail("permalink", f"must be a plain path inside the site ({problem}), "
+                                      f"{example}")
 
 
 def _check_plugins(check: _Checker, config: Config) -> None:

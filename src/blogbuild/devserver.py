@@ -1,9 +1,10 @@
 """The live server's HTTP side: the output folder under the site's sub-path, plus SSE events.
 
-Only files inside the output folder are served (no `..`, no symlink leading out), with the
-MIME types browsers insist on (`.wasm`, `.mjs`, fonts). `/__blogbuild__/events` is a
-Server-Sent Events stream telling each page when to reload, swap a stylesheet, or show the
-build errors; `/__blogbuild__/livereload.js` is the script that listens to it.
+Files are found by `blogbuild.servefiles` (nothing outside the output folder).
+`/__blogbuild__/events` is a Server-Sent Events stream telling each page when to reload,
+swap a stylesheet, or show the build errors (`blogbuild.liveevents`);
+`/__blogbuild__/livereload.js` is the script that listens to it. Malformed requests,
+bursts and clients that stall or vanish are answered or cut without stopping the server.
 """
 
 from __future__ import annotations
@@ -11,13 +12,12 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import mimetypes
 import os
+import select
 import shutil
 import socket
 import threading
-from collections import deque
-from collections.abc import Iterable
+import time
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from blogbuild.diagnostics import Diagnostic
+from blogbuild.liveevents import Broker, Event
+from blogbuild.servefiles import TEXT_CHARSET, Forbidden, mime_type, resolve
 
 log = logging.getLogger("blogbuild.serve")
 
@@ -38,123 +39,6 @@ SNIPPET = f'<script src="{CLIENT_PATH}" data-build="0" defer></script>'
 _BUILD_MARK = b'data-build="0"'
 CLIENT_JS = (Path(__file__).with_name("livereload.js")).read_bytes()
 
-_TEXT = "; charset=utf-8"
-MIME_TYPES = {
-    ".html": "text/html" + _TEXT, ".htm": "text/html" + _TEXT,
-    ".css": "text/css" + _TEXT, ".js": "text/javascript" + _TEXT,
-    ".mjs": "text/javascript" + _TEXT, ".json": "application/json",
-    ".map": "application/json", ".webmanifest": "application/manifest+json",
-    ".wasm": "application/wasm", ".xml": "application/xml", ".svg": "image/svg+xml",
-    ".woff2": "font/woff2", ".woff": "font/woff", ".ttf": "font/ttf", ".otf": "font/otf",
-    ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
-    ".webp": "image/webp", ".avif": "image/avif", ".ico": "image/x-icon",
-    ".txt": "text/plain" + _TEXT, ".md": "text/markdown" + _TEXT,
-    ".py": "text/x-python" + _TEXT, ".csv": "text/csv" + _TEXT,
-    ".mp4": "video/mp4", ".webm": "video/webm", ".mp3": "audio/mpeg", ".ogg": "audio/ogg",
-    ".pdf": "application/pdf", ".zip": "application/zip", ".whl": "application/zip",
-    ".tar": "application/x-tar", ".gz": "application/gzip",
-}
-
-
-def mime_type(name: str) -> str:
-    suffix = Path(name).suffix.lower()
-    if suffix in MIME_TYPES:
-        return MIME_TYPES[suffix]
-    guessed, _ = mimetypes.guess_type(name)
-    return guessed or "application/octet-stream"
-
-
-class Forbidden(Exception):
-    """The request names something outside the output folder."""
-
-
-def resolve(output: Path, rel: str) -> tuple[Path | None, bool]:
-    """The file inside `output` for the decoded path `rel`, and whether a slash must be added.
-
-    Raises Forbidden for `..`, NUL, backslashes and symlinks leading out of `output`.
-    """
-    root = output.resolve()
-    if "\0" in rel or "\\" in rel:
-        raise Forbidden(rel)
-    parts = [p for p in rel.split("/") if p]
-    if any(p in (".", "..") for p in rel.split("/")):
-        raise Forbidden(rel)
-    if any(p.startswith(".") and p != ".well-known" for p in parts):
-        return None, False  # temporary files of the writers, editors' swap files
-    target = root.joinpath(*parts).resolve()
-    if not target.is_relative_to(root):
-        raise Forbidden(rel)
-    if target.is_dir():
-        if rel and not rel.endswith("/"):
-            return target, True
-        target = (target / "index.html").resolve()
-        if not target.is_relative_to(root):
-            raise Forbidden(rel)
-    return (target, False) if target.is_file() else (None, False)
-
-
-@dataclass(frozen=True)
-class Event:
-    id: int
-    name: str  # "reload", "css" or "errors"
-    data: dict[str, Any]
-    paths: frozenset[str] | None = None  # output paths a reload concerns; None: every page
-
-
-def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
-    return {"file": d.file, "line": d.line, "column": d.column, "message": d.message,
-            "severity": d.severity.value}
-
-
-@dataclass
-class Broker:
-    """Fan-out of events to the open SSE streams; keeps a short history for reconnects."""
-
-    history: deque[Event] = field(default_factory=lambda: deque(maxlen=512))
-    errors: list[dict[str, Any]] = field(default_factory=list)
-    last_id: int = 0
-    closed: bool = False
-    token: str = ""  # tells a reconnecting page that the server was restarted
-    _cond: threading.Condition = field(default_factory=threading.Condition)
-
-    def publish(self, name: str, data: dict[str, Any] | None = None,
-                paths: Iterable[str] | None = None) -> Event:
-        with self._cond:
-            self.last_id += 1
-            event = Event(self.last_id, name, {**(data or {}), "build": self.last_id},
-                          frozenset(paths) if paths is not None else None)
-            if name == "errors":
-                self.errors = event.data["errors"]
-            self.history.append(event)
-            self._cond.notify_all()
-            return event
-
-    def set_errors(self, errors: list[Diagnostic]) -> None:
-        payload = [diagnostic_json(d) for d in errors]
-        if payload != self.errors:
-            self.publish("errors", {"errors": payload})
-
-    def since(self, after: int) -> list[Event] | None:
-        """Events after `after`; None when some of them fell out of the history."""
-        with self._cond:
-            if self.history and after < self.history[0].id - 1:
-                return None
-            return [e for e in self.history if e.id > after]
-
-    def wait(self, after: int, timeout: float) -> list[Event] | None:
-        """Block until events newer than `after` exist (or timeout: []); None when closed."""
-        with self._cond:
-            self._cond.wait_for(lambda: self.closed or self.last_id > after, timeout)
-            if self.closed:
-                return None
-            return [e for e in self.history if e.id > after]
-
-    def close(self) -> None:
-        with self._cond:
-            self.closed = True
-            self._cond.notify_all()
-
-
 @dataclass
 class ServerState:
     """What the request handlers read; the session replaces fields, never mutates them."""
@@ -166,12 +50,22 @@ class ServerState:
 
 
 class DevHTTPServer(ThreadingHTTPServer):
+    """One thread per connection, so a slow or stuck client never holds up the others."""
+
     daemon_threads = True
+    # A page load opens dozens of connections at once (stylesheets, scripts, images, fonts);
+    # the default backlog of 5 made the kernel refuse some of a burst. The kernel caps it
+    # at net.core.somaxconn.
+    request_queue_size = 1024
+    #: Seconds a client has to send a whole request head. The socket timeout alone does not
+    #: bound a client that sends one byte every few seconds (slowloris).
+    head_timeout = 15.0
 
     def __init__(self, address: tuple[str, int], state: ServerState) -> None:
         self.state = state
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
+        self._heads: dict[socket.socket, float] = {}  # connection -> deadline of its head
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         super().__init__(address, DevHandler)
@@ -184,7 +78,32 @@ class DevHTTPServer(ThreadingHTTPServer):
     def shutdown_request(self, request: Any) -> None:
         with self._open_lock:
             self._open.discard(request)
+            self._heads.pop(request, None)
         super().shutdown_request(request)
+
+    def reading_head(self, sock: socket.socket, reading: bool) -> None:
+        with self._open_lock:
+            if reading:
+                self._heads[sock] = time.monotonic() + self.head_timeout
+            else:
+                self._heads.pop(sock, None)
+
+    def service_actions(self) -> None:
+        """Called by serve_forever about twice a second: cut the connections whose request
+        head is overdue, so their threads end (the handler reads EOF)."""
+        now = time.monotonic()
+        with self._open_lock:
+            late = [sock for sock, deadline in self._heads.items() if deadline < now]
+            for sock in late:
+                del self._heads[sock]
+        for sock in late:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that sends garbage or vanishes must neither stop the server nor print a
+        # traceback between the build messages.
+        log.debug("request from %s failed", client_address, exc_info=True)
 
     def close_connections(self) -> None:
         """End keep-alive and SSE connections so their threads finish."""
@@ -199,9 +118,33 @@ class DevHTTPServer(ThreadingHTTPServer):
 class DevHandler(BaseHTTPRequestHandler):
     server: DevHTTPServer
     protocol_version = "HTTP/1.1"
+    # Error answers to requests whose version cannot be read get a status line and headers
+    # too (the standard default, HTTP/0.9, sends a bare body that clients cannot parse).
+    default_request_version = "HTTP/1.0"
     server_version = "blogbuild-serve"
     timeout = 60  # idle keep-alive connections
     sse_ping = 15.0
+
+    def handle_one_request(self) -> None:
+        self.server.reading_head(self.connection, True)
+        try:
+            super().handle_one_request()
+        finally:
+            self.server.reading_head(self.connection, False)
+
+    def parse_request(self) -> bool:
+        # HTTP/0.9 ("GET /path" and nothing else) has no headers to end the request: the
+        # standard handler would wait for them until the timeout. Nothing speaks it now.
+        raw: bytes = getattr(self, "raw_requestline", b"")
+        if len(raw.split()) == 2:
+            self.requestline = raw.decode("latin-1").rstrip("\r\n")
+            self.command, self.request_version = "", "HTTP/1.0"
+            self.close_connection = True
+            self.send_error(HTTPStatus.BAD_REQUEST, "HTTP/0.9 requests are not supported")
+            return False
+        parsed = super().parse_request()
+        self.server.reading_head(self.connection, False)  # the answer may take its time
+        return parsed
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s " + format, self.address_string(), *args)
@@ -247,8 +190,13 @@ class DevHandler(BaseHTTPRequestHandler):
             return
         try:
             rel = unquote(path[len(base):], errors="strict")
+        except UnicodeDecodeError:
+            self._send_text(HTTPStatus.BAD_REQUEST,
+                            "400 bad request: the path is not percent-encoded UTF-8\n", body)
+            return
+        try:
             file, add_slash = resolve(state.output, rel)
-        except (Forbidden, UnicodeDecodeError):
+        except Forbidden:
             self._send_text(HTTPStatus.FORBIDDEN, "403 forbidden\n", body)
             return
         if add_slash:
@@ -282,7 +230,7 @@ class DevHandler(BaseHTTPRequestHandler):
 
     def _send_text(self, status: int, text: str, body: bool,
                    extra: dict[str, str] | None = None) -> None:
-        self._send_bytes(status, text.encode(), "text/plain" + _TEXT, body, extra)
+        self._send_bytes(status, text.encode(), "text/plain" + TEXT_CHARSET, body, extra)
 
     def _redirect(self, location: str, body: bool) -> None:
         self._send_text(HTTPStatus.FOUND, f"see {location}\n", body, {"Location": location})
@@ -343,18 +291,31 @@ class DevHandler(BaseHTTPRequestHandler):
                                       for e in pending):
                 self._emit("reload", {"build": last})
                 return
+        quiet_since = time.monotonic()
         while True:
-            events = broker.wait(last, self.sse_ping)
-            if events is None:
+            # Wake up every second to notice a page that went away (its socket reads EOF),
+            # so its thread ends now rather than at the next failed write.
+            events = broker.wait(last, min(1.0, self.sse_ping))
+            if events is None or self._client_gone():
                 return
             if not events:
-                self.wfile.write(b": ping\n\n")
+                if time.monotonic() - quiet_since >= self.sse_ping:
+                    self.wfile.write(b": ping\n\n")
+                    quiet_since = time.monotonic()
                 continue
+            quiet_since = time.monotonic()
             for event in events:
                 last = event.id
                 if event.name == "reload" and not self._concerns(event, page):
                     continue
                 self._emit(event.name, event.data)
+
+    def _client_gone(self) -> bool:
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except (OSError, ValueError):
+            return True
 
     def _page_of(self, url_path: str) -> str | None:
         """The output path a page URL is served from (None: it gets the 404 page)."""

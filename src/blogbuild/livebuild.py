@@ -22,7 +22,8 @@ from blogbuild.content.discover import discover
 from blogbuild.diagnostics import BlogbuildError, BuildFailed, Diagnostic, error
 from blogbuild.livesite import Broken, LiveSite, Update, errors_of
 from blogbuild.livewriter import digest
-from blogbuild.outputs import PlannedPage
+from blogbuild.outdir import MARKER, MARKER_TEXT, check_output
+from blogbuild.outputs import PlannedPage, page_owner
 from blogbuild.pagedeps import DepIndex, shape
 from blogbuild.pool import render_all
 from blogbuild.render import RenderResult, SourceJob, digest_of, render_source
@@ -66,7 +67,7 @@ class ServeBuilder(Builder):
         assert isinstance(env, jinja2.Environment)
         self.env = env
         text, deps = self.live.render_page(env, page)
-        writer.write_text(page.path, text, page.template + " " + page.url)
+        writer.write_text(page.path, text, page_owner(page))
         self.planned[page.path] = page
         self.deps.record(page.path, deps)
         self.digests[page.path] = digest(text.encode("utf-8"))
@@ -88,6 +89,9 @@ class LiveBuild(LiveSite):
         path = Path(config_path) if config_path is not None else Path(CONFIG_NAME)
         self.config_path = (path / CONFIG_NAME if path.is_dir() else path).resolve()
         super().__init__(load_config(self.config_path, base_url=base_url), output, drafts)
+        # Refuse a dangerous output folder now: a failed first build writes its error page
+        # there, and that must never land among the sources.
+        check_output(output, self.config, option="--output")
         self.extra_head = extra_head
         self.needs_full = True
 
@@ -169,6 +173,7 @@ class LiveBuild(LiveSite):
                     f"<title>Build failed</title>{self.extra_head}</head><body>"
                     "<p>The first build failed. Fix the error and save: this page reloads "
                     "by itself.</p></body></html>\n").encode()
+            self.writer.write_bytes(MARKER, MARKER_TEXT.encode())  # the next build replaces it
             for rel in ("index.html", "404.html"):
                 self.writer.write_bytes(rel, page)
                 update.written.add(rel)
@@ -184,6 +189,8 @@ class LiveBuild(LiveSite):
         self.deps = builder.deps
         self.known = builder.owners
         self.static_paths = self.known - set(builder.planned)
+        self.static_owners = {rel: owner for rel, owner in builder.writer.owners.items()
+                              if rel in self.static_paths}
         self.jobs = builder.jobs
         self.assets = {rel: path for path, rel in builder.assets}
         self.global_errors = []
@@ -201,8 +208,8 @@ class LiveBuild(LiveSite):
         content = self.config.content_path.resolve()
         static, docs = set(), False
         config_changed = templates_changed = False
-        for path in {Path(p).resolve() for p in paths}:
-            if path == self.config_path.resolve():
+        for path in {_located(p) for p in paths}:
+            if path.resolve() == self.config_path.resolve():
                 config_changed = True
             elif path.is_relative_to(root / "templates"):
                 templates_changed = True
@@ -226,7 +233,7 @@ class LiveBuild(LiveSite):
         if static and not self._static(static, update):
             return self.full()
         if docs:
-            changed = {p for p in {Path(p).resolve() for p in paths}
+            changed = {p for p in {_located(p) for p in paths}
                        if p.is_relative_to(content)}
             if not self._content(changed, update, publish):
                 return self.full()
@@ -246,8 +253,8 @@ class LiveBuild(LiveSite):
                 if source is not None:
                     return False
                 continue
-            if source is None:
-                return False
+            if source is None or source.is_symlink():
+                return False  # the full build's walker decides whether a link is followed
             if self.writer.copy(rel, source):
                 update.written.add(rel)
         return True
@@ -258,14 +265,14 @@ class LiveBuild(LiveSite):
         content = config.content_path.resolve()
         rels = {p.relative_to(content).as_posix() for p in changed}
         if all((rel in self.jobs or rel in self.assets) and (content / rel).is_file()
-               for rel in rels):
+               and not (content / rel).is_symlink() for rel in rels):
             jobs, assets = self.jobs, self.assets  # only edits: no need to walk the tree
         else:
             found = discover(config.content_path, config.root)
             jobs = {job.rel: job for job in found.documents}
             assets = {rel: path for path, rel in found.assets}
-            if set(assets) != set(self.assets):
-                return False
+            if set(assets) != set(self.assets) or any((content / r).is_symlink() for r in rels):
+                return False  # the full build walks the tree, and reports what it skips
         assert self.site is not None
         for rel in sorted(rels & set(assets)):
             target = config.urls.output_path(self.site.assets[rel])
@@ -308,3 +315,10 @@ class LiveBuild(LiveSite):
         if fresh or removed:
             self.update_site(fresh, removed, update, publish)
         return True
+
+
+def _located(path: Path | str) -> Path:
+    """Where a changed entry is, its folder resolved but not the entry itself: a file
+    swapped for a link out of the site is a change inside the site."""
+    path = Path(path)
+    return path.parent.resolve() / path.name

@@ -18,13 +18,14 @@ from typing import Any
 
 import jinja2
 
+from blogbuild.claims import Claims, Owner
 from blogbuild.commands.build import Builder
 from blogbuild.config import Config
 from blogbuild.content.models import Post, Site
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
 from blogbuild.livewriter import LiveWriter, digest
 from blogbuild.markdown.links import MARKER
-from blogbuild.outputs import PlannedPage, plan
+from blogbuild.outputs import PlannedPage, page_owner, plan
 from blogbuild.pagedeps import DepIndex, Tracker, shape
 from blogbuild.render import RenderResult, SourceJob
 from blogbuild.site import assemble, resolve_refs
@@ -97,6 +98,7 @@ class LiveSite:
         self.deps = DepIndex()
         self.known: set[str] = set()  # every file of the output (for link checks)
         self.static_paths: set[str] = set()  # those that are not pages
+        self.static_owners: dict[str, Owner] = {}  # who wrote each of them (collision messages)
         self.jobs: dict[str, SourceJob] = {}
         self.assets: dict[str, Path] = {}
         self.stale: set[str] = set()  # pages not rewritten because of an error
@@ -207,6 +209,7 @@ class LiveSite:
             site, diagnostics = assemble(results.values(), sorted(self.assets), self.config,
                                          drafts=self.drafts)
             pages = list(plan(site, self.config))
+            diagnostics += self._collisions(pages)
             known = self.static_paths | {p.path for p in pages}
             new_urls = _url_map(site)
             redo: set[str] = set()
@@ -255,6 +258,16 @@ class LiveSite:
         self.env.globals["site"] = site
         self.builder.site = site
         return changed
+
+    def _collisions(self, pages: list[PlannedPage]) -> list[Diagnostic]:
+        """Pages against the other files of the output, in the registry the full build uses
+        (a post whose new slug lands on a static file is an error, not an overwrite)."""
+        claims = Claims()
+        for rel in sorted(self.static_paths):
+            claims.claim(rel, self.static_owners.get(rel, Owner(rel, rel)))
+        for page in pages:
+            claims.claim(page.path, page_owner(page))
+        return claims.problems
 
     def _write_pages(self, changed: dict[str, tuple[Post | None, Post | None]],
                      fresh: set[str], site_changed: bool, update: Update,

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from blogbuild.claims import Owner
 from blogbuild.config import Config
 from blogbuild.content.models import Post, Site
 from blogbuild.markdown.highlight import pygments_css
@@ -23,6 +24,14 @@ class PlannedPage:
     context: dict[str, Any] = field(hash=False, compare=False)
     sources: frozenset[str] = frozenset()  # content sources whose change affects this page
     lists_posts: bool = False  # depends on the set of posts (new/removed/retitled posts)
+    #: Who wants this page (collision messages); None: a page blogbuild makes by itself.
+    owner: Owner | None = field(default=None, hash=False, compare=False)
+
+
+def page_owner(page: PlannedPage) -> Owner:
+    if page.owner is not None:
+        return page.owner
+    return Owner(f"the generated page {page.url}", "")
 
 
 def _path_for(url: str) -> str:
@@ -44,7 +53,8 @@ def _documents(site: Site) -> Iterator[PlannedPage]:
         yield PlannedPage(post.url, _path_for(post.url), template,
                           {"page": post, "needs": post.needs},
                           sources=frozenset({post.source}),
-                          lists_posts=post.kind == "post")  # prev/next links
+                          lists_posts=post.kind == "post",  # prev/next links
+                          owner=Owner(post.display, post.display))
 
 
 def _lists(site: Site, config: Config) -> Iterator[PlannedPage]:
@@ -58,7 +68,8 @@ def _lists(site: Site, config: Config) -> Iterator[PlannedPage]:
     for tag, posts in site.tags.values():
         yield PlannedPage(tag.url, _path_for(tag.url), "tag.html",
                           {"page": None, "tag": tag, "posts": posts, "needs": frozenset()},
-                          lists_posts=True)
+                          lists_posts=True,
+                          owner=Owner(f"the page of the tag '{tag.name}'", posts[-1].display))
     yield PlannedPage("/tags/", "tags/index.html", "tags.html",
                       {"page": None, "needs": frozenset()}, lists_posts=True)
     yield PlannedPage("/archive/", "archive/index.html", "archive.html",
@@ -74,7 +85,8 @@ def _feeds(site: Site, config: Config) -> Iterator[PlannedPage]:
         yield PlannedPage(tag.feed_url, tag.feed_url.lstrip("/"), "feed.xml",
                           {"title": f"{config.title} — {tag.name}", "feed_url": tag.feed_url,
                            "home_url": tag.url, "entries": posts[: config.feed_entries]},
-                          lists_posts=True)
+                          lists_posts=True,
+                          owner=Owner(f"the feed of the tag '{tag.name}'", posts[-1].display))
     yield PlannedPage("/sitemap.xml", "sitemap.xml", "sitemap.xml",
                       {"documents": [*site.posts, *site.pages], "tags": site.tags},
                       lists_posts=True)

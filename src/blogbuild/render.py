@@ -242,6 +242,16 @@ def render_source(job: SourceJob, config: Config, data: bytes | None = None,
                   digest: str | None = None) -> RenderResult:
     """Read (unless `data` is given) and render one file. Never raises on author input."""
     try:
+        return _render_source(job, config, data, digest)
+    except Exception as exc:  # a bug of ours: it must not stop the other files or the server
+        return RenderResult(job, digest or "", diagnostics=(error(
+            job.display, 0, f"internal error while rendering this file ({exc!r}); the rest "
+            "of the site was built: please report this file to blogbuild"),))
+
+
+def _render_source(job: SourceJob, config: Config, data: bytes | None,
+                   digest: str | None) -> RenderResult:
+    try:
         if data is None:
             data = job.path.read_bytes()
     except OSError as exc:

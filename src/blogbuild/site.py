@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable
 from urllib.parse import unquote
 
+from blogbuild.claims import Claims, Owner, unsafe_path
 from blogbuild.config import Config
 from blogbuild.content.frontmatter import slug_from_filename
 from blogbuild.content.models import Paginator, Post, Site, Tag
@@ -56,9 +57,59 @@ def _page_url(result: RenderResult) -> str:
     return "/" + rel + "/"
 
 
+#: Symbols that tell tags apart (C++, C#, Q&A) become words in the slug instead of vanishing.
+_TAG_SYMBOLS = {"+": " plus ", "#": " sharp ", "&": " and ", "@": " at "}
+
+
+def tag_slug(name: str) -> str:
+    """The URL segment of a tag: `C++` -> c-plus-plus, `C#` -> c-sharp, `.NET` -> dot-net."""
+    text = "dot " + name[1:] if name.startswith(".") else name
+    text = re.sub(r"[+#&@]", lambda m: _TAG_SYMBOLS[m.group()], text)
+    return slugify(text, default="tag")
+
+
 def tag_for(name: str) -> Tag:
-    slug = slugify(name, default="tag")
+    slug = tag_slug(name)
     return Tag(name, slug, f"/tags/{slug}/", f"/tags/{slug}/feed.xml")
+
+
+def _merge_tags(posts: list[Post]) -> tuple[dict[str, tuple[Tag, list[Post]]], list[Diagnostic]]:
+    """Group posts by tag. Spellings that differ only in case are one tag (the most used
+    spelling wins; a warning names them); other tags whose pages would share a URL are an
+    error through the one registry of output paths."""
+    diagnostics: list[Diagnostic] = []
+    uses: dict[str, dict[str, list[Post]]] = {}  # casefolded name -> spelling -> posts
+    for post in posts:
+        for tag in post.tags:
+            uses.setdefault(tag.name.casefold(), {}).setdefault(tag.name, []).append(post)
+    canonical: dict[str, Tag] = {}
+    claims = Claims()
+    for key in sorted(uses):
+        spellings = uses[key]
+        name = min(spellings, key=lambda n: (-len(spellings[n]), n))
+        tag = tag_for(name)
+        if len(spellings) > 1:
+            others = sorted(set(spellings) - {name})
+            first = min(spellings[others[0]], key=lambda p: p.display)
+            diagnostics.append(warning(
+                first.display, 0,
+                f"the tags {', '.join(repr(n) for n in [name, *others])} differ only in case: "
+                f"they are one tag, shown as {name!r}; use one spelling everywhere"))
+        owner = Owner(f"the tag {name!r} (of {min(p.display for p in spellings[name])})",
+                      min(p.display for s in spellings.values() for p in s),
+                      fix="their names differ only in symbols or spacing: spell them alike, "
+                          "or rename one")
+        if claims.claim(tag.url.lstrip("/") + "index.html", owner):
+            for spelling in spellings:
+                canonical[spelling] = tag
+    diagnostics += claims.problems
+    tags: dict[str, tuple[Tag, list[Post]]] = {}
+    for post in posts:
+        post.tags = tuple(dict.fromkeys(canonical[t.name] for t in post.tags
+                                        if t.name in canonical))
+        for tag in post.tags:
+            tags.setdefault(tag.slug, (tag, []))[1].append(post)
+    return dict(sorted(tags.items())), diagnostics
 
 
 def _bundle_dir(rel: str) -> str | None:
@@ -111,6 +162,13 @@ def assemble(
             word_count=rendered.word_count,
             tags=tuple(tag_for(t) for t in meta.tags),
         )
+        unsafe = unsafe_path(config.urls.output_path(url))
+        if unsafe is not None:
+            diagnostics.append(error(
+                result.job.display, 0,
+                f"its URL {url!r} would lead outside the output folder ({unsafe}); change "
+                "its 'slug' or site.yaml's 'permalink'"))
+            continue
         if url in by_url:
             other = by_url[url]
             diagnostics.append(error(
@@ -145,10 +203,8 @@ def assemble(
     for newer, older in itertools.pairwise(posts):
         newer.previous = older
         older.next = newer
-    tags: dict[str, tuple[Tag, list[Post]]] = {}
-    for post in posts:
-        for tag in post.tags:
-            tags.setdefault(tag.slug, (tag, []))[1].append(post)
+    tags, tag_problems = _merge_tags(posts)
+    diagnostics += tag_problems
     years: dict[int, list[Post]] = defaultdict(list)
     for post in posts:
         if post.date:
@@ -156,7 +212,7 @@ def assemble(
     site = Site(
         posts=posts,
         pages=sorted(pages, key=lambda p: p.url),
-        tags=dict(sorted(tags.items())),
+        tags=tags,
         years=sorted(years.items(), reverse=True),
         assets=asset_urls,
     )

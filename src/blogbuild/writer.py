@@ -12,7 +12,10 @@ import threading
 from pathlib import Path
 from types import TracebackType
 
-from blogbuild.diagnostics import BlogbuildError
+from blogbuild.claims import THEME, Claims, Owner
+from blogbuild.content.walk import shown, walk_files
+from blogbuild.diagnostics import BlogbuildError, Diagnostic
+from blogbuild.outdir import MARKER, MARKER_TEXT, is_previous_output
 
 #: need -> (module, folder under the output). The module's ``site_files()`` returns
 #: ``[(source Path, path relative to that folder), …]``; copied only when a page has the need.
@@ -34,9 +37,10 @@ def bundle_files(need: str) -> list[tuple[Path, str]]:
 class Writer:
     """Collects output files in a fresh temporary folder beside `output`; `commit()` swaps.
 
-    Two pages may not claim one destination; static files may override theme files.
-    Used as a context manager: leaving with an exception removes the temporary folder and
-    leaves the previous output untouched.
+    Every path is claimed first (`blogbuild.claims`): two owners of one path are an error
+    naming both, and the colliding file is not written; site static files may replace
+    theme files. Used as a context manager: leaving with an exception removes the temporary
+    folder and leaves the previous output untouched.
     """
 
     def __init__(self, output: Path) -> None:
@@ -45,7 +49,9 @@ class Writer:
         _remove_stale(self.output)
         self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.output.name}.tmp-",
                                          dir=self.output.parent))
-        self.owners: dict[str, str] = {}
+        (self.tmp / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+        self.claims = Claims()
+        self.claims.claim(MARKER, Owner("blogbuild's marker file", ""))
         self._dirs: set[Path] = set()
         self.committed = False
 
@@ -59,15 +65,23 @@ class Writer:
         if not self.committed:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def _target(self, rel: str, owner: str, override: bool) -> Path:
-        rel = rel.lstrip("/")
-        if not rel or ".." in Path(rel).parts:
-            raise BlogbuildError(f"refusing to write outside the output folder: {rel!r}")
-        if rel in self.owners and not override:
-            raise BlogbuildError(
-                f"two outputs want {rel}: {self.owners[rel]} and {owner}; rename one of them"
-            )
-        self.owners[rel] = owner
+    @property
+    def owners(self) -> dict[str, Owner]:
+        return self.claims.files
+
+    @property
+    def problems(self) -> list[Diagnostic]:
+        """Collisions and unsafe paths found so far (error diagnostics)."""
+        return self.claims.problems
+
+    def claim(self, rel: str, owner: Owner) -> bool:
+        """Reserve `rel` for `owner` before writing it (pages are claimed before any is
+        rendered, so every collision is reported at once)."""
+        return self.claims.claim(rel, owner)
+
+    def _target(self, rel: str, owner: Owner) -> Path | None:
+        if not self.claims.claim(rel, owner):
+            return None
         target = self.tmp / rel
         parent = target.parent
         if parent not in self._dirs:
@@ -75,33 +89,51 @@ class Writer:
             self._dirs.add(parent)
         return target
 
-    def write_text(self, rel: str, text: str, owner: str) -> None:
-        self._target(rel, owner, override=False).write_text(text, encoding="utf-8")
+    def write_text(self, rel: str, text: str, owner: Owner) -> None:
+        target = self._target(rel, owner)
+        if target is not None:
+            target.write_text(text, encoding="utf-8")
 
-    def write_bytes(self, rel: str, data: bytes, owner: str) -> None:
-        self._target(rel, owner, override=False).write_bytes(data)
+    def write_bytes(self, rel: str, data: bytes, owner: Owner) -> None:
+        target = self._target(rel, owner)
+        if target is not None:
+            target.write_bytes(data)
 
-    def copy(self, rel: str, source: Path, owner: str, *, override: bool = False) -> None:
-        shutil.copyfile(source, self._target(rel, owner, override))
-
-    def copy_tree(self, source: Path, owner: str, *, prefix: str = "") -> None:
-        """Copy a folder's files (static/); later copies override earlier ones."""
-        if not source.is_dir():
+    def copy(self, rel: str, source: Path, owner: Owner) -> None:
+        target = self._target(rel, owner)
+        if target is None:
             return
-        for dirpath, dirnames, filenames in os.walk(source):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            for name in sorted(filenames):
-                if name.startswith(".") or name.endswith("~"):
-                    continue
-                path = Path(dirpath) / name
-                rel = prefix + path.relative_to(source).as_posix()
-                self.copy(rel, path, f"{owner}/{rel}", override=True)
+        try:
+            shutil.copyfile(source, target)
+        except OSError as exc:
+            raise BlogbuildError(f"cannot copy {source}: {exc.strerror or exc}",
+                                 file=owner.file or None) from None
+
+    def copy_tree(self, source: Path, root: Path, *, rank: int,
+                  label: str = "") -> list[Diagnostic]:
+        """Copy a static folder's files; returns warnings about entries it skipped.
+
+        `root` is the folder symbolic links may point into and messages are relative to;
+        `label` is put before the shown path (the theme's files have no site path).
+        """
+        allowed = [root.resolve(), source.resolve()]
+        files, problems = walk_files(source, allowed, root=root, skip=_hidden)
+        for path in files:
+            rel = path.relative_to(source).as_posix()
+            where = shown(path, root)
+            # The theme's files are no file of the site: report collisions at the other one.
+            self.copy(rel, path, Owner(f"{label}{where}", "" if rank == THEME else where,
+                                       rank=rank))
+        return problems
 
     def paths(self) -> set[str]:
-        return set(self.owners)
+        return set(self.claims.files)
 
     def commit(self) -> None:
         """Swap the finished folder in; the old output is removed only after the swap."""
+        if not is_previous_output(self.output):
+            raise BlogbuildError(f"{self.output} was not made by blogbuild (it has no {MARKER} "
+                                 "file): refusing to replace it; empty or remove it yourself")
         os.chmod(self.tmp, 0o755)
         if self.output.is_dir() and _exchange(self.tmp, self.output):
             # One atomic step: a server reading the output never sees it missing.
@@ -122,6 +154,10 @@ class Writer:
             # Deleting thousands of files takes long on some file systems: do it beside the
             # rest of the work; whatever is left is removed by the next build.
             _background_rmtree(old)
+
+
+def _hidden(name: str) -> bool:
+    return name.startswith(".") or name.endswith("~")
 
 
 _REMOVALS: list[threading.Thread] = []

@@ -11,17 +11,20 @@ import jinja2
 
 from blogbuild import katex
 from blogbuild.cache import CACHE_DIR, RenderCache
+from blogbuild.claims import SITE_STATIC, THEME, Owner
 from blogbuild.config import Config, load_config
 from blogbuild.content.discover import discover
 from blogbuild.content.models import Site
+from blogbuild.content.walk import shown
 from blogbuild.diagnostics import BuildFailed, Diagnostic
-from blogbuild.outputs import PlannedPage, code_css, plan
+from blogbuild.outdir import check_output
+from blogbuild.outputs import PlannedPage, code_css, page_owner, plan
 from blogbuild.pool import render_all
 from blogbuild.progress import Progress, no_progress
 from blogbuild.render import RenderResult, SourceJob, digest_of, render_source
 from blogbuild.site import assemble, resolve_refs
 from blogbuild.templating import create_environment, render_template
-from blogbuild.theme import theme_static
+from blogbuild.theme import theme_dir, theme_static
 from blogbuild.writer import Writer, bundle_files
 
 
@@ -48,11 +51,14 @@ class Builder:
                  extra_head: str = "", progress: Progress = no_progress) -> None:
         self.config = config
         self.output = output or (config.root / config.output_dir)
+        # Before anything is read or written: a wrong output folder could delete sources.
+        check_output(self.output, config, option="--output" if output else None)
         self.drafts = drafts
         self.strict = strict
         self.cache = RenderCache(config.root, enabled=use_cache)
         katex.set_cache_dir(config.root / CACHE_DIR if use_cache else None)  # formula cache
         self.results: dict[str, RenderResult] = {}
+        self.skipped: list[Diagnostic] = []  # odd entries of content/ (warnings)
         self.extra_head = extra_head  # serve mode injects its reload snippet here
         self.site: Site | None = None
         self.progress = progress
@@ -60,6 +66,7 @@ class Builder:
     def render_sources(self) -> tuple[dict[str, RenderResult], list[tuple[Path, str]], int, int]:
         self.progress("reading sources", 0, 0)
         found = discover(self.config.content_path, self.config.root)
+        self.skipped = found.diagnostics
         todo = []
         results: dict[str, RenderResult] = {}
         cached = 0
@@ -96,7 +103,7 @@ class Builder:
         start = time.perf_counter()
         config = self.config
         results, assets, rendered, cached = self.render_sources()
-        diagnostics = [d for r in results.values() for d in r.diagnostics]
+        diagnostics = [*self.skipped, *(d for r in results.values() for d in r.diagnostics)]
         self.progress("assembling the site", 0, 0)
         site, more = assemble(results.values(), [rel for _, rel in assets], config,
                               drafts=self.drafts)
@@ -107,18 +114,24 @@ class Builder:
         pages = list(plan(site, config))
         self.progress("copying files", 0, 0)
         with Writer(self.output) as writer:
-            writer.copy_tree(theme_static(), "theme static")
+            diagnostics += writer.copy_tree(theme_static(), theme_dir(), rank=THEME,
+                                            label="the theme's ")
+            writer.write_text("css/pygments.css", code_css(),
+                              Owner("the generated code styles", "", rank=THEME))
             site_static = config.root / "static"
             if site_static.is_dir() and site_static.resolve() != theme_static().resolve():
-                writer.copy_tree(site_static, "static")
-            writer.write_text("css/pygments.css", code_css(), "code styles")
+                diagnostics += writer.copy_tree(site_static, config.root, rank=SITE_STATIC)
             for path, rel in assets:
-                writer.copy(site.assets[rel].lstrip("/"), path, f"content/{rel}")
+                writer.copy(site.assets[rel].lstrip("/"), path,
+                            Owner(shown(path, config.root), shown(path, config.root)))
             needs = sorted({n for p in [*site.posts, *site.pages] for n in p.needs})
             for need in needs:
                 for source, rel in bundle_files(need):
-                    writer.copy(rel, source, f"bundle {need}", override=True)
-            known = writer.paths() | {p.path for p in pages}
+                    writer.copy(rel, source, Owner(f"the {need} bundle", ""))
+            for page in pages:
+                writer.claim(page.path, page_owner(page))
+            diagnostics += writer.problems
+            known = writer.paths()
             diagnostics += resolve_refs(site, results, known, config)
             errors = [d for d in diagnostics if d.is_error]
             if errors or (self.strict and diagnostics):
@@ -143,7 +156,7 @@ class Builder:
 
     def write_page(self, writer: Writer, env: jinja2.Environment, page: PlannedPage) -> None:
         text = render_template(env, page.template, url_path=page.url, **page.context)
-        writer.write_text(page.path, text, page.template + " " + page.url)
+        writer.write_text(page.path, text, page_owner(page))
 
 
 def _same_source(a: SourceJob, b: SourceJob) -> bool:

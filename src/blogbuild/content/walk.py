@@ -1,0 +1,113 @@
+"""Walk a source folder: regular readable files inside the site only; odd entries are warnings.
+
+content/ and static/ may hold symbolic links, FIFOs, unreadable files or broken links. None of
+them stops a build: each is skipped with a warning that names it. Links that lead outside the
+allowed folders are not followed, so a build never publishes a file from elsewhere on the
+machine (`ln -s ~/.ssh content/keys`).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from blogbuild.diagnostics import Diagnostic, warning
+
+
+def shown(path: Path, root: Path) -> str:
+    """`path` as messages show it: relative to the site folder when inside it."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def walk_files(
+    folder: Path,
+    allowed: Sequence[Path],
+    *,
+    root: Path,
+    skip: Callable[[str], bool] = lambda name: False,
+) -> tuple[list[Path], list[Diagnostic]]:
+    """Files under `folder` in sorted order, and warnings about the entries skipped.
+
+    `allowed` are the (resolved) folders a symbolic link may point into; `root` is what
+    shown paths are relative to; `skip(name)` hides files and folders silently (dot files).
+    """
+    files: list[Path] = []
+    problems: list[Diagnostic] = []
+    if not folder.is_dir():
+        return files, problems
+    seen = {folder.resolve()}
+
+    def usable_dir(path: Path) -> bool:
+        if path.name.endswith(".md"):
+            problems.append(warning(shown(path, root), 0, "a folder named like a Markdown file: "
+                                    "it is read as a folder of files, not as a post; rename "
+                                    "it to avoid the confusion"))
+        if not path.is_symlink():
+            return True
+        reason = _link_problem(path, allowed, folder=True)
+        if reason is not None:
+            problems.append(warning(shown(path, root), 0, reason))
+            return False
+        real = path.resolve()
+        if real in seen:  # a link back up the tree would walk forever
+            problems.append(warning(shown(path, root), 0, "symbolic link loop: not followed"))
+            return False
+        seen.add(real)
+        return True
+
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=True,
+                                                onerror=lambda exc: problems.append(
+                                                    _unreadable(exc, root))):
+        here = Path(dirpath)
+        dirnames[:] = sorted(d for d in dirnames if not skip(d) and usable_dir(here / d))
+        for name in sorted(filenames):
+            if skip(name):
+                continue
+            path = here / name
+            reason = _file_problem(path, allowed)
+            if reason is not None:
+                problems.append(warning(shown(path, root), 0, reason))
+                continue
+            files.append(path)
+    return files, problems
+
+
+def _link_problem(path: Path, allowed: Sequence[Path], *, folder: bool) -> str | None:
+    target = os.readlink(path)
+    try:
+        real = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return (f"broken symbolic link: it points to {target}, which does not exist; "
+                "skipped (remove the link or restore its target)")
+    if not any(real == a or real.is_relative_to(a) for a in allowed):
+        kind = "folder" if folder else "file"
+        return (f"symbolic link to a {kind} outside the site ({real}): not followed, so "
+                f"nothing from elsewhere is published; copy the {kind} into the site instead")
+    return None
+
+
+def _file_problem(path: Path, allowed: Sequence[Path]) -> str | None:
+    if path.is_symlink():
+        reason = _link_problem(path, allowed, folder=False)
+        if reason is not None:
+            return reason
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        return f"cannot read the file ({exc.strerror or exc}); skipped"
+    if not stat.S_ISREG(mode):
+        return "not a regular file (a FIFO, socket or device); skipped"
+    if not os.access(path, os.R_OK):
+        return "cannot read the file (permission denied); skipped: fix its permissions"
+    return None
+
+
+def _unreadable(exc: OSError, root: Path) -> Diagnostic:
+    where = shown(Path(exc.filename), root) if exc.filename else "content"
+    return warning(where, 0, f"cannot read the folder ({exc.strerror or exc}); skipped: fix "
+                             "its permissions")
