@@ -17,7 +17,6 @@ import jinja2
 from blogbuild import __version__, pyodide
 from blogbuild.config import Config
 from blogbuild.diagnostics import TemplateError
-from blogbuild.feedhtml import feed_html
 from blogbuild.theme import theme_templates
 
 
@@ -76,7 +75,6 @@ def create_environment(config: Config) -> jinja2.Environment:
             return value.strftime("%Y-%m-%d")
 
     env.filters["url"] = urls.url
-    env.filters["feed_html"] = feed_html
     env.filters["absolute_url"] = urls.absolute
     env.filters["date"] = date_filter
     env.filters["isodate"] = _isodate

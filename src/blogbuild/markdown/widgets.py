@@ -19,7 +19,7 @@ from markdown_it.utils import OptionsDict
 
 from blogbuild.markdown.embeds import EmbedError, parse_space, parse_video
 from blogbuild.markdown.env import Env, add_ref, need, report, report_error
-from blogbuild.markdown.links import MARKER, rewrite_target
+from blogbuild.markdown.links import rewrite_target
 from blogbuild.urls import UrlBuilder, is_safe_url, scheme_of
 
 #: class → token name; the first two hold Markdown, the others are leaves.
@@ -111,9 +111,9 @@ def _video(div: DivInput) -> dict[str, Any]:
 
 def _asset_url(div: DivInput, url: str) -> str:
     """A site file's URL after the sub-path rule, recorded so the build checks that it exists."""
-    new = rewrite_target(url, div.env, div.urls)
-    if new.startswith(MARKER) or (url.startswith("/") and not url.startswith("//")):
-        add_ref(div.env, "image", new, div.line)
+    new, rel = rewrite_target(url, div.env, div.urls)
+    if rel is not None or (url.startswith("/") and not url.startswith("//")):
+        add_ref(div.env, "image", url if rel is not None else new, div.line, rel=rel)
     return new
 
 
