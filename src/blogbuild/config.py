@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from blogbuild.diagnostics import ConfigError
-from blogbuild.urls import UrlBuilder
+from blogbuild.urls import UrlBuilder, is_allowed_url
 
 CONFIG_NAME = "site.yaml"
 
@@ -210,6 +210,11 @@ def _validate(config: Config, source: str) -> None:
         )
     if config.math.output not in ("html", "htmlAndMathml", "mathml"):
         raise ConfigError("'math.output' must be html, htmlAndMathml or mathml", file=source)
+    for index, link in enumerate(config.nav):
+        if not is_allowed_url(link.url):
+            raise ConfigError(
+                f"'nav[{index}].url' must be a site path or an http(s) or mailto: URL, not "
+                f"{link.url!r}", file=source)
     if not config.base_url.startswith(("http://", "https://")):
         raise ConfigError(
             f"'base_url' must be an absolute http(s) URL, not {config.base_url!r}", file=source

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from blogbuild.diagnostics import ContentError
+from blogbuild.urls import is_allowed_url, scheme_of
 
 _DATE_IN_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[-_]?(.*)$")
 
@@ -151,6 +152,11 @@ def parse_meta(data: dict[str, Any], file: str, file_name: str, text: str) -> Po
     if slug is not None and not re.fullmatch(r"[\w.~-]+(/[\w.~-]+)*", slug):
         raise ContentError(f"'slug' may hold only letters, digits, '-', '_', '.': {slug!r}",
                            file=file, line=line("slug"))
+    image = string("image")
+    if image is not None and not is_allowed_url(image):
+        raise ContentError(f"'image' must be a path or an http(s) URL, not {image!r} "
+                           f"(a '{scheme_of(image)}:' URL is not allowed in a page's metadata)",
+                           file=file, line=line("image"))
     return PostMeta(
         title=title,
         date=date,
@@ -160,7 +166,7 @@ def parse_meta(data: dict[str, Any], file: str, file_name: str, text: str) -> Po
         tags=tuple(dict.fromkeys(tags)),
         draft=boolean("draft"),
         slug=slug,
-        image=string("image"),
+        image=image,
         math=boolean("math"),
         comments=boolean("comments"),
         extra={k: v for k, v in data.items() if k not in KNOWN},
