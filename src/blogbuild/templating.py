@@ -8,11 +8,13 @@ and change only some blocks.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
 from blogbuild import __version__, pyodide
 from blogbuild.config import Config
@@ -40,6 +42,21 @@ def _rfc3339(value: dt.datetime | dt.date | None) -> str:
     return value.isoformat()
 
 
+#: Characters no XML document may hold, not even as &#…; references (and that HTML
+#: calls parse errors): C0 controls but tab and newlines, DEL is allowed, U+FFFE/U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _printable(value: object) -> object:
+    """Jinja's `finalize`: every value a template outputs loses the characters above (shown
+    as U+FFFD), so a stray control character in a title cannot make feed.xml unreadable.
+    Autoescaping still happens after this, once; HTML marked safe stays marked safe."""
+    if isinstance(value, str) and _NOT_XML.search(value):
+        cleaned = _NOT_XML.sub("\ufffd", value)
+        return Markup(cleaned) if isinstance(value, Markup) else cleaned
+    return value
+
+
 #: Prefix under which the bundled theme's templates stay reachable from a site's overrides.
 THEME_PREFIX = "theme"
 
@@ -62,6 +79,7 @@ def create_environment(config: Config) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=_printable,
     )
     urls = config.urls
 
