@@ -21,6 +21,7 @@ from blogbuild.diagnostics import ContentError, Diagnostic, error
 from blogbuild.linkmap import LinkMap, document_url
 from blogbuild.markdown import create_markdown
 from blogbuild.markdown.env import Ref, html_renderer
+from blogbuild.markdown.feed import render_feed
 from blogbuild.markdown.toc import TocEntry
 
 _TAG = re.compile(r"<[^>]+>")
@@ -199,13 +200,12 @@ def render_markdown(
     source_dir: str | None = None,
     extract_title: bool = False,
     links: LinkMap | None = None,
-    self_url: str | None = None,
     feed_base: str | None = None,
 ) -> Rendered:
     """Render a Markdown body into a `Rendered` (HTML, TOC, needs, diagnostics, …).
 
     `links` says where the other documents and files are (relative links get their final
-    URL); `self_url` is this document's site path and `feed_base` its absolute URL."""
+    URL); `feed_base` is this document's absolute URL (for its feed variant)."""
     env: dict[str, Any] = {
         "file": file,
         "line_offset": line_offset,
@@ -214,7 +214,6 @@ def render_markdown(
         "needs": set(),
         "refs": [],
         "links": links,
-        "self_url": self_url,
         "feed_base": feed_base,
         "resolved": {},
     }
@@ -226,7 +225,7 @@ def render_markdown(
         if removed:
             toc = [entry for entry in toc if entry.id != removed]
     html = md.renderer.render(tokens, md.options, env)
-    feed_html = _render_feed(md, tokens, env)
+    feed_html = render_feed(md, tokens, env)
     if any(t.type in ("fence",) for t in tokens) or "codeblock" in html:
         env["needs"].add("code")
     return Rendered(
@@ -244,24 +243,6 @@ def render_markdown(
         feed_html=feed_html,
         resolved=tuple(sorted(env["resolved"].items())),
     )
-
-
-def _render_feed(md: MarkdownIt, tokens: list[Token], env: dict[str, Any]) -> str:
-    """Render the same tokens again as a feed entry: each token that has a feed variant of
-    an attribute (an absolute URL, see links.py) takes it; render rules read env["feed"]."""
-    stack = list(tokens)
-    while stack:
-        token = stack.pop()
-        variants = (token.meta or {}).get("feed_attrs")
-        if variants:
-            for name, value in variants.items():
-                token.attrSet(name, value)
-        stack.extend(token.children or ())
-    env["feed"] = True
-    try:
-        return str(md.renderer.render(tokens, md.options, env))
-    finally:
-        env["feed"] = False
 
 
 def anchors_of(html: str) -> frozenset[str]:
@@ -307,7 +288,6 @@ def render_source(job: SourceJob, config: Config, data: bytes | None = None,
         source_dir=source_dir,
         extract_title=meta.title is None,
         links=links,
-        self_url=self_url,
         feed_base=config.urls.absolute(self_url) if self_url is not None else None,
     )
     return RenderResult(job, digest, meta, rendered, rendered.diagnostics)

@@ -64,7 +64,7 @@ def heading_ids(state: StateCore) -> None:
         token.attrSet("id", slug)
         html = html_renderer(md).renderInline(children, md.options, state.env)
         toc.append(TocEntry(int(token.tag[1]), slug, _TAGS.sub("", html).strip()))
-        anchor = Token("heading_anchor", "a", 0)  # rendered by blogbuild.markdown.fragments
+        anchor = Token("heading_anchor", "a", 0)  # rendered by blogbuild.markdown.feed
         anchor.meta = {"slug": slug}
         inline.children = [*children, anchor]
 

@@ -1,8 +1,10 @@
-"""In-page links we generate (footnotes, heading anchors) with the feed's absolute variant.
+"""The feed's rendering of a page, and the in-page links (footnotes, heading anchors) in it.
 
-A page links to its own footnotes as ``#fn1``; in a feed entry such a link would resolve
-against the feed's address, so the feed rendering (``env["feed"]``) prefixes the post's
-absolute URL (``env["feed_base"]``, set by the build). Ids are numbers or slugs we made.
+A feed entry has no stylesheet and no page around it, so `render_feed` renders the same
+tokens a second time with ``env["feed"]`` set: tokens take the absolute URLs stored in
+``meta["feed_attrs"]`` (see links.py), math renders as MathML only (math.py), and links to
+the page's own footnotes and headings, ``#fn1`` on the page, get the post's absolute URL
+(``env["feed_base"]``, set by the build) in front. Ids are numbers or slugs we made.
 """
 
 from __future__ import annotations
@@ -57,7 +59,24 @@ def _heading_anchor(self: Any, tokens: Sequence[Token], idx: int, options: Optio
             'aria-label="Link to this section">#</a>')
 
 
-def fragments_plugin(md: MarkdownIt) -> None:
+def render_feed(md: MarkdownIt, tokens: list[Token], env: Env) -> str:
+    """Render `tokens` (already rendered once for the page) again as a feed entry."""
+    stack = list(tokens)
+    while stack:
+        token = stack.pop()
+        variants = (token.meta or {}).get("feed_attrs")
+        if variants:
+            for name, value in variants.items():
+                token.attrSet(name, value)
+        stack.extend(token.children or ())
+    env["feed"] = True
+    try:
+        return str(md.renderer.render(tokens, md.options, env))
+    finally:
+        env["feed"] = False
+
+
+def feed_plugin(md: MarkdownIt) -> None:
     """Install after the footnote plugin (its rules are replaced here)."""
     md.add_render_rule("footnote_ref", _footnote_ref)
     md.add_render_rule("footnote_anchor", _footnote_anchor)
