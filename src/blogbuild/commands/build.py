@@ -81,7 +81,7 @@ class Builder:
                 hit = None
             read.append((job, data, digest, hit))
             info = DocumentInfo(job.rel, job.kind, hit.meta) if hit is not None and hit.meta \
-                else read_info(job.rel, job.kind, job.display, data, job.path.stem)
+                else read_info(job.rel, job.kind, job.display, data, job.path.stem, fast=True)
             if info is not None:
                 infos.append(info)
         self.links = build_link_map(infos, [rel for _, rel in found.assets], self.config,
@@ -101,10 +101,32 @@ class Builder:
         self.progress("rendering posts and pages", 0, len(todo))
         for done, result in enumerate(render_all(todo, self.config, links=self.links), 1):
             results[result.job.rel] = result
-            self.cache.put(result)
             self.progress("rendering posts and pages", done, len(todo))
+        self._relink(results, read, [rel for _, rel in found.assets])
+        for job, _, _ in todo:
+            self.cache.put(results[job.rel])
         self.results = results
         return results, found.assets, len(todo), cached
+
+    def _relink(self, results: dict[str, RenderResult],
+                read: list[tuple[SourceJob, bytes, str, RenderResult | None]],
+                assets: list[str]) -> None:
+        """Make sure the link map the renders used is the one their front matter gives.
+
+        The map was made from a quick reading of the front matter; should the full reading
+        of a file (done by its render) place a document elsewhere, the map is made again
+        from the full readings and the renders that resolved a moved target are redone."""
+        infos = [DocumentInfo(r.job.rel, r.job.kind, r.meta)
+                 for r in results.values() if r.meta is not None]
+        links = build_link_map(infos, assets, self.config, drafts=self.drafts)
+        if links == self.links:
+            return
+        self.links = links
+        redo = [(job, data, digest) for job, data, digest, _ in read
+                if (r := results[job.rel]).rendered is not None
+                and not links.still_valid(r.rendered.resolved)]
+        for result in render_all(redo, self.config, links=links):
+            results[result.job.rel] = result
 
     def build(self) -> BuildReport:
         start = time.perf_counter()
