@@ -127,10 +127,13 @@ def test_feed_links_are_absolute_and_fragments_point_at_the_post(tmp_path: Path)
         "content/posts/2024-01-01-a.md": (
             "---\ntitle: A\n---\n\n## Part\n\nSee [part](#part), [b](2024-01-02-b.md), "
             "[root](/about/), [ext](https://x.org/) and a note[^n]. ![p](/p.png)\n\n"
-            "$$ x \\tag{1} \\label{eq} $$\n\nAs \\eqref{eq}.\n\n[^n]: The note.\n"),
+            "$$ x \\tag{1} \\label{eq} $$\n\nAs \\eqref{eq}.\n\n"
+            '<div class="image-compare" data-before="/p.png" data-after="/p.png"></div>\n\n'
+            '<div class="video-embed" data-src="/v.mp4"></div>\n\n[^n]: The note.\n'),
         "content/posts/2024-01-02-b.md": "---\ntitle: B\n---\n\nB.\n",
         "content/about.md": "---\ntitle: About\n---\n\nAbout.\n",
         "static/p.png": PNG,
+        "static/v.mp4": b"mp4",
     })
     out = tmp_path / "out"
     build(site / "site.yaml", output=out)
@@ -142,10 +145,14 @@ def test_feed_links_are_absolute_and_fragments_point_at_the_post(tmp_path: Path)
     assert "https://example.org/blog/posts/b/" in hrefs
     assert "https://example.org/blog/about/" in hrefs
     assert any(h.startswith(own + "#eq") for h in hrefs)
-    assert srcs == ["https://example.org/blog/p.png"]
+    assert srcs == ["https://example.org/blog/p.png"] * 3  # the image and the comparison
+    assert "https://example.org/blog/v.mp4" in hrefs  # the video's download link
+    assert '<source src="https://example.org/blog/v.mp4"' in (content.text or "")
     assert "katex-html" not in (content.text or "") and "<math" in (content.text or "")
     page_hrefs = attrs(out / "posts/a/index.html", "a", "href")
     assert "#part" in page_hrefs and "#fn1" in page_hrefs  # the page itself stays relative
+    assert "/blog/v.mp4" in page_hrefs
+    assert attrs(out / "posts/a/index.html", "img", "src") == ["/blog/p.png"] * 3
 
 
 @pytest.mark.parametrize("image", [
