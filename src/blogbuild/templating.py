@@ -14,7 +14,6 @@ from types import TracebackType
 from typing import Any
 
 import jinja2
-from markupsafe import Markup
 
 from blogbuild import __version__, pyodide
 from blogbuild.config import Config
@@ -52,8 +51,7 @@ def _printable(value: object) -> object:
     as U+FFFD), so a stray control character in a title cannot make feed.xml unreadable.
     Autoescaping still happens after this, once; HTML marked safe stays marked safe."""
     if isinstance(value, str) and _NOT_XML.search(value):
-        cleaned = _NOT_XML.sub("\ufffd", value)
-        return Markup(cleaned) if isinstance(value, Markup) else cleaned
+        return type(value)(_NOT_XML.sub("\ufffd", value))  # str stays str, Markup Markup
     return value
 
 
