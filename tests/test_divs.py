@@ -13,10 +13,10 @@ import pytest
 from markdown_it.utils import read_fixture_file
 
 from blogbuild.config import Config
+from blogbuild.linkmap import LinkMap
 from blogbuild.markdown import create_markdown
 from blogbuild.markdown.embeds import EmbedError, parse_space, parse_start, parse_video
 from blogbuild.markdown.env import Ref
-from blogbuild.markdown.links import MARKER
 from blogbuild.markdown.widgets import _SPACE_ICON
 
 FIXTURES = Path(__file__).parent / "fixtures" / "divs.md"
@@ -139,17 +139,22 @@ def test_compare_images_follow_the_sub_path_rule_and_are_recorded() -> None:
                            Ref("image", "/blog/assets/b.png", 5)]
 
 
-def test_relative_media_paths_become_site_references() -> None:
+def test_relative_media_paths_resolve_through_the_link_map() -> None:
     source = (
-        '<div class="image-compare" data-before="img/a.png" data-after="../b.png"></div>\n\n'
+        '<div class="image-compare" data-before="img/a.png" data-after="../b c.png"></div>\n\n'
         '<div class="video-embed" data-src="clips/demo.mp4"></div>\n'
     )
-    out, env = render(source, source_dir="posts")
-    assert f'src="{MARKER}posts/img/a.png"' in out
-    assert f'src="{MARKER}b.png"' in out
-    assert f'<source src="{MARKER}posts/clips/demo.mp4" type="video/mp4">' in out
-    assert [ref.target for ref in env["refs"]] == [
-        f"{MARKER}posts/img/a.png", f"{MARKER}b.png", f"{MARKER}posts/clips/demo.mp4"]
+    links = LinkMap(assets={"posts/img/a.png": "/posts/x/img/a.png", "b c.png": "/b c.png"})
+    out, env = render(source, source_dir="posts", links=links)
+    assert 'src="/posts/x/img/a.png"' in out
+    assert 'src="/b%20c.png"' in out
+    # Not in the map: the path as written, reported after assembly.
+    assert '<source src="clips/demo.mp4" type="video/mp4">' in out
+    assert [(ref.target, ref.rel) for ref in env["refs"]] == [
+        ("img/a.png", "posts/img/a.png"), ("../b c.png", "b c.png"),
+        ("clips/demo.mp4", "posts/clips/demo.mp4")]
+    assert env["resolved"] == {"posts/img/a.png": "/posts/x/img/a.png", "b c.png": "/b c.png",
+                               "posts/clips/demo.mp4": None}
 
 
 def test_video_facade_makes_no_third_party_request_without_a_click() -> None:

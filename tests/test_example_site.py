@@ -57,12 +57,3 @@ def test_feed_carries_mathml_without_katex_layout_spans(strict_site: Path) -> No
     assert page.count('class="katex-html"') >= 10  # the page itself keeps both layers
 
 
-def test_feed_html_keeps_everything_but_the_katex_layer() -> None:
-    from blogbuild.feedhtml import feed_html
-
-    html = ('<p>a <span class="katex"><span class="katex-mathml"><math><mi>x</mi></math></span>'
-            '<span class="katex-html" aria-hidden="true"><span class="base"><span>x</span>'
-            '</span></span></span> b</p>')
-    assert feed_html(html) == ('<p>a <span class="katex"><span class="katex-mathml"><math>'
-                               "<mi>x</mi></math></span></span> b</p>")
-    assert feed_html("<p>plain</p>") == "<p>plain</p>"

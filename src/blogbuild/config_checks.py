@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from blogbuild.claims import unsafe_path
 from blogbuild.diagnostics import ConfigError
-from blogbuild.urls import UrlBuilder, scheme_of
+from blogbuild.urls import UrlBuilder, is_allowed_url, scheme_of
 
 if TYPE_CHECKING:
     from blogbuild.config import Config
@@ -83,8 +83,7 @@ def validate(config: Config, source: str, lines: dict[str, int]) -> None:
     for i, item in enumerate(config.nav):
         if not item.title.strip():
             raise check.fail(f"nav[{i}].title", "must not be empty")
-        scheme = scheme_of(re.sub(r"[\x00-\x20]", "", item.url))
-        if scheme and scheme not in NAV_SCHEMES:
+        if not is_allowed_url(item.url) or scheme_of(item.url) == "data":
             raise check.fail(f"nav[{i}].url", f"must be a site path such as /about/ or an "
                                               f"http(s) or mailto: link, not {item.url!r}")
     if config.math.output not in MATH_OUTPUTS:

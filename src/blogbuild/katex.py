@@ -73,7 +73,17 @@ var blogbuildRender = function (tex, displayMode, options) {
     }
   };
   try {
-    return {html: katex.renderToString(tex, settings), warnings: warnings};
+    var result = {html: katex.renderToString(tex, settings), warnings: warnings};
+    if (options.output !== "mathml") {
+      // The feed's variant: MathML alone, readable without KaTeX's stylesheet.
+      result.mathml = katex.renderToString(tex, Object.assign({}, settings, {
+        output: "mathml", strict: "ignore",
+        trust: function (context) {
+          return context.command === "\\href" && String(context.url).charAt(0) === "#";
+        }
+      }));
+    }
+    return result;
   } catch (e) {
     var parse = e instanceof katex.ParseError;
     return {
@@ -103,7 +113,7 @@ class KatexOptions:
 
     @property
     def fingerprint(self) -> str:
-        return json.dumps([self.output, self.macros], separators=(",", ":"))
+        return json.dumps([self.output, self.macros, "mathml-for-feeds"], separators=(",", ":"))
 
 
 @dataclass(frozen=True)
@@ -123,6 +133,7 @@ class KatexResult:
 
     html: str | None = None
     message: str = ""
+    mathml: str | None = None  # MathML only (feeds), when `html` has KaTeX's HTML layer too
     position: int | None = None
     length: int | None = None
     warnings: tuple[KatexWarning, ...] = field(default_factory=tuple)
@@ -135,6 +146,7 @@ class KatexResult:
         return json.dumps(
             {
                 "html": self.html,
+                "mathml": self.mathml,
                 "message": self.message,
                 "position": self.position,
                 "length": self.length,
@@ -148,6 +160,7 @@ class KatexResult:
         warnings = data.get("warnings") or []
         return cls(
             html=data.get("html"),
+            mathml=data.get("mathml"),
             message=str(data.get("message") or ""),
             position=data.get("position"),
             length=data.get("length"),

@@ -20,6 +20,7 @@ from blogbuild.commands.build import Builder
 from blogbuild.config import CONFIG_NAME, load_config
 from blogbuild.content.discover import discover
 from blogbuild.diagnostics import BlogbuildError, BuildFailed, Diagnostic, error
+from blogbuild.linkmap import DocumentInfo, LinkMap, build_link_map, read_info
 from blogbuild.livesite import Broken, LiveSite, Update, errors_of
 from blogbuild.livewriter import digest
 from blogbuild.outdir import MARKER, MARKER_TEXT, check_output
@@ -259,6 +260,36 @@ class LiveBuild(LiveSite):
                 update.written.add(rel)
         return True
 
+    def _links(self, todo: list[tuple[SourceJob, bytes, str]], jobs: dict[str, SourceJob],
+               assets: dict[str, Path], removed: set[str]) -> LinkMap:
+        """The link map after these edits; adds to `todo` every unchanged post whose links
+        point at a document or file whose URL moved (its HTML holds the old URL)."""
+        fresh = {job.rel: (job, data) for job, data, _ in todo}
+        infos = []
+        for rel, job in jobs.items():
+            if rel in fresh:
+                info = read_info(rel, job.kind, job.display, fresh[rel][1], job.path.stem)
+            else:
+                last = self.results.get(rel)
+                meta = last.meta if last is not None else None
+                info = DocumentInfo(rel, job.kind, meta) if meta is not None else None
+            if info is not None:
+                infos.append(info)
+        links = build_link_map(infos, sorted(assets), self.config, drafts=self.drafts)
+        for rel, result in sorted(self.results.items()):
+            if rel in fresh or rel in removed or rel not in jobs or result.rendered is None:
+                continue
+            if not links.still_valid(result.rendered.resolved):
+                job = jobs[rel]
+                try:
+                    data = job.path.read_bytes()
+                except OSError:
+                    continue  # the watcher reports the file when it changes
+                todo.append((job, data, digest_of(data, self.config)))
+        if self.builder is not None:
+            self.builder.links = links
+        return links
+
     def _content(self, changed: set[Path], update: Update,
                  publish: Callable[[Update], None] | None) -> bool:
         config = self.config
@@ -297,8 +328,9 @@ class LiveBuild(LiveSite):
             todo.append((job, data, fingerprint))
         removed = set(self.jobs) - set(jobs)
         self.jobs = jobs
+        links = self._links(todo, jobs, assets, removed)
         fresh: dict[str, RenderResult] = {}
-        for result in [*unreadable, *render_all(todo, config)]:
+        for result in [*unreadable, *render_all(todo, config, links=links)]:
             update.rendered += 1
             update.warnings += [d for d in result.diagnostics if not d.is_error]
             errors = errors_of(result)

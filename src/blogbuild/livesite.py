@@ -2,7 +2,8 @@
 
 A post edit re-renders that post only and puts it into the `Site` in place when it keeps its
 place (same URL, title, date, tags); otherwise the site is assembled again, unchanged posts
-keeping their resolved HTML. Then exactly the output pages that read an attribute whose value
+keeping their HTML (those whose links point at a moved post were rendered again, see
+`LiveBuild._content`). Then exactly the output pages that read an attribute whose value
 changed (`blogbuild.pagedeps` records those reads while pages render) are rendered again, and
 only those whose bytes differ are written.
 """
@@ -24,7 +25,6 @@ from blogbuild.config import Config
 from blogbuild.content.models import Post, Site
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
 from blogbuild.livewriter import LiveWriter, digest
-from blogbuild.markdown.links import MARKER
 from blogbuild.outputs import PlannedPage, page_owner, plan
 from blogbuild.pagedeps import DepIndex, Tracker, shape
 from blogbuild.render import RenderResult, SourceJob
@@ -69,12 +69,9 @@ def _documents(site: Site) -> dict[str, Post]:
 def _url_map(site: Site) -> dict[str, str]:
     return {**site.assets, **{p.source: p.url for p in [*site.posts, *site.pages]}}
 
+
 def _bundle_needs(site: Site) -> set[str]:
     return {n for p in [*site.posts, *site.pages] for n in p.needs} & set(BUNDLES)
-
-
-def _ref_path(target: str) -> str:
-    return target[len(MARKER):].split("#")[0].split("?")[0]
 
 
 class LiveSite:
@@ -197,7 +194,7 @@ class LiveSite:
     def _reassemble(self, fresh: dict[str, RenderResult], removed: set[str],
                     old_docs: dict[str, Post], update: Update,
                     ) -> dict[str, tuple[Post | None, Post | None]]:
-        """Assemble the site again; unchanged posts keep their resolved HTML."""
+        """Assemble the site again; the link checks run again only where they may differ."""
         assert self.site is not None and self.builder is not None
         results = self.builder.results
         previous = {rel: results[rel] for rel in [*fresh, *removed] if rel in results}
@@ -218,12 +215,10 @@ class LiveSite:
                 refs = results[doc.source].rendered
                 assert refs is not None
                 stable = old is not None and doc.source not in fresh and all(
-                    old_urls.get(_ref_path(r.target)) == new_urls.get(_ref_path(r.target))
-                    if r.target.startswith(MARKER) else known == self.known
+                    old_urls.get(r.rel) == new_urls.get(r.rel)
+                    if r.rel is not None else known == self.known
                     for r in refs.refs)
-                if stable and old is not None:
-                    doc.html = old.html
-                else:
+                if not stable:
                     redo.add(doc.source)
             diagnostics += resolve_refs(site, results, known, self.config, only=redo)
             by_display = {r.job.display: rel for rel, r in results.items()}

@@ -19,8 +19,10 @@ from blogbuild.config import Config
 from blogbuild.content.frontmatter import PostMeta, parse_meta, split_front_matter
 from blogbuild.content.sourcetext import decode_source
 from blogbuild.diagnostics import ContentError, Diagnostic, error, warning
+from blogbuild.linkmap import LinkMap, document_url
 from blogbuild.markdown import create_markdown
 from blogbuild.markdown.env import Ref, html_renderer
+from blogbuild.markdown.feed import render_feed
 from blogbuild.markdown.toc import TocEntry
 
 _TAG = re.compile(r"<[^>]+>")
@@ -57,6 +59,10 @@ class Rendered:
     refs: tuple[Ref, ...]
     word_count: int
     anchors: frozenset[str] = frozenset()  # the ids a `#fragment` link can point at
+    #: The body as a feed entry carries it: absolute links, math as MathML only.
+    feed_html: str = ""
+    #: Relative targets resolved through the link map: (content path, URL or None).
+    resolved: tuple[tuple[str, str | None], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -142,8 +148,7 @@ def _take_title(tokens: list[Token], md: MarkdownIt, env: dict[str, Any]) -> tup
     if len(tokens) < 3 or tokens[0].type != "heading_open" or tokens[0].tag != "h1":
         return None, None, None, None
     inline = tokens[1]
-    children = [c for c in inline.children or [] if c.type != "html_inline"
-                or "heading-anchor" not in c.content]
+    children = [c for c in inline.children or [] if c.type != "heading_anchor"]
     title = _plain(children).strip()
     title_html = html_renderer(md).renderInline(children, md.options, env).strip()
     heading_id = tokens[0].attrGet("id")
@@ -195,8 +200,13 @@ def render_markdown(
     line_offset: int = 0,
     source_dir: str | None = None,
     extract_title: bool = False,
+    links: LinkMap | None = None,
+    feed_base: str | None = None,
 ) -> Rendered:
-    """Render a Markdown body into a `Rendered` (HTML, TOC, needs, diagnostics, …)."""
+    """Render a Markdown body into a `Rendered` (HTML, TOC, needs, diagnostics, …).
+
+    `links` says where the other documents and files are (relative links get their final
+    URL); `feed_base` is this document's absolute URL (for its feed variant)."""
     env: dict[str, Any] = {
         "file": file,
         "line_offset": line_offset,
@@ -204,6 +214,9 @@ def render_markdown(
         "diagnostics": [],
         "needs": set(),
         "refs": [],
+        "links": links,
+        "feed_base": feed_base,
+        "resolved": {},
     }
     tokens = md.parse(body, env)
     title = title_html = subtitle = None
@@ -213,6 +226,7 @@ def render_markdown(
         if removed:
             toc = [entry for entry in toc if entry.id != removed]
     html = md.renderer.render(tokens, md.options, env)
+    feed_html = render_feed(md, tokens, env)
     if any(t.type in ("fence",) for t in tokens) or "codeblock" in html:
         env["needs"].add("code")
     return Rendered(
@@ -227,6 +241,8 @@ def render_markdown(
         refs=tuple(env["refs"]),
         word_count=_word_count(tokens),
         anchors=anchors_of(html),
+        feed_html=feed_html,
+        resolved=tuple(sorted(env["resolved"].items())),
     )
 
 
@@ -239,10 +255,12 @@ def anchors_of(html: str) -> frozenset[str]:
 
 
 def render_source(job: SourceJob, config: Config, data: bytes | None = None,
-                  digest: str | None = None) -> RenderResult:
-    """Read (unless `data` is given) and render one file. Never raises on author input."""
+                  digest: str | None = None, links: LinkMap | None = None) -> RenderResult:
+    """Read (unless `data` is given) and render one file. Never raises on author input.
+
+    `links` (see blogbuild.linkmap) lets relative links resolve to their final URLs."""
     try:
-        return _render_source(job, config, data, digest)
+        return _render_source(job, config, data, digest, links)
     except Exception as exc:  # a bug of ours: it must not stop the other files or the server
         return RenderResult(job, digest or "", diagnostics=(error(
             job.display, 0, f"internal error while rendering this file ({exc!r}); the rest "
@@ -250,7 +268,7 @@ def render_source(job: SourceJob, config: Config, data: bytes | None = None,
 
 
 def _render_source(job: SourceJob, config: Config, data: bytes | None,
-                   digest: str | None) -> RenderResult:
+                   digest: str | None, links: LinkMap | None) -> RenderResult:
     try:
         if data is None:
             data = job.path.read_bytes()
@@ -265,6 +283,9 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
     except ContentError as exc:
         return RenderResult(job, digest, diagnostics=(error(job.display, exc.line, exc.message),))
     source_dir = job.rel.rpartition("/")[0]
+    self_url = links.url_of(job.rel) if links is not None else None
+    if links is not None and self_url is None:  # a draft: it has a URL all the same
+        self_url = document_url(config, job.rel, job.kind, meta)
     rendered = render_markdown(
         parser_for(config),
         fm.body,
@@ -272,6 +293,8 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
         line_offset=fm.body_line_offset,
         source_dir=source_dir,
         extract_title=meta.title is None,
+        links=links,
+        feed_base=config.urls.absolute(self_url) if self_url is not None else None,
     )
     diagnostics = rendered.diagnostics
     if not fm.body.strip():

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html as html_lib
 import itertools
-import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Collection, Iterable
@@ -12,50 +11,12 @@ from urllib.parse import unquote
 
 from blogbuild.claims import Claims, Owner, unsafe_path
 from blogbuild.config import Config
-from blogbuild.content.frontmatter import slug_from_filename
 from blogbuild.content.models import Paginator, Post, Site, Tag
 from blogbuild.diagnostics import Diagnostic, error, warning
-from blogbuild.markdown.links import MARKER
+from blogbuild.linkmap import asset_urls, bundle_dir, document_url, slug_for
+from blogbuild.markdown.env import Ref
 from blogbuild.markdown.toc import slugify
 from blogbuild.render import RenderResult, shorten, strip_tags
-
-_MARKER_RE = re.compile(re.escape(MARKER) + r"([^\"'#?\s<>]*)([^\"'\s<>]*)")
-
-
-def post_url(config: Config, slug: str, result: RenderResult) -> str:
-    meta = result.meta
-    assert meta is not None
-    date = meta.date
-    return config.permalink.format(
-        slug=slug,
-        year=f"{date.year:04d}" if date else "undated",
-        month=f"{date.month:02d}" if date else "00",
-        day=f"{date.day:02d}" if date else "00",
-    )
-
-
-def _slug_for(result: RenderResult) -> str:
-    assert result.meta is not None
-    if result.meta.slug:
-        return result.meta.slug
-    rel = result.job.rel
-    stem = posixpath.splitext(posixpath.basename(rel))[0]
-    if stem == "index" and "/" in rel:
-        stem = posixpath.basename(posixpath.dirname(rel))
-    return slugify(slug_from_filename(stem), default="post")
-
-
-def _page_url(result: RenderResult) -> str:
-    assert result.meta is not None
-    rel = result.job.rel[: -len(".md")]
-    if result.meta.slug:
-        rel = posixpath.join(posixpath.dirname(rel), result.meta.slug)
-    if rel == "index":
-        return "/"
-    if rel.endswith("/index"):
-        rel = rel[: -len("/index")]
-    return "/" + rel + "/"
-
 
 #: Symbols that tell tags apart (C++, C#, Q&A) become words in the slug instead of vanishing.
 _TAG_SYMBOLS = {"+": " plus ", "#": " sharp ", "&": " and ", "@": " at "}
@@ -112,13 +73,6 @@ def _merge_tags(posts: list[Post]) -> tuple[dict[str, tuple[Tag, list[Post]]], l
     return dict(sorted(tags.items())), diagnostics
 
 
-def _bundle_dir(rel: str) -> str | None:
-    """A post written as FOLDER/index.md owns the other files of FOLDER (a page bundle)."""
-    if posixpath.basename(rel) == "index.md" and "/" in rel:
-        return posixpath.dirname(rel)
-    return None
-
-
 def assemble(
     results: Iterable[RenderResult],
     assets: Iterable[str],
@@ -140,8 +94,8 @@ def assemble(
         if meta.draft and not drafts:
             continue
         is_post = result.job.kind == "post"
-        slug = _slug_for(result)
-        url = post_url(config, slug, result) if is_post else _page_url(result)
+        slug = slug_for(result.job.rel, meta)
+        url = document_url(config, result.job.rel, result.job.kind, meta)
         title = meta.title or rendered.title or slug.replace("-", " ").capitalize()
         title_html = html_lib.escape(meta.title) if meta.title else rendered.title_html or title
         description = meta.description or rendered.subtitle or rendered.summary
@@ -157,6 +111,7 @@ def assemble(
             subtitle=rendered.subtitle,
             description=shorten(" ".join(strip_tags(description).split()), 300),
             html=rendered.html,
+            feed_html=rendered.feed_html,
             toc=rendered.toc,
             needs=rendered.needs,
             word_count=rendered.word_count,
@@ -186,18 +141,9 @@ def assemble(
         by_url[url] = post
         by_source[result.job.rel] = post
         (posts if is_post else pages).append(post)
-        bundle = _bundle_dir(result.job.rel)
+        bundle = bundle_dir(result.job.rel)
         if bundle and is_post:
             bundles[bundle] = url
-
-    asset_urls = {}
-    for rel in sorted(assets):
-        url = "/" + rel
-        for folder, post_url_ in bundles.items():
-            if rel.startswith(folder + "/"):
-                url = post_url_ + rel[len(folder) + 1:]
-                break
-        asset_urls[rel] = url
 
     posts.sort(key=lambda p: (p.date.timestamp() if p.date else 0.0, p.title), reverse=True)
     for newer, older in itertools.pairwise(posts):
@@ -214,7 +160,7 @@ def assemble(
         pages=sorted(pages, key=lambda p: p.url),
         tags=tags,
         years=sorted(years.items(), reverse=True),
-        assets=asset_urls,
+        assets=asset_urls(assets, bundles),
     )
     return site, diagnostics
 
@@ -228,63 +174,56 @@ def resolve_refs(
     site: Site, results: dict[str, RenderResult], known_paths: set[str], config: Config,
     only: Collection[str] | None = None,
 ) -> list[Diagnostic]:
-    """Replace blogbuild-ref markers with URLs; warn about local targets that do not exist.
+    """Warn about local link and image targets that do not exist; rewrites nothing.
 
-    A missing image, file, page or `#anchor` is a warning (an error under --strict), so
-    one broken link never stops the rest of the site from being built. `only` limits the
-    work to those sources (the live server after a one-post edit)."""
+    Relative targets got their URLs while rendering (see blogbuild.linkmap); this checks
+    what only the assembled site knows: that a target is built, and that an `#anchor` is
+    an id on the page it points at. A missing target is a warning (an error under
+    --strict), so one broken link never stops the rest of the site from being built.
+    `only` limits the work to those sources (the live server after a one-post edit)."""
     diagnostics: list[Diagnostic] = []
-    urls = config.urls
     documents = {p.source: p for p in [*site.posts, *site.pages]}
     by_url = {p.url: p for p in documents.values()}
-    prefix = urls.base_path
+    prefix = config.urls.base_path
     for post in documents.values():
         if only is not None and post.source not in only:
             continue
         rendered = results[post.source].rendered
         assert rendered is not None
         for ref in rendered.refs:
-            message = _check_ref(ref.kind, ref.target, post, documents, by_url, site,
-                                 known_paths, results, prefix)
+            message = _check_ref(ref, post, documents, by_url, site, known_paths, results,
+                                 prefix)
             if message:
                 diagnostics.append(warning(post.display, ref.line, message))
-
-        def replace(match: re.Match[str]) -> str:
-            path = html_lib.unescape(match.group(1))
-            tail = match.group(2)
-            if path in documents:
-                return urls.url(documents[path].url) + tail
-            if path in site.assets:
-                return urls.url(site.assets[path]) + tail
-            return path + tail
-
-        if MARKER in post.html:
-            post.html = _MARKER_RE.sub(replace, post.html)
     return diagnostics
 
 
-def _check_ref(kind: str, target: str, post: Post, documents: dict[str, Post],
-               by_url: dict[str, Post], site: Site, known_paths: set[str],
-               results: dict[str, RenderResult], prefix: str) -> str | None:
+def _check_ref(ref: Ref, post: Post, documents: dict[str, Post], by_url: dict[str, Post],
+               site: Site, known_paths: set[str], results: dict[str, RenderResult],
+               prefix: str) -> str | None:
     """What is wrong with one local link or image target, or None when it exists."""
-    what = "image" if kind == "image" else "link"
-    path, _, fragment = target.partition("#")
+    what = "image" if ref.kind == "image" else "link"
+    path, _, fragment = ref.target.partition("#")
     path = path.split("?")[0]
-    if not path:  # "#fragment" on the same page
-        return _missing_anchor(fragment, post, results, "this page")
-    if path.startswith(MARKER):
-        rel = path[len(MARKER):]
-        if rel in documents:
-            other = documents[rel]
+    if ref.rel is not None:
+        if ref.rel in documents:
+            other = documents[ref.rel]
             return _missing_anchor(fragment, other, results, other.display) if fragment \
                 else None
-        if rel in site.assets:
+        if ref.rel in site.assets:
             return None
-        return (f"{what} target not found: content/{rel} does not exist; fix the path "
+        draft = results.get(ref.rel)
+        if draft is not None and draft.meta is not None and draft.meta.draft:
+            return (f"{what} target content/{ref.rel} is a draft, built only with --drafts; "
+                    "publish it or remove the link")
+        return (f"{what} target not found: content/{ref.rel} does not exist; fix the path "
                 "(it is relative to this file)")
+    if not path:  # "#fragment" on the same page
+        return _missing_anchor(fragment, post, results, "this page")
+    path = unquote(path)
     site_path = "/" + path[len(prefix):] if path.startswith(prefix) else path
     if not _exists(site_path, known_paths):
-        if kind == "image":
+        if ref.kind == "image":
             return f"missing image: {site_path} is not in content/ or static/"
         return f"broken link: nothing is built at {site_path}"
     other_post = by_url.get(site_path) or by_url.get(site_path.rstrip("/") + "/")

@@ -8,6 +8,7 @@ and change only some blocks.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -18,7 +19,6 @@ from blogbuild import __version__, pyodide
 from blogbuild.config import Config
 from blogbuild.content.sourcetext import decode_source
 from blogbuild.diagnostics import TemplateError
-from blogbuild.feedhtml import feed_html
 from blogbuild.theme import theme_templates
 
 
@@ -40,6 +40,20 @@ def _rfc3339(value: dt.datetime | dt.date | None) -> str:
     if value.tzinfo is None:
         return value.strftime("%Y-%m-%dT%H:%M:%SZ")
     return value.isoformat()
+
+
+#: Characters no XML document may hold, not even as &#…; references (and that HTML
+#: calls parse errors): C0 controls but tab and newlines, DEL is allowed, U+FFFE/U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _printable(value: object) -> object:
+    """Jinja's `finalize`: every value a template outputs loses the characters above (shown
+    as U+FFFD), so a stray control character in a title cannot make feed.xml unreadable.
+    Autoescaping still happens after this, once; HTML marked safe stays marked safe."""
+    if isinstance(value, str) and _NOT_XML.search(value):
+        return type(value)(_NOT_XML.sub("\ufffd", value))  # str stays str, Markup Markup
+    return value
 
 
 #: Prefix under which the bundled theme's templates stay reachable from a site's overrides.
@@ -65,6 +79,7 @@ def create_environment(config: Config) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=_printable,
     )
     urls = config.urls
 
@@ -78,7 +93,6 @@ def create_environment(config: Config) -> jinja2.Environment:
             return value.strftime("%Y-%m-%d")
 
     env.filters["url"] = urls.url
-    env.filters["feed_html"] = feed_html
     env.filters["absolute_url"] = urls.absolute
     env.filters["date"] = date_filter
     env.filters["isodate"] = _isodate

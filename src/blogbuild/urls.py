@@ -2,33 +2,69 @@
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
+
+import mdurl
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
+_CONTROL = re.compile(r"[\x00-\x20\x7f]")
 
-#: Schemes that run code or read local files when a reader follows them (markdown-it's list).
+#: Schemes that run code or read local files when a reader follows them.
 UNSAFE_SCHEMES = frozenset({"javascript", "vbscript", "file", "data"})
-_SAFE_DATA = re.compile(r"^data:image/(gif|png|jpeg|webp);", re.IGNORECASE)
+#: The only schemes a URL from front matter or site.yaml may have (plus data:image/…).
+ALLOWED_SCHEMES = frozenset({"http", "https", "mailto"})
+_SAFE_DATA = re.compile(r"^data:image/(gif|png|jpeg|webp)[;,]", re.IGNORECASE)
 
 
 def has_scheme(url: str) -> bool:
     return bool(_SCHEME.match(url)) or url.startswith("//")
 
 
+def _as_browser_reads(url: str) -> str:
+    """The URL as a browser parses the attribute: entities decoded, and (stricter than a
+    browser, which only drops tabs and newlines inside) no control character or space."""
+    return _CONTROL.sub("", html.unescape(url))
+
+
 def scheme_of(url: str) -> str:
-    match = _SCHEME.match(url.strip())
+    match = _SCHEME.match(_as_browser_reads(url))
     return match.group(0)[:-1].lower() if match else ""
 
 
 def is_safe_url(url: str) -> bool:
-    """False for javascript:, vbscript:, file: and data: (but data:image/png etc.) URLs."""
-    cleaned = re.sub(r"[\x00-\x20]", "", url)
+    """False for URLs that run code or read local files when followed: javascript:,
+    vbscript:, file:, and data: other than data:image/png etc. Any other scheme (irc:, a
+    made-up one) is only a link, as CommonMark has it."""
+    cleaned = _as_browser_reads(url)
     scheme = scheme_of(cleaned)
     if scheme == "data":
         return bool(_SAFE_DATA.match(cleaned))
     return scheme not in UNSAFE_SCHEMES
+
+
+def is_allowed_url(url: str) -> bool:
+    """The stricter rule for URLs taken from front matter and site.yaml (og:image, nav):
+    a path, http:, https:, mailto: or data:image/png etc., nothing else."""
+    scheme = scheme_of(url)
+    return is_safe_url(url) and (scheme in ALLOWED_SCHEMES or scheme in ("", "data"))
+
+
+def unsafe_url_message(url: str, what: str) -> str:
+    return (f"unsafe URL scheme '{scheme_of(url)}:' in {url!r}; {what} may not run code "
+            "(javascript:, vbscript:, data:, file:)")
+
+
+def encode_path(path: str) -> str:
+    """Percent-encode a raw site path made from file names (spaces, non-ASCII, `%`)."""
+    return quote(path, safe="/!$&'()*+,;=:@-._~")
+
+
+def normalize(url: str) -> str:
+    """Percent-encode what may not appear raw in a URL, keeping `%XX` escapes as they are."""
+    return str(mdurl.encode(url))
 
 
 @dataclass(frozen=True)
@@ -56,6 +92,9 @@ class UrlBuilder:
         Root paths (`/x`) get the sub-path prefix unless they already start with it;
         relative paths, fragments and URLs with a scheme pass through unchanged.
         """
+        if not is_safe_url(path):
+            return "#"  # refused with a message where the value was read; never written
+        path = normalize(path)
         if not path.startswith("/") or path.startswith("//"):
             return path
         prefix = self.base_path
@@ -67,8 +106,8 @@ class UrlBuilder:
 
     def absolute(self, path: str) -> str:
         """Absolute URL (scheme and host) for feeds, canonical links and the sitemap."""
-        if has_scheme(path):
-            return path
+        if has_scheme(path) or not is_safe_url(path):
+            return self.url(path)
         return self.origin + self.url(path if path.startswith("/") else "/" + path)
 
     def output_path(self, path: str) -> str:

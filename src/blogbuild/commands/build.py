@@ -17,6 +17,7 @@ from blogbuild.content.discover import discover
 from blogbuild.content.models import Site
 from blogbuild.content.walk import shown
 from blogbuild.diagnostics import BuildFailed, Diagnostic
+from blogbuild.linkmap import DocumentInfo, LinkMap, build_link_map, read_info
 from blogbuild.outdir import check_output
 from blogbuild.outputs import PlannedPage, code_css, page_owner, plan
 from blogbuild.pool import render_all
@@ -62,6 +63,7 @@ class Builder:
         self.extra_head = extra_head  # serve mode injects its reload snippet here
         self.site: Site | None = None
         self.progress = progress
+        self.links = LinkMap()  # where every document and file is (see blogbuild.linkmap)
 
     def render_sources(self) -> tuple[dict[str, RenderResult], list[tuple[Path, str]], int, int]:
         self.progress("reading sources", 0, 0)
@@ -69,35 +71,69 @@ class Builder:
         self.skipped = found.diagnostics
         todo = []
         results: dict[str, RenderResult] = {}
-        cached = 0
+        unreadable: list[SourceJob] = []
+        read: list[tuple[SourceJob, bytes, str, RenderResult | None]] = []
+        infos: list[DocumentInfo] = []
         for job in found.documents:
             try:
                 data = job.path.read_bytes()
             except OSError:
-                todo.append((job, b"", ""))  # render_source reports the read error
+                unreadable.append(job)  # render_source reports the read error
                 continue
             digest = digest_of(data, self.config)
             previous = self.results.get(job.rel)
             hit = previous if previous is not None and previous.digest == digest else None
             hit = hit or self.cache.get(digest)
-            if hit is not None and _same_source(hit.job, job):
+            if hit is not None and not _same_source(hit.job, job):
+                hit = None
+            read.append((job, data, digest, hit))
+            info = DocumentInfo(job.rel, job.kind, hit.meta) if hit is not None and hit.meta \
+                else read_info(job.rel, job.kind, job.display, data, job.path.stem, fast=True)
+            if info is not None:
+                infos.append(info)
+        self.links = build_link_map(infos, [rel for _, rel in found.assets], self.config,
+                                    drafts=self.drafts)
+        cached = 0
+        for job, data, digest, hit in read:
+            if hit is not None and hit.rendered is not None \
+                    and self.links.still_valid(hit.rendered.resolved):
                 # The cache may come from another checkout (a CI runner, a moved folder):
                 # the result is the same, only the absolute path is this build's.
                 results[job.rel] = hit if hit.job == job else dataclasses.replace(hit, job=job)
                 cached += 1
             else:
                 todo.append((job, data, digest))
-        unreadable = [item for item in todo if not item[2]]
-        for job, _, _ in unreadable:
+        for job in unreadable:
             results[job.rel] = render_source(job, self.config)
-        fresh = [item for item in todo if item[2]]
-        self.progress("rendering posts and pages", 0, len(fresh))
-        for done, result in enumerate(render_all(fresh, self.config), 1):
+        self.progress("rendering posts and pages", 0, len(todo))
+        for done, result in enumerate(render_all(todo, self.config, links=self.links), 1):
             results[result.job.rel] = result
-            self.cache.put(result)
-            self.progress("rendering posts and pages", done, len(fresh))
+            self.progress("rendering posts and pages", done, len(todo))
+        self._relink(results, read, [rel for _, rel in found.assets])
+        for job, _, _ in todo:
+            self.cache.put(results[job.rel])
         self.results = results
-        return results, found.assets, len(fresh), cached
+        return results, found.assets, len(todo), cached
+
+    def _relink(self, results: dict[str, RenderResult],
+                read: list[tuple[SourceJob, bytes, str, RenderResult | None]],
+                assets: list[str]) -> None:
+        """Make sure the link map the renders used is the one their front matter gives.
+
+        The map was made from a quick reading of the front matter; should the full reading
+        of a file (done by its render) place a document elsewhere, the map is made again
+        from the full readings and the renders that resolved a moved target are redone."""
+        infos = [DocumentInfo(r.job.rel, r.job.kind, r.meta)
+                 for r in results.values() if r.meta is not None]
+        links = build_link_map(infos, assets, self.config, drafts=self.drafts)
+        if links == self.links:
+            return
+        self.links = links
+        redo = [(job, data, digest) for job, data, digest, _ in read
+                if (r := results[job.rel]).rendered is not None
+                and not links.still_valid(r.rendered.resolved)]
+        for result in render_all(redo, self.config, links=links):
+            results[result.job.rel] = result
 
     def build(self) -> BuildReport:
         start = time.perf_counter()

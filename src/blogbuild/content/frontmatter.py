@@ -11,9 +11,10 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from blogbuild.content.dates import DATE_FORMAT_HINT, BadDate, date_in_name, parse_date
 from blogbuild.diagnostics import ContentError
+from blogbuild.urls import is_allowed_url, scheme_of
 from blogbuild.yamlcore import BOOL, STR, Document, compose, describe, is_null, text_of, to_python
 
-_DATE_IN_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[-_]?(.*)$")
+DATE_IN_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[-_]?(.*)$")
 _CLOSING = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 _TOML_CLOSING = re.compile(r"^\+\+\+[ \t]*$", re.MULTILINE)
 _YAML11_BOOLS = {"yes", "no", "on", "off", "y", "n"}
@@ -166,7 +167,7 @@ def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
     """Validate front matter values (`file_name`: the file's stem, which may hold the date)."""
     read = _Reader(fm, file)
     date = read.date("date")
-    match = _DATE_IN_NAME.match(file_name)
+    match = DATE_IN_NAME.match(file_name)
     if date is None and match:
         try:
             date = date_in_name(match[1], match[2], match[3])
@@ -180,6 +181,11 @@ def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
         node = fm.nodes["slug"]
         raise read.fail(f"'slug' may hold only letters, digits, '-', '_', '.', '~' and '/' "
                         f"between parts (no part only of dots), not {slug!r}", node)
+    image = read.string("image")
+    if image is not None and not is_allowed_url(image):
+        raise read.fail(f"'image' must be a path or an http(s) URL, not {image!r} (a "
+                        f"'{scheme_of(image)}:' URL is not allowed in a page's metadata)",
+                        fm.nodes["image"])
     return PostMeta(
         title=read.string("title"),
         date=date,
@@ -189,7 +195,7 @@ def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
         tags=tuple(dict.fromkeys(read.tags())),
         draft=read.boolean("draft"),
         slug=slug,
-        image=read.string("image"),
+        image=image,
         math=read.boolean("math"),
         comments=read.boolean("comments"),
         extra={k: v for k, v in fm.data.items() if k not in KNOWN},
@@ -197,7 +203,7 @@ def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
 
 
 def slug_from_filename(stem: str) -> str:
-    match = _DATE_IN_NAME.match(stem)
+    match = DATE_IN_NAME.match(stem)
     if match and match[4]:
         stem = match[4]
     return stem

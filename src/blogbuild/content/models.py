@@ -37,6 +37,7 @@ class Post:
     needs: frozenset[str]
     word_count: int
     tags: tuple[Tag, ...] = ()
+    feed_html: str = ""  # the body as a feed entry carries it (absolute links, MathML)
     previous: Post | None = field(default=None, repr=False)
     next: Post | None = field(default=None, repr=False)
 

@@ -10,6 +10,7 @@ from mdit_py_plugins.gfm_autolink import gfm_autolink_plugin
 
 from blogbuild.markdown.callouts import callouts_plugin
 from blogbuild.markdown.divs import divs_plugin
+from blogbuild.markdown.feed import feed_plugin
 from blogbuild.markdown.figures import figures_plugin
 from blogbuild.markdown.highlight import highlight_plugin
 from blogbuild.markdown.links import links_plugin
@@ -33,6 +34,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.options["tasklists"] = True
     md.use(gfm_autolink_plugin)
     md.use(footnote_plugin)
+    md.use(feed_plugin)
     md.use(math_plugin, config=config.math)
     md.use(callouts_plugin, types=config.callouts)
     md.use(divs_plugin, urls=config.urls)

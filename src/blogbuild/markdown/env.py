@@ -5,7 +5,7 @@ A plugin never raises on author input and never does I/O; it reports:
 - ``report(env, line, message)`` appends a Diagnostic (file and line in the *source
   file*, i.e. corrected for the front matter above the body);
 - ``need(env, "math")`` asks the page template and the writer for an asset bundle;
-- ``add_ref(env, kind, target, line)`` records a link/image to check after assembly.
+- ``add_ref(env, kind, target, line, rel=…)`` records a link/image to check after assembly.
 
 Keys of env (all optional; ``render_markdown`` fills them):
   file: str            the source path shown in messages
@@ -14,6 +14,10 @@ Keys of env (all optional; ``render_markdown`` fills them):
   diagnostics: list[Diagnostic]
   needs: set[str]
   refs: list[Ref]
+  links: LinkMap|None  where every document and file of the site will be (blogbuild.linkmap)
+  feed_base: str|None  this document's absolute URL (in-page links of its feed entry)
+  feed: bool           True while the feed variant is rendered (blogbuild.markdown.feed)
+  resolved: dict[str, str|None]  relative targets resolved through `links`
 """
 
 from __future__ import annotations
@@ -34,8 +38,9 @@ class Ref:
     """A link or image that points inside the site; checked once every page is known."""
 
     kind: str  # "link" or "image"
-    target: str  # a site-root path or a marker made by links.py
+    target: str  # a site-root path, `#fragment`, or the relative target as written
     line: int  # 1-based line in the source file
+    rel: str | None = None  # for a relative target: the content path it points at
 
 
 Env = MutableMapping[str, Any]
@@ -73,8 +78,8 @@ def need(env: Env, name: str) -> None:
     env.setdefault("needs", set()).add(name)
 
 
-def add_ref(env: Env, kind: str, target: str, line: int) -> None:
-    env.setdefault("refs", []).append(Ref(kind, target, line))
+def add_ref(env: Env, kind: str, target: str, line: int, *, rel: str | None = None) -> None:
+    env.setdefault("refs", []).append(Ref(kind, target, line, rel))
 
 
 def html_renderer(md: MarkdownIt) -> RendererHTML:

@@ -1,14 +1,19 @@
 """Links and images: the site sub-path rule, links to other posts' .md files, unsafe schemes.
 
-Relative targets (``other-post.md``, ``img/plot.png``) depend on other files, so a pure
-renderer cannot resolve them: they become ``blogbuild-ref:`` markers that the build
-replaces once every page and asset is known (see ``blogbuild.refs``).
+A relative target (``other-post.md``, ``img/my plot.png``) is resolved while rendering,
+through the link map the build made from every document's front matter (see
+``blogbuild.linkmap``): the token gets the final, percent-encoded URL and markdown-it's
+renderer escapes it once for the attribute. Each resolved target is recorded in
+``env["resolved"]`` (source path -> URL, or None when missing), so a cached render is
+reused only while those URLs stay the same. Each token also carries its feed variant (an
+absolute URL) in ``meta["feed_attrs"]``, used by the feed rendering of the page.
 """
 
 from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
@@ -16,9 +21,17 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from blogbuild.markdown.env import Env, add_ref, report_error, token_line
-from blogbuild.urls import UrlBuilder, has_scheme, is_safe_url, scheme_of
+from blogbuild.urls import (
+    UrlBuilder,
+    encode_path,
+    has_scheme,
+    is_safe_url,
+    normalize,
+    unsafe_url_message,
+)
 
-MARKER = "blogbuild-ref:"
+if TYPE_CHECKING:
+    from blogbuild.linkmap import LinkMap
 
 
 def _walk(tokens: list[Token]) -> Iterator[tuple[Token, Token]]:
@@ -28,21 +41,37 @@ def _walk(tokens: list[Token]) -> Iterator[tuple[Token, Token]]:
             yield child, token
 
 
-def rewrite_target(url: str, env: Env, urls: UrlBuilder) -> str:
-    """The href/src to write for `url` found in a file under content/."""
+def rewrite_target(url: str, env: Env, urls: UrlBuilder) -> tuple[str, str | None]:
+    """The href/src to write for `url` found in a file under content/, and the
+    content-relative path it points at when it is relative (None otherwise)."""
     if not url or url.startswith(("#", "?")) or has_scheme(url):
-        return url
+        return url, None
     if url.startswith("/"):
-        return urls.url(url)
+        return urls.url(url), None
     source_dir = env.get("source_dir")
     if source_dir is None:  # `blogbuild render` of a lone file: nothing to resolve against
-        return url
+        return url, None
     path, hash_, fragment = url.partition("#")
     path, query_mark, query = path.partition("?")
-    resolved = posixpath.normpath(posixpath.join(source_dir, unquote(path)))
-    if resolved.startswith("../") or resolved == "..":
-        return url
-    return f"{MARKER}{resolved}{query_mark}{query}{hash_}{fragment}"
+    rel = posixpath.normpath(posixpath.join(source_dir, unquote(path)))
+    if rel.startswith("../") or rel == "..":
+        return url, None
+    links: LinkMap | None = env.get("links")
+    target = links.url_of(rel) if links is not None else None
+    env.setdefault("resolved", {})[rel] = target
+    if target is None:  # reported after assembly; the author's path stays as written
+        return normalize(url), rel
+    return f"{urls.url(encode_path(target))}{query_mark}{query}{hash_}{fragment}", rel
+
+
+def feed_target(url: str, env: Env, urls: UrlBuilder) -> str:
+    """The same target as a feed entry must carry it: absolute, fragments on the post."""
+    if url.startswith("#"):
+        base = env.get("feed_base")
+        return str(base) + url if base else url
+    if url.startswith("/") and not url.startswith("//"):
+        return urls.absolute(url)
+    return url
 
 
 def make_links_rule(urls: UrlBuilder):  # type: ignore[no-untyped-def]
@@ -55,18 +84,18 @@ def make_links_rule(urls: UrlBuilder):  # type: ignore[no-untyped-def]
             url = str(child.attrGet(attr) or "")
             line = token_line(env, block)
             if not is_safe_url(url):
-                report_error(
-                    env, line, f"unsafe URL scheme '{scheme_of(url)}:' in {url!r}; "
-                    "links may not run code (javascript:, vbscript:, data:, file:)"
-                )
+                report_error(env, line, unsafe_url_message(url, "links and images"))
                 child.attrSet(attr, "#")
                 continue
-            new = rewrite_target(url, env, urls)
+            new, rel = rewrite_target(url, env, urls)
             child.attrSet(attr, new)
+            feed = feed_target(new, env, urls)
+            if feed != new:
+                child.meta = {**(child.meta or {}), "feed_attrs": {attr: feed}}
             kind = "image" if attr == "src" else "link"
-            if new.startswith(MARKER) or (url.startswith("/") and not url.startswith("//")) \
+            if rel is not None or (url.startswith("/") and not url.startswith("//")) \
                     or (url.startswith("#") and len(url) > 1):
-                add_ref(env, kind, new, line)
+                add_ref(env, kind, url if rel is not None else new, line, rel=rel)
     return links
 
 

@@ -249,9 +249,10 @@ def _source_markup(token: Token) -> str:
     return f"{meta.get('open', '')}{token.content}{meta.get('close', '')}"
 
 
-def _html(token: Token) -> str:
+def _html(token: Token, env: Env | None = None) -> str:
     meta = token.meta or {}
-    html = meta.get("html")
+    html = meta.get("feed_html") if env and env.get("feed") else None
+    html = html if html is not None else meta.get("html")
     if html is None:  # the core rule did not run (a renderer used on its own)
         return f'<span class="math-error">{escapeHtml(_source_markup(token))}</span>'
     return str(html)
@@ -260,19 +261,19 @@ def _html(token: Token) -> str:
 def _render_inline(
     self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Env
 ) -> str:
-    return _html(tokens[idx])
+    return _html(tokens[idx], env)
 
 
 def _render_inline_double(
     self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Env
 ) -> str:
-    return _html(tokens[idx])
+    return _html(tokens[idx], env)
 
 
 def _render_block(
     self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Env
 ) -> str:
-    return _html(tokens[idx]) + "\n"
+    return _html(tokens[idx], env) + "\n"
 
 
 def math_plugin(md: MarkdownIt, *, config: MathConfig | None = None) -> None:

@@ -143,17 +143,23 @@ def _ref_tex(kind: str, target: tuple[str, str] | None) -> str:
     return f"\\href{{#{anchor}}}{{\\text{{{text}}}}}"
 
 
-def _ref_html(kind: str, target: tuple[str, str] | None, options: katex.KatexOptions) -> str:
+def _ref_html(kind: str, target: tuple[str, str] | None, options: katex.KatexOptions,
+              base: str = "") -> tuple[str, str]:
+    """The reference as the page shows it and as the feed does (`base`: the post's URL)."""
     if target is None:
         missing = "(??)" if kind == "eqref" else "??"
-        return f'<span class="math-ref math-ref-missing">{missing}</span>'
+        html = f'<span class="math-ref math-ref-missing">{missing}</span>'
+        return html, html
     number, anchor = target
     text = f"({number})" if kind == "eqref" else number
+    inner = feed_inner = escapeHtml(text)
     if not number.isdigit():  # an author's \tag{…} is TeX: typeset it like the tag itself
         result = katex.render(f"\\text{{{text}}}", display=False, options=options)
         if result.ok:
-            return f'<a class="math-ref" href="#{anchor}">{result.html}</a>'
-    return f'<a class="math-ref" href="#{anchor}">{escapeHtml(text)}</a>'
+            inner = str(result.html)
+            feed_inner = str(result.mathml or result.html)
+    page = f'<a class="math-ref" href="#{anchor}">{inner}</a>'
+    return page, f'<a class="math-ref" href="{escapeHtml(base)}#{anchor}">{feed_inner}</a>'
 
 
 def _render(
@@ -161,8 +167,9 @@ def _render(
     job: _Job,
     labels: dict[str, tuple[str, str]],
     options: katex.KatexOptions,
-) -> str:
-    """Pass 2 for one token: references, KaTeX, diagnostics; returns the HTML."""
+) -> tuple[str, str]:
+    """Pass 2 for one token: references, KaTeX, diagnostics; returns the HTML of the page
+    and of the feed (MathML alone: no stylesheet travels with a feed entry)."""
     token, content = job.token, job.token.content
 
     def at(index: int) -> tuple[int, int]:
@@ -173,7 +180,7 @@ def _render(
         if label not in labels:
             line, col = at(0)
             report(env, line, f"unknown equation label '{label}' in \\{kind}", column=col)
-        return _ref_html(kind, labels.get(label), options)
+        return _ref_html(kind, labels.get(label), options, str(env.get("feed_base") or ""))
     for match in REF_RE.finditer(content):
         kind, label = match.group(1), match.group(2).strip()
         if label not in labels:
@@ -196,6 +203,7 @@ def _render(
             report(env, line, message, column=col)
     if result.ok:
         html = str(result.html)
+        feed = str(result.mathml or result.html)
     else:
         index = 0
         if result.position is not None:
@@ -206,14 +214,15 @@ def _render(
         source = escapeHtml(f"{meta.get('open', '')}{content}{meta.get('close', '')}")
         title = escapeHtml(f"LaTeX error: {result.message}")
         extra = " math-error-display" if display else ""
-        html = f'<span class="math-error{extra}" title="{title}">{source}</span>'
+        html = feed = f'<span class="math-error{extra}" title="{title}">{source}</span>'
     if not display:
-        return html
+        return html, feed
     classes = "math-display math-numbered" if job.numbered else "math-display"
     first_id = f' id="{job.ids[0]}"' if job.ids else ""
     anchors = "".join(f'<span class="math-anchor" id="{i}"></span>' for i in job.ids[1:])
     tag = "div" if token.type == "math_block" else "span"
-    return f'<{tag} class="{classes}"{first_id}>{anchors}{html}</{tag}>'
+    return (f'<{tag} class="{classes}"{first_id}>{anchors}{html}</{tag}>',
+            f'<{tag} class="{classes}"{first_id}>{anchors}{feed}</{tag}>')
 
 
 def _final_tex(job: _Job, labels: dict[str, tuple[str, str]]) -> str:
@@ -247,5 +256,5 @@ def number_and_render(
         options,
     )
     for job in jobs:
-        job.token.meta["html"] = _render(env, job, labels, options)
+        job.token.meta["html"], job.token.meta["feed_html"] = _render(env, job, labels, options)
     katex.flush()  # one cache transaction per document

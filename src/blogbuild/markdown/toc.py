@@ -64,10 +64,8 @@ def heading_ids(state: StateCore) -> None:
         token.attrSet("id", slug)
         html = html_renderer(md).renderInline(children, md.options, state.env)
         toc.append(TocEntry(int(token.tag[1]), slug, _TAGS.sub("", html).strip()))
-        anchor = Token("html_inline", "", 0)
-        anchor.content = (
-            f' <a class="heading-anchor" href="#{slug}" aria-label="Link to this section">#</a>'
-        )
+        anchor = Token("heading_anchor", "a", 0)  # rendered by blogbuild.markdown.feed
+        anchor.meta = {"slug": slug}
         inline.children = [*children, anchor]
 
 

@@ -19,7 +19,7 @@ from markdown_it.utils import OptionsDict
 
 from blogbuild.markdown.embeds import EmbedError, parse_space, parse_video
 from blogbuild.markdown.env import Env, add_ref, need, report, report_error
-from blogbuild.markdown.links import MARKER, rewrite_target
+from blogbuild.markdown.links import feed_target, rewrite_target
 from blogbuild.urls import UrlBuilder, is_safe_url, scheme_of
 
 #: class → token name; the first two hold Markdown, the others are leaves.
@@ -104,6 +104,7 @@ def _video(div: DivInput) -> dict[str, Any]:
                             "embed": video.embed_url, "mime": video.mime}
     if video.provider == "file":
         meta["page"] = src = _asset_url(div, video.page_url)
+        meta["feed"] = {"page": feed_target(src, div.env, div.urls)}
         # A file on another host is fetched only on play, like the iframes; ours may preload.
         meta["preload"] = "metadata" if not src.startswith(("http:", "https:", "//")) else "none"
     return meta
@@ -111,9 +112,9 @@ def _video(div: DivInput) -> dict[str, Any]:
 
 def _asset_url(div: DivInput, url: str) -> str:
     """A site file's URL after the sub-path rule, recorded so the build checks that it exists."""
-    new = rewrite_target(url, div.env, div.urls)
-    if new.startswith(MARKER) or (url.startswith("/") and not url.startswith("//")):
-        add_ref(div.env, "image", new, div.line)
+    new, rel = rewrite_target(url, div.env, div.urls)
+    if rel is not None or (url.startswith("/") and not url.startswith("//")):
+        add_ref(div.env, "image", url if rel is not None else new, div.line, rel=rel)
     return new
 
 
@@ -144,8 +145,9 @@ def _compare(div: DivInput) -> dict[str, Any]:
         except ValueError:
             report(div.env, div.line, f"image-compare: data-start={raw_start!r} is not a "
                    "percentage; using 50")
+    feed = {side: feed_target(url, div.env, div.urls) for side, url in images.items()}
     return {**_common(div), "images": images, "labels": labels, "start": f"{start:g}",
-            "caption": div.text("data-caption")}
+            "caption": div.text("data-caption"), "feed": {"images": feed}}
 
 
 def _hf_space(div: DivInput) -> dict[str, Any]:
@@ -287,7 +289,10 @@ RenderFn = Callable[[Any, Sequence[Token], int, OptionsDict, Env], str]
 def _rule(fn: Callable[[Mapping[str, Any]], str]) -> RenderFn:
     def render(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
                env: Env) -> str:
-        return fn(tokens[idx].meta)
+        meta = tokens[idx].meta
+        if env.get("feed") and "feed" in meta:  # the feed entry's absolute URLs
+            meta = {**meta, **meta["feed"]}
+        return fn(meta)
     return render
 
 

@@ -1,0 +1,201 @@
+"""Where every page and file of the site will live: the one place that decides URLs.
+
+The build reads the front matter of every document before rendering anything, so the
+renderer can write a link to another post's `.md` file, or to an image next to the post,
+as its final URL; nothing rewrites the HTML afterwards. `assemble` places posts with the
+same functions, so a page's URL is decided in one way only.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import posixpath
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from blogbuild.config import Config
+from blogbuild.content.dates import BadDate, date_in_name, parse_date
+from blogbuild.content.frontmatter import (
+    DATE_IN_NAME,
+    PostMeta,
+    parse_meta,
+    slug_from_filename,
+    split_front_matter,
+)
+from blogbuild.diagnostics import ContentError
+from blogbuild.markdown.toc import slugify
+
+
+def slug_for(rel: str, meta: PostMeta) -> str:
+    if meta.slug:
+        return meta.slug
+    stem = posixpath.splitext(posixpath.basename(rel))[0]
+    if stem == "index" and "/" in rel:
+        stem = posixpath.basename(posixpath.dirname(rel))
+    return slugify(slug_from_filename(stem), default="post")
+
+
+def post_url(config: Config, slug: str, meta: PostMeta) -> str:
+    date = meta.date
+    return config.permalink.format(
+        slug=slug,
+        year=f"{date.year:04d}" if date else "undated",
+        month=f"{date.month:02d}" if date else "00",
+        day=f"{date.day:02d}" if date else "00",
+    )
+
+
+def page_url(rel: str, meta: PostMeta) -> str:
+    path = rel[: -len(".md")]
+    if meta.slug:
+        path = posixpath.join(posixpath.dirname(path), meta.slug)
+    if path == "index":
+        return "/"
+    if path.endswith("/index"):
+        path = path[: -len("/index")]
+    return "/" + path + "/"
+
+
+def document_url(config: Config, rel: str, kind: str, meta: PostMeta) -> str:
+    """The site-root URL path of a post or page (not yet percent-encoded)."""
+    if kind == "post":
+        return post_url(config, slug_for(rel, meta), meta)
+    return page_url(rel, meta)
+
+
+def bundle_dir(rel: str) -> str | None:
+    """A post written as FOLDER/index.md owns the other files of FOLDER (a page bundle)."""
+    if posixpath.basename(rel) == "index.md" and "/" in rel:
+        return posixpath.dirname(rel)
+    return None
+
+
+def asset_urls(assets: Iterable[str], bundles: Mapping[str, str]) -> dict[str, str]:
+    """Site-root URL of every file under content/: next to its post's page when the post
+    is a bundle (`bundles`: folder -> post URL), else at the same path as in content/."""
+    out = {}
+    for rel in sorted(assets):
+        url = "/" + rel
+        for folder, owner_url in bundles.items():
+            if rel.startswith(folder + "/"):
+                url = owner_url + rel[len(folder) + 1:]
+                break
+        out[rel] = url
+    return out
+
+
+@dataclass(frozen=True)
+class LinkMap:
+    """Content-relative source path -> site-root URL, for documents and files alike."""
+
+    documents: Mapping[str, str] = field(default_factory=dict)
+    assets: Mapping[str, str] = field(default_factory=dict)
+    #: Documents left out because they are drafts (a link to one is named as such).
+    drafts: frozenset[str] = frozenset()
+
+    def url_of(self, rel: str) -> str | None:
+        found = self.documents.get(rel)
+        return found if found is not None else self.assets.get(rel)
+
+    def still_valid(self, resolved: Iterable[tuple[str, str | None]]) -> bool:
+        """True when every (rel, url) a render resolved still maps to the same URL."""
+        return all(self.url_of(rel) == url for rel, url in resolved)
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """What the link map needs of one document: its kind and front matter."""
+
+    rel: str
+    kind: str
+    meta: PostMeta
+
+
+#: libyaml's parser when PyYAML has it: the front matter of 1,000 posts in tens of ms.
+_FAST_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _fast_front_matter(text: str) -> tuple[dict[str, Any], str]:
+    """The front matter's data and text, read quickly; the render reads it again the full
+    way and the build checks that both agree (`Builder.render_sources`)."""
+    text = text.removeprefix("\ufeff")
+    first, sep, rest = text.partition("\n")
+    if first.rstrip() != "---" or not sep:
+        return {}, ""
+    end = re.search(r"^(?:---|\.\.\.)[ \t]*$", rest, re.MULTILINE)
+    if end is None:
+        raise ValueError("no closing ---")
+    data = yaml.load(rest[: end.start()], Loader=_FAST_LOADER) or {}
+    if not isinstance(data, dict):
+        raise ValueError("not a mapping")
+    return {str(k): v for k, v in data.items()}, text[: len(first) + 1 + end.end()]
+
+
+def read_info(rel: str, kind: str, display: str, data: bytes, stem: str, *,
+              fast: bool = False) -> DocumentInfo | None:
+    """Front matter only (no Markdown): None when the file cannot be read as a document,
+    which the render reports with its file and line. `fast` trades the exact reading for
+    speed (a hint that the caller verifies)."""
+    try:
+        text = data.decode("utf-8")
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        if fast:
+            front, _ = _fast_front_matter(text)
+            meta = _meta_hint(front, stem)
+        else:
+            meta = parse_meta(split_front_matter(text, display), display, stem)
+    except (UnicodeDecodeError, ContentError, ValueError, TypeError, yaml.YAMLError,
+            RecursionError, BadDate):
+        return None
+    return DocumentInfo(rel, kind, meta)
+
+
+def _meta_hint(front: Mapping[str, Any], stem: str) -> PostMeta:
+    """The fields that place a document (slug, date, draft) from a quick YAML reading; the
+    full reading in the render is the truth, and the build compares the two."""
+    slug = front.get("slug")
+    when = front.get("date")
+    date: dt.datetime | None
+    if isinstance(when, dt.datetime):
+        date = when
+    elif isinstance(when, dt.date):
+        date = dt.datetime(when.year, when.month, when.day)
+    elif isinstance(when, str):
+        date = parse_date(when)
+    else:
+        match = DATE_IN_NAME.match(stem)
+        date = date_in_name(match[1], match[2], match[3]) if match else None
+    return PostMeta(
+        title=None, date=date, updated=None, author=None, description=None, tags=(),
+        draft=front.get("draft") is True, slug=str(slug) if slug is not None else None,
+        image=None, math=False, comments=False)
+
+
+def build_link_map(docs: Iterable[DocumentInfo], assets: Iterable[str], config: Config,
+                   *, drafts: bool) -> LinkMap:
+    """The URL of every document that will be built and of every file under content/.
+
+    Two documents that want one URL: the first by path wins here, as in `assemble`,
+    which reports the collision."""
+    documents: dict[str, str] = {}
+    taken: set[str] = set()
+    bundles: dict[str, str] = {}
+    left_out: set[str] = set()
+    for doc in sorted(docs, key=lambda d: d.rel):
+        if doc.meta.draft and not drafts:
+            left_out.add(doc.rel)
+            continue
+        url = document_url(config, doc.rel, doc.kind, doc.meta)
+        if url in taken:
+            continue
+        taken.add(url)
+        documents[doc.rel] = url
+        folder = bundle_dir(doc.rel)
+        if folder and doc.kind == "post":
+            bundles[folder] = url
+    return LinkMap(documents, asset_urls(assets, bundles), frozenset(left_out))
