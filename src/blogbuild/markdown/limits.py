@@ -1,0 +1,84 @@
+"""Guards that keep hostile Markdown bounded in time and its text visible.
+
+markdown-it stops parsing blocks nested deeper than ``maxNesting`` and silently drops the
+rest of the container; this plugin stops earlier, at `BLOCK_DEPTH`, and shows what is left
+as a plain paragraph with a warning. It also turns a ``[`` or ``![`` that no ``]`` follows
+into text at once: markdown-it would otherwise scan the rest of the paragraph for a link
+label from every such bracket, which makes a run of them slow.
+"""
+
+from __future__ import annotations
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_inline import StateInline
+
+from blogbuild.markdown.env import report, source_line
+
+__all__ = ["BLOCK_DEPTH", "limits_plugin"]
+
+#: Token depth at which nested blocks are flattened into text. A container opens at most a
+#: few levels before parsing its content (a list: list and item; a callout: box and body),
+#: so markdown-it's own limit, `_MAX_NESTING`, is never reached.
+BLOCK_DEPTH = 40
+_MAX_NESTING = 50
+
+
+def block_depth_guard(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """At `BLOCK_DEPTH`, the rest of the container becomes one paragraph of plain text."""
+    if silent or state.level < BLOCK_DEPTH:
+        return False
+    lines = [
+        state.src[state.bMarks[line] + state.tShift[line] : state.eMarks[line]]
+        for line in range(start_line, end_line)
+    ]
+    text = "\n".join(line for line in lines if line.strip())
+    token = state.push("paragraph_open", "p", 1)
+    token.map = [start_line, end_line]
+    token = state.push("text", "", 0)
+    token.content = text
+    token.map = [start_line, end_line]
+    state.push("paragraph_close", "p", -1)
+    report(state.env, source_line(state.env, start_line),
+           f"blocks nested more than {BLOCK_DEPTH} levels deep (blockquotes, lists, callouts, "
+           "widget divs) are shown as plain text from here; nest less deeply")
+    state.line = end_line
+    return True
+
+
+def _last_close_bracket(state: StateInline) -> int:
+    """Offset of the last `]` in the inline source (computed once per source)."""
+    cached = state.env.get("limits_last_bracket")
+    if cached is not None and cached[0] is state.src:
+        return int(cached[1])
+    last = state.src.rfind("]")
+    state.env["limits_last_bracket"] = (state.src, last)
+    return last
+
+
+def lone_bracket(state: StateInline, silent: bool) -> bool:
+    """A `[` or `![` with no `]` after it can open no link, image or footnote: it is text."""
+    pos = state.pos
+    char = state.src[pos]
+    if char == "!":
+        if not state.src.startswith("[", pos + 1):
+            return False
+        width = 2
+    elif char == "[":
+        width = 1
+    else:
+        return False
+    if _last_close_bracket(state) > pos:
+        return False
+    if not silent:
+        state.pending += state.src[pos : pos + width]
+    state.pos += width
+    return True
+
+
+def limits_plugin(md: MarkdownIt) -> None:
+    """Register the guards first, so they run before every other rule."""
+    md.options["maxNesting"] = max(int(md.options.get("maxNesting", 20)), _MAX_NESTING)
+    md.block.ruler.before(md.block.ruler.get_all_rules()[0], "block_depth_guard",
+                          block_depth_guard)
+    md.inline.ruler.before("link", "lone_bracket", lone_bracket)
