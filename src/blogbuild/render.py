@@ -19,10 +19,9 @@ from blogbuild.config import Config
 from blogbuild.content.frontmatter import PostMeta, parse_meta, split_front_matter
 from blogbuild.diagnostics import ContentError, Diagnostic, error
 from blogbuild.markdown import create_markdown
-from blogbuild.markdown.env import Ref, html_renderer
+from blogbuild.markdown.env import Ref, html_renderer, report, token_line
 from blogbuild.markdown.toc import TocEntry
 
-_TAG = re.compile(r"<[^>]+>")
 _WORD = re.compile(r"\w+(?:[-'’]\w+)*")
 # Targets a `#fragment` can reach: id attributes of any element (headings, footnotes,
 # equations, raw HTML) and the legacy <a name>. Only read, to check links; nothing is rewritten.
@@ -208,7 +207,11 @@ def render_markdown(
     title = title_html = subtitle = None
     toc: list[TocEntry] = list(env.get("toc", []))
     if extract_title:
+        first = tokens[0] if tokens else None
         title, title_html, subtitle, removed = _take_title(tokens, md, env)
+        if title == "":
+            report(env, token_line(env, first), "the title heading has no text, so the title "
+                   "is made from the file name; write text in it or set 'title:'")
         if removed:
             toc = [entry for entry in toc if entry.id != removed]
     html = md.renderer.render(tokens, md.options, env)
@@ -268,7 +271,3 @@ def render_source(job: SourceJob, config: Config, data: bytes | None = None,
         extract_title=meta.title is None,
     )
     return RenderResult(job, digest, meta, rendered, rendered.diagnostics)
-
-
-def strip_tags(html: str) -> str:
-    return _TAG.sub("", html)

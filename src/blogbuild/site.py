@@ -16,7 +16,7 @@ from blogbuild.content.models import Paginator, Post, Site, Tag
 from blogbuild.diagnostics import Diagnostic, error, warning
 from blogbuild.markdown.links import MARKER
 from blogbuild.markdown.toc import slugify
-from blogbuild.render import RenderResult, shorten, strip_tags
+from blogbuild.render import RenderResult, shorten
 
 _MARKER_RE = re.compile(re.escape(MARKER) + r"([^\"'#?\s<>]*)([^\"'\s<>]*)")
 
@@ -92,7 +92,9 @@ def assemble(
         slug = _slug_for(result)
         url = post_url(config, slug, result) if is_post else _page_url(result)
         title = meta.title or rendered.title or slug.replace("-", " ").capitalize()
-        title_html = html_lib.escape(meta.title) if meta.title else rendered.title_html or title
+        title_html = html_lib.escape(meta.title or title)
+        if not meta.title and rendered.title and rendered.title_html:
+            title_html = rendered.title_html
         description = meta.description or rendered.subtitle or rendered.summary
         post = Post(
             kind=result.job.kind,
@@ -104,7 +106,7 @@ def assemble(
             title=title,
             title_html=title_html,
             subtitle=rendered.subtitle,
-            description=shorten(" ".join(strip_tags(description).split()), 300),
+            description=shorten(" ".join(description.split()), 300),
             html=rendered.html,
             toc=rendered.toc,
             needs=rendered.needs,

@@ -4,16 +4,18 @@ markdown-it stops parsing blocks nested deeper than ``maxNesting`` and silently 
 rest of the container; this plugin stops earlier, at `BLOCK_DEPTH`, and shows what is left
 as a plain paragraph with a warning. It also turns a ``[`` or ``![`` that no ``]`` follows
 into text at once: markdown-it would otherwise scan the rest of the paragraph for a link
-label from every such bracket, which makes a run of them slow.
+label from every such bracket, which makes a run of them slow. A code fence or an HTML
+comment that is never closed gets a warning: the text after it would not show as text.
 """
 
 from __future__ import annotations
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
+from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 
-from blogbuild.markdown.env import report, source_line
+from blogbuild.markdown.env import report, source_line, token_line
 
 __all__ = ["BLOCK_DEPTH", "limits_plugin"]
 
@@ -76,9 +78,30 @@ def lone_bracket(state: StateInline, silent: bool) -> bool:
     return True
 
 
+def unclosed_blocks(state: StateCore) -> None:
+    """Warn about a code fence or an HTML comment that runs to the end of its container.
+
+    Both are valid Markdown, but the text after them is shown as code or hidden by the
+    browser, which is rarely what the author meant."""
+    for token in state.tokens:
+        if token.map is None:
+            continue
+        if token.type == "fence":
+            if token.content.count("\n") == token.map[1] - token.map[0] - 1:
+                report(state.env, token_line(state.env, token),
+                       f"this code fence ({token.markup}) is never closed, so everything after "
+                       f"it is shown as code; close it with a line of {token.markup}")
+        elif (token.type == "html_block" and token.content.startswith("<!--")
+              and "-->" not in token.content):
+            report(state.env, token_line(state.env, token),
+                   "this HTML comment is never closed, so browsers hide everything after it; "
+                   "close it with -->")
+
+
 def limits_plugin(md: MarkdownIt) -> None:
     """Register the guards first, so they run before every other rule."""
     md.options["maxNesting"] = max(int(md.options.get("maxNesting", 20)), _MAX_NESTING)
     md.block.ruler.before(md.block.ruler.get_all_rules()[0], "block_depth_guard",
                           block_depth_guard)
     md.inline.ruler.before("link", "lone_bracket", lone_bracket)
+    md.core.ruler.push("unclosed_blocks", unclosed_blocks)
