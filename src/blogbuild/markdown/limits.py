@@ -2,13 +2,16 @@
 
 markdown-it stops parsing blocks nested deeper than ``maxNesting`` and silently drops the
 rest of the container; this plugin stops earlier, at `BLOCK_DEPTH`, and shows what is left
-as a plain paragraph with a warning. It also turns a ``[`` or ``![`` that no ``]`` follows
-into text at once: markdown-it would otherwise scan the rest of the paragraph for a link
-label from every such bracket, which makes a run of them slow. A code fence or an HTML
-comment that is never closed gets a warning: the text after it would not show as text.
+as a plain paragraph with a warning. It also turns a ``[`` or ``![`` that no ``]`` follows,
+or that is nested deeper than any link text, into text at once: markdown-it would
+otherwise scan the rest of the paragraph for a link label from every such bracket. A code
+fence or an HTML comment that is never closed gets a warning: the text after it would not
+show as text.
 """
 
 from __future__ import annotations
+
+import re
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
@@ -24,6 +27,10 @@ __all__ = ["BLOCK_DEPTH", "limits_plugin"]
 #: so markdown-it's own limit, `_MAX_NESTING`, is never reached.
 BLOCK_DEPTH = 40
 _MAX_NESTING = 50
+#: Unclosed `[` deeper than this open no link: real link text never nests so deep.
+BRACKET_DEPTH = 8
+#: A bracket that is not backslash-escaped (an even run of backslashes before it).
+_BRACKET = re.compile(r"(?<!\\)(?:\\\\)*([\[\]])")
 
 
 def block_depth_guard(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
@@ -48,18 +55,31 @@ def block_depth_guard(state: StateBlock, start_line: int, end_line: int, silent:
     return True
 
 
-def _last_close_bracket(state: StateInline) -> int:
-    """Offset of the last `]` in the inline source (computed once per source)."""
-    cached = state.env.get("limits_last_bracket")
+def _brackets(state: StateInline) -> tuple[int, frozenset[int]]:
+    """The offset of the last `]` in the inline source and the `[`s nested more than
+    `BRACKET_DEPTH` deep (computed once per source)."""
+    cached = state.env.get("limits_brackets")
     if cached is not None and cached[0] is state.src:
-        return int(cached[1])
-    last = state.src.rfind("]")
-    state.env["limits_last_bracket"] = (state.src, last)
-    return last
+        return cached[1], cached[2]
+    src = state.src
+    depth, last, deep = 0, -1, set()
+    for match in _BRACKET.finditer(src):
+        at = match.start(1)
+        if match.group(1) == "]":
+            depth, last = max(depth - 1, 0), at
+        else:
+            depth += 1
+            if depth > BRACKET_DEPTH:
+                deep.add(at)
+    found = (last, frozenset(deep))
+    state.env["limits_brackets"] = (src, *found)
+    return found
 
 
 def lone_bracket(state: StateInline, silent: bool) -> bool:
-    """A `[` or `![` with no `]` after it can open no link, image or footnote: it is text."""
+    """A `[` or `![` that cannot open a link is text: no `]` follows it, or it is nested
+    more than `BRACKET_DEPTH` deep (markdown-it would scan to the end of the paragraph
+    from each of them)."""
     pos = state.pos
     char = state.src[pos]
     if char == "!":
@@ -70,7 +90,8 @@ def lone_bracket(state: StateInline, silent: bool) -> bool:
         width = 1
     else:
         return False
-    if _last_close_bracket(state) > pos:
+    last, deep = _brackets(state)
+    if last > pos and pos + width - 1 not in deep:
         return False
     if not silent:
         state.pending += state.src[pos : pos + width]
