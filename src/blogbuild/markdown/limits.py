@@ -11,7 +11,9 @@ show as text.
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Callable
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
@@ -29,6 +31,11 @@ BLOCK_DEPTH = 40
 _MAX_NESTING = 50
 #: Unclosed `[` deeper than this open no link: real link text never nests so deep.
 BRACKET_DEPTH = 8
+#: A bare URL (`www.…`, `https://…`) is linked up to this many characters.
+MAX_AUTOLINK = 4096
+_URL_END = re.compile(r"[\s<]")
+_PROTOCOLS = ("http", "https", "mailto", "xmpp")
+_PENDING_LIMIT = 4096
 #: A bracket that is not backslash-escaped (an even run of backslashes before it).
 _BRACKET = re.compile(r"(?<!\\)(?:\\\\)*([\[\]])")
 
@@ -93,10 +100,23 @@ def lone_bracket(state: StateInline, silent: bool) -> bool:
     last, deep = _brackets(state)
     if last > pos and pos + width - 1 not in deep:
         return False
+    end = pos + width
+    # The whole run at once: one append to the pending text, not one per bracket.
+    while end < state.posMax and state.src[end] == "[" and (last < end or end in deep):
+        end += 1
     if not silent:
-        state.pending += state.src[pos : pos + width]
-    state.pos += width
+        state.pending += state.src[pos:end]
+    state.pos = end
     return True
+
+
+def flush_pending(state: StateInline, silent: bool) -> bool:
+    """Turn long pending text into a token: markdown-it appends to one string character by
+    character, which copies it each time (quadratic time in a long paragraph of markup)."""
+    # Not right after a word: the autolink rules read a protocol or an e-mail user from it.
+    if not silent and len(state.pending) > _PENDING_LIMIT and not state.pending[-1].isalnum():
+        state.pushPending()
+    return False
 
 
 def unclosed_blocks(state: StateCore) -> None:
@@ -119,10 +139,60 @@ def unclosed_blocks(state: StateCore) -> None:
                    "close it with -->")
 
 
+def _url_end(state: StateInline) -> int:
+    """Where a bare URL starting at `state.pos` must end: whitespace, `<`, or a cap."""
+    cached = state.env.get("limits_url_ends")
+    if cached is None or cached[0] is not state.src:
+        cached = (state.src, [m.start() for m in _URL_END.finditer(state.src)])
+        state.env["limits_url_ends"] = cached
+    ends: list[int] = cached[1]
+    at = bisect.bisect_left(ends, state.pos)
+    end = ends[at] if at < len(ends) else len(state.src)
+    return min(end, state.posMax, state.pos + MAX_AUTOLINK)
+
+
+def _autolink_triggers() -> dict[str, Callable[[StateInline], bool]]:
+    def www(state: StateInline) -> bool:
+        return state.src.startswith("www.", state.pos)
+
+    def protocol(state: StateInline) -> bool:
+        return state.src[state.pos] == ":" and state.pending.endswith(_PROTOCOLS)
+
+    def email(state: StateInline) -> bool:
+        return state.src[state.pos] == "@" and state.pending[-1:].isalnum()
+
+    return {"gfm_autolink_www": www, "gfm_autolink_protocol": protocol,
+            "gfm_autolink_email": email}
+
+
+def _bounded(rule: Callable[[StateInline, bool], bool],
+             trigger: Callable[[StateInline], bool]) -> Callable[[StateInline, bool], bool]:
+    """`rule` only where it can match, and reading only up to where a URL can end.
+
+    mdit-py-plugins' autolink rules copy the rest of the paragraph on every call (and
+    search all pending text for a protocol name), which takes quadratic time."""
+    def guarded(state: StateInline, silent: bool) -> bool:
+        if not trigger(state):
+            return False
+        saved = state.posMax
+        state.posMax = _url_end(state)
+        try:
+            return rule(state, silent)
+        finally:
+            state.posMax = saved
+
+    return guarded
+
+
 def limits_plugin(md: MarkdownIt) -> None:
     """Register the guards first, so they run before every other rule."""
     md.options["maxNesting"] = max(int(md.options.get("maxNesting", 20)), _MAX_NESTING)
     md.block.ruler.before(md.block.ruler.get_all_rules()[0], "block_depth_guard",
                           block_depth_guard)
     md.inline.ruler.before("link", "lone_bracket", lone_bracket)
+    md.inline.ruler.before(md.inline.ruler.get_all_rules()[0], "flush_pending", flush_pending)
     md.core.ruler.push("unclosed_blocks", unclosed_blocks)
+    rules = {rule.name: rule.fn for rule in md.inline.ruler.__rules__}
+    for name, trigger in _autolink_triggers().items():
+        if name in rules:
+            md.inline.ruler.at(name, _bounded(rules[name], trigger))
