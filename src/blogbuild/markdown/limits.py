@@ -36,6 +36,8 @@ MAX_AUTOLINK = 4096
 _URL_END = re.compile(r"[\s<]")
 _PROTOCOLS = ("http", "https", "mailto", "xmpp")
 _PENDING_LIMIT = 4096
+_ROW_PREFIX = re.compile(r"^[ \t>]*")
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
 #: A bracket that is not backslash-escaped (an even run of backslashes before it).
 _BRACKET = re.compile(r"(?<!\\)(?:\\\\)*([\[\]])")
 
@@ -119,12 +121,34 @@ def flush_pending(state: StateInline, silent: bool) -> bool:
     return False
 
 
-def unclosed_blocks(state: StateCore) -> None:
-    """Warn about a code fence or an HTML comment that runs to the end of its container.
+def _cells(line: str) -> int:
+    """How many cells a table row's source line has (GFM: split at unescaped pipes)."""
+    row = _ROW_PREFIX.sub("", line).strip()
+    row = row[1:] if row.startswith("|") else row
+    row = row[:-1] if row.endswith("|") and not row.endswith("\\|") else row
+    return len(_CELL_SPLIT.split(row))
 
-    Both are valid Markdown, but the text after them is shown as code or hidden by the
-    browser, which is rarely what the author meant."""
+
+def unclosed_blocks(state: StateCore) -> None:
+    """Warn about text that Markdown accepts but does not show as the author meant.
+
+    A code fence or an HTML comment that runs to the end of its container (the text after
+    it is shown as code or hidden by the browser), and table cells past the header's
+    columns (GFM drops them)."""
+    lines: list[str] | None = None
+    columns = 0
     for token in state.tokens:
+        if token.type == "table_open":
+            columns = 0
+        elif token.type == "th_open":
+            columns += 1
+        elif token.type == "tr_open" and token.map and token.level > 0 and columns:
+            lines = lines if lines is not None else state.src.split("\n")
+            row = token.map[0]
+            if row < len(lines) and _cells(lines[row]) > columns and lines[row].count("|"):
+                report(state.env, token_line(state.env, token),
+                       f"this table row has more cells than the {columns} of the header row; "
+                       "GFM drops the extra cells: add header cells or escape the | as \\|")
         if token.map is None:
             continue
         if token.type == "fence":
