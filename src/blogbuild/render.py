@@ -16,7 +16,12 @@ from markdown_it.token import Token
 
 from blogbuild import __version__
 from blogbuild.config import Config
-from blogbuild.content.frontmatter import PostMeta, parse_meta, split_front_matter
+from blogbuild.content.frontmatter import (
+    PostMeta,
+    key_line,
+    parse_meta,
+    split_front_matter,
+)
 from blogbuild.diagnostics import ContentError, Diagnostic, error
 from blogbuild.markdown import create_markdown
 from blogbuild.markdown.env import Ref, html_renderer, report, token_line
@@ -240,6 +245,23 @@ def anchors_of(html: str) -> frozenset[str]:
     )
 
 
+def _refuse_surrogates(data: dict[str, Any], file: str, text: str) -> None:
+    """A YAML escape such as "\\ud800" makes a lone surrogate: no page could hold it."""
+    def bad(value: Any) -> bool:
+        if isinstance(value, str):
+            return any("\ud800" <= char <= "\udfff" for char in value)
+        if isinstance(value, dict):
+            return any(bad(k) or bad(v) for k, v in value.items())
+        return isinstance(value, list) and any(bad(v) for v in value)
+
+    for key, value in data.items():
+        if bad(value):
+            raise ContentError(
+                f"'{key}' holds an escaped UTF-16 surrogate (like \\ud800), which is not a "
+                "character; write the character itself", file=file,
+                line=key_line(text.split("\n")[1:], str(key)))
+
+
 def render_source(job: SourceJob, config: Config, data: bytes | None = None,
                   digest: str | None = None) -> RenderResult:
     """Read (unless `data` is given) and render one file. Never raises on author input."""
@@ -258,6 +280,7 @@ def render_source(job: SourceJob, config: Config, data: bytes | None = None,
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     try:
         fm = split_front_matter(text, job.display)
+        _refuse_surrogates(fm.data, job.display, text)
         meta = parse_meta(fm.data, job.display, job.path.stem, text)
     except ContentError as exc:
         return RenderResult(job, digest, diagnostics=(error(job.display, exc.line, exc.message),))
