@@ -316,6 +316,9 @@ def test_many_unclosed_divs_stay_fast() -> None:
 
     source = '<div class="collapsible">\n\ntext\n\n' * 3000
     start = time.perf_counter()
-    _, env = render(source)
+    html, env = render(source)
     assert time.perf_counter() - start < 5
-    assert all(d.is_error for d in env["diagnostics"])
+    # Past the nesting limit the rest is shown as text, with one warning: nothing is lost.
+    warnings = [d for d in env["diagnostics"] if not d.is_error]
+    assert len(warnings) == 1 and "nested more than" in warnings[0].message
+    assert html.count("text") == 3000

@@ -2,18 +2,37 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pickle
 import tempfile
 from pathlib import Path
 
-from blogbuild.render import RenderResult
+from blogbuild.content.frontmatter import PostMeta
+from blogbuild.render import Rendered, RenderResult, SourceJob
 
 CACHE_DIR = ".blogbuild-cache"
 
 
+def _intact(result: RenderResult, digest: str) -> bool:
+    """A complete result of this very code for `digest`: an entry written by an older
+    blogbuild (a class without today's fields) or for another digest is not used."""
+    if result.digest != digest:
+        return False
+    parts = ((result, RenderResult), (result.job, SourceJob), (result.meta, PostMeta),
+             (result.rendered, Rendered))
+    return all(
+        isinstance(part, cls) and all(f.name in vars(part) for f in dataclasses.fields(cls))
+        for part, cls in parts
+    )
+
+
 class RenderCache:
-    """One pickle per digest under `<site>/.blogbuild-cache/render/`. Errors are not cached."""
+    """One pickle per digest under `<site>/.blogbuild-cache/render/`. Errors are not cached.
+
+    The cache only ever costs or saves time: an entry that cannot be read or is not intact
+    is a miss (rendered again and rewritten), and a cache that cannot be written is skipped.
+    """
 
     def __init__(self, root: Path, *, enabled: bool = True) -> None:
         self.dir = root / CACHE_DIR / "render"
@@ -30,15 +49,13 @@ class RenderCache:
         try:
             with open(self._path(digest), "rb") as fh:
                 result = pickle.load(fh)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
-                TypeError, ValueError):
-            self.misses += 1
-            return None
-        if not isinstance(result, RenderResult):
-            self.misses += 1
-            return None
-        self.hits += 1
-        return result
+        except Exception:  # a damaged entry of any kind is only a miss
+            result = None
+        if isinstance(result, RenderResult) and _intact(result, digest):
+            self.hits += 1
+            return result
+        self.misses += 1
+        return None
 
     def put(self, result: RenderResult) -> None:
         if not self.enabled or not result.ok or any(d.is_error for d in result.diagnostics):

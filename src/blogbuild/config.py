@@ -94,13 +94,14 @@ class Config:
         return self.root / self.content_dir
 
     def render_fingerprint(self) -> str:
-        """The parts of the config that change how a post renders (the cache key uses it)."""
+        """The parts of the config that change how a post renders (the cache key uses it).
+
+        Exactly what the parser reads (tests/test_cache.py checks every field): more would
+        only re-render every post when, say, the permalink pattern changes."""
         relevant = {
             "base_url": self.base_url,
-            "permalink": self.permalink,
             "callouts": {k: dataclasses.asdict(v) for k, v in sorted(self.callouts.items())},
             "math": dataclasses.asdict(self.math),
-            "runnable": dataclasses.asdict(self.runnable),
         }
         return repr(sorted(relevant.items()))
 

@@ -294,6 +294,12 @@ def cache_dir() -> str | None:
     return os.environ.get(CACHE_ENV) or None
 
 
+#: Seconds to wait for another process's lock: workers of one build take turns quickly,
+#: while a lock held longer (another program, a stuck build) only turns the cache off.
+_OPEN_WAIT = 1.0
+_WRITE_WAIT = 30.0
+
+
 def _database() -> sqlite3.Connection | None:
     folder = os.environ.get(CACHE_ENV)
     if not folder:
@@ -304,27 +310,66 @@ def _database() -> sqlite3.Connection | None:
     for attempt in range(5):
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(target, timeout=30, isolation_level=None,
+            db = sqlite3.connect(target, timeout=_OPEN_WAIT, isolation_level=None,
                                  check_same_thread=False)
             if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 db.execute("PRAGMA journal_mode=WAL")
             # A lost formula is re-rendered next time: no need to fsync every insert.
             db.execute("PRAGMA synchronous=OFF")
             db.execute("CREATE TABLE IF NOT EXISTS formulas (key TEXT PRIMARY KEY, result TEXT)")
+            db.execute("SELECT count(*) FROM formulas WHERE key = ''").fetchone()
+            db.execute(f"PRAGMA busy_timeout={int(_WRITE_WAIT * 1000)}")
             break
         except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) and attempt < 4:
+            if "locked" in str(exc) and attempt < 2:
                 time.sleep(0.05 * (attempt + 1))
                 continue
-            log.warning("formula cache disabled: cannot open %s: %s", target, exc)
-            os.environ.pop(CACHE_ENV, None)
+            _disable(target, exc)
             return None
-        except (OSError, sqlite3.Error) as exc:
-            log.warning("formula cache disabled: cannot open %s: %s", target, exc)
-            os.environ.pop(CACHE_ENV, None)
+        except sqlite3.DatabaseError as exc:
+            # Not a database (a truncated or overwritten file): it only holds formulas that
+            # can be rendered again, so start a new one.
+            if attempt < 4 and _discard(target):
+                log.info("formula cache %s was damaged (%s); starting a new one", target, exc)
+                continue
+            _disable(target, exc)
             return None
+        except OSError as exc:
+            _disable(target, exc)
+            return None
+    else:
+        return None
     _rt.db, _rt.db_folder = db, folder
     return db
+
+
+def _disable(target: Path, exc: Exception) -> None:
+    log.warning("formula cache disabled: cannot open %s: %s", target, exc)
+    os.environ.pop(CACHE_ENV, None)
+
+
+def _discard(target: Path) -> bool:
+    """Remove a damaged cache file and its journal files; False when that is not possible."""
+    try:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{target}{suffix}").unlink(missing_ok=True)
+    except OSError:
+        return False
+    return True
+
+
+def _damaged(exc: sqlite3.Error) -> bool:
+    """True when `exc` says the file is damaged (then it is dropped and made anew)."""
+    if isinstance(exc, sqlite3.OperationalError) or not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    db, _rt.db = _rt.db, None
+    if db is not None:
+        with contextlib.suppress(sqlite3.Error):
+            db.close()
+    folder = os.environ.get(CACHE_ENV)
+    if folder:
+        _discard(Path(folder) / CACHE_FILE)
+    return True
 
 
 def _disk_key(tex: str, display: bool, fingerprint: str) -> str:
@@ -339,7 +384,8 @@ def _disk_get(key: str) -> KatexResult | None:
     try:
         row = db.execute("SELECT result FROM formulas WHERE key = ?", (key,)).fetchone()
     except sqlite3.Error as exc:
-        log.warning("formula cache read failed: %s", exc)
+        if not _damaged(exc):
+            log.warning("formula cache read failed: %s", exc)
         return None
     if row is None:
         return None
@@ -378,6 +424,8 @@ def _flush_locked() -> None:
         db.executemany("INSERT OR REPLACE INTO formulas (key, result) VALUES (?, ?)", pending)
         db.execute("COMMIT")
     except sqlite3.Error as exc:
+        if _damaged(exc):
+            return
         # Keep the formulas for the next flush: another worker may have held the lock.
         if len(pending) < 4096:  # a cache that stays broken must not grow without bound
             _rt.pending[:0] = pending

@@ -16,16 +16,20 @@ from markdown_it.token import Token
 
 from blogbuild import __version__
 from blogbuild.config import Config
-from blogbuild.content.frontmatter import PostMeta, parse_meta, split_front_matter
+from blogbuild.content.frontmatter import (
+    FrontMatter,
+    PostMeta,
+    parse_meta,
+    split_front_matter,
+)
 from blogbuild.content.sourcetext import decode_source
 from blogbuild.diagnostics import ContentError, Diagnostic, error, warning
 from blogbuild.linkmap import LinkMap, document_url
 from blogbuild.markdown import create_markdown
-from blogbuild.markdown.env import Ref, html_renderer
+from blogbuild.markdown.env import Ref, html_renderer, report, token_line
 from blogbuild.markdown.feed import render_feed
 from blogbuild.markdown.toc import TocEntry
 
-_TAG = re.compile(r"<[^>]+>")
 _WORD = re.compile(r"\w+(?:[-'’]\w+)*")
 # Targets a `#fragment` can reach: id attributes of any element (headings, footnotes,
 # equations, raw HTML) and the legacy <a name>. Only read, to check links; nothing is rewritten.
@@ -222,7 +226,11 @@ def render_markdown(
     title = title_html = subtitle = None
     toc: list[TocEntry] = list(env.get("toc", []))
     if extract_title:
+        first = tokens[0] if tokens else None
         title, title_html, subtitle, removed = _take_title(tokens, md, env)
+        if title == "":
+            report(env, token_line(env, first), "the title heading has no text, so the title "
+                   "is made from the file name; write text in it or set 'title:'")
         if removed:
             toc = [entry for entry in toc if entry.id != removed]
     html = md.renderer.render(tokens, md.options, env)
@@ -254,6 +262,24 @@ def anchors_of(html: str) -> frozenset[str]:
     )
 
 
+def _refuse_surrogates(fm: FrontMatter, file: str) -> None:
+    """A YAML escape such as "\\ud800" makes a lone surrogate: no page could hold it."""
+    def bad(value: Any) -> bool:
+        if isinstance(value, str):
+            return any("\ud800" <= char <= "\udfff" for char in value)
+        if isinstance(value, dict):
+            return any(bad(k) or bad(v) for k, v in value.items())
+        return isinstance(value, list) and any(bad(v) for v in value)
+
+    for key, value in fm.data.items():
+        if bad(value):
+            node = fm.nodes.get(str(key))
+            line = fm.doc.line(node) if fm.doc is not None and node is not None else 0
+            raise ContentError(
+                f"'{key}' holds an escaped UTF-16 surrogate (like \\ud800), which is not a "
+                "character; write the character itself", file=file, line=line)
+
+
 def render_source(job: SourceJob, config: Config, data: bytes | None = None,
                   digest: str | None = None, links: LinkMap | None = None) -> RenderResult:
     """Read (unless `data` is given) and render one file. Never raises on author input.
@@ -279,6 +305,7 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
     try:
         text = decode_source(data, job.display)
         fm = split_front_matter(text, job.display)
+        _refuse_surrogates(fm, job.display)
         meta = parse_meta(fm, job.display, job.path.stem)
     except ContentError as exc:
         return RenderResult(job, digest, diagnostics=(error(job.display, exc.line, exc.message),))
@@ -303,7 +330,3 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
                                f"the file {what}; write the post below the front matter"),
                        *diagnostics)
     return RenderResult(job, digest, meta, rendered, diagnostics)
-
-
-def strip_tags(html: str) -> str:
-    return _TAG.sub("", html)

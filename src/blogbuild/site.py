@@ -16,7 +16,7 @@ from blogbuild.diagnostics import Diagnostic, error, warning
 from blogbuild.linkmap import asset_urls, bundle_dir, document_url, slug_for
 from blogbuild.markdown.env import Ref
 from blogbuild.markdown.toc import slugify
-from blogbuild.render import RenderResult, shorten, strip_tags
+from blogbuild.render import RenderResult, shorten
 
 #: Symbols that tell tags apart (C++, C#, Q&A) become words in the slug instead of vanishing.
 _TAG_SYMBOLS = {"+": " plus ", "#": " sharp ", "&": " and ", "@": " at "}
@@ -97,7 +97,9 @@ def assemble(
         slug = slug_for(result.job.rel, meta)
         url = document_url(config, result.job.rel, result.job.kind, meta)
         title = meta.title or rendered.title or slug.replace("-", " ").capitalize()
-        title_html = html_lib.escape(meta.title) if meta.title else rendered.title_html or title
+        title_html = html_lib.escape(meta.title or title)
+        if not meta.title and rendered.title and rendered.title_html:
+            title_html = rendered.title_html
         description = meta.description or rendered.subtitle or rendered.summary
         post = Post(
             kind=result.job.kind,
@@ -109,7 +111,7 @@ def assemble(
             title=title,
             title_html=title_html,
             subtitle=rendered.subtitle,
-            description=shorten(" ".join(strip_tags(description).split()), 300),
+            description=shorten(" ".join(description.split()), 300),
             html=rendered.html,
             feed_html=rendered.feed_html,
             toc=rendered.toc,

@@ -13,6 +13,7 @@ from blogbuild.markdown.divs import divs_plugin
 from blogbuild.markdown.feed import feed_plugin
 from blogbuild.markdown.figures import figures_plugin
 from blogbuild.markdown.highlight import highlight_plugin
+from blogbuild.markdown.limits import limits_plugin
 from blogbuild.markdown.links import links_plugin
 from blogbuild.markdown.math import math_plugin
 from blogbuild.markdown.toc import toc_plugin
@@ -42,6 +43,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(figures_plugin)
     md.use(toc_plugin)
     md.use(links_plugin, urls=config.urls)
+    md.use(limits_plugin)
     return md
 
 

@@ -9,6 +9,7 @@ LaTeX errors at their line:col in the source file.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -41,6 +42,47 @@ def _find_close(src: str, start: int, end: int, close: str) -> int:
             return i
         i += 2 if src[i] == "\\" else 1
     return -1
+
+
+def _closer_index(src: str, close: str) -> tuple[list[int], list[int], list[int]]:
+    """Where `close` occurs in `src`, the backslashes right before each occurrence, and for
+    each occurrence the first one at or after it with an even number of them (one that a
+    `_find_close` scan reaches whatever its start before the backslashes)."""
+    found: list[int] = []
+    at = src.find(close)
+    while at >= 0:
+        found.append(at)
+        at = src.find(close, at + 1)
+    runs = []
+    for at in found:
+        run = at
+        while run > 0 and src[run - 1] == "\\":
+            run -= 1
+        runs.append(at - run)
+    reachable = [len(found)] * (len(found) + 1)
+    for j in range(len(found) - 1, -1, -1):
+        reachable[j] = j if runs[j] % 2 == 0 else reachable[j + 1]
+    return found, runs, reachable
+
+
+def _find_close_indexed(env: Env, src: str, start: int, end: int, close: str) -> int:
+    """`_find_close` in constant time per call after one pass over `src` per closer.
+
+    Searching from every opener to the end of the paragraph would take quadratic time on
+    a paragraph of unclosed openers (`\\( \\( \\( …`)."""
+    cache = env.setdefault("math_closers", {})
+    entry = cache.get(close)
+    if entry is None or entry[0] is not src:
+        entry = cache[close] = (src, *_closer_index(src, close))
+    _, found, runs, reachable = entry
+    j = bisect.bisect_left(found, start)
+    if j < len(found) and found[j] - runs[j] < start:
+        # The scan starts inside the backslashes before this occurrence.
+        if (found[j] - start) % 2 == 0:
+            return found[j] if found[j] < end else -1
+        j += 1
+    k = reachable[j]
+    return found[k] if k < len(found) and found[k] < end else -1
 
 
 def _has_tex(content: str) -> bool:
@@ -96,7 +138,7 @@ def make_math_inline(*, dollar: bool):  # type: ignore[no-untyped-def]
         char = src[pos]
         if char == "$":
             if src.startswith("$$", pos):
-                close = _find_close(src, pos + 2, end, "$$")
+                close = _find_close_indexed(state.env, src, pos + 2, end, "$$")
                 content = src[pos + 2 : close] if close >= 0 else ""
                 if close < 0 or not content.strip():
                     # An unclosed $$ is text; consume both so the second is not an opener.
@@ -122,7 +164,7 @@ def make_math_inline(*, dollar: bool):  # type: ignore[no-untyped-def]
         opener = src[pos + 1]
         if opener in "([":
             close_mark = "\\)" if opener == "(" else "\\]"
-            close = _find_close(src, pos + 2, end, close_mark)
+            close = _find_close_indexed(state.env, src, pos + 2, end, close_mark)
             if close < 0 or not _has_tex(src[pos + 2 : close]):
                 return False
             if not silent:
@@ -178,6 +220,13 @@ def math_block(state: StateBlock, start_line: int, end_line: int, silent: bool) 
     if found is None:
         return False
     open_, close = found
+    # A scan that failed from an earlier line fails from every line it passed over, so a
+    # run of unclosed openers (`\\begin{align}` on each line) is read once, not once each.
+    failed = state.env.setdefault("math_block_failed", {})
+    key = (close, state.blkIndent, end_line)
+    before = failed.get(key)
+    if before is not None and before[0] is state.src and before[1] < start_line < before[2]:
+        return False
     parts: list[str] = []
     lines: list[tuple[int, int]] = []
     text, col = line[len(open_) :], begin + len(open_) - _line_start(state.src, begin)
@@ -187,6 +236,7 @@ def math_block(state: StateBlock, start_line: int, end_line: int, silent: bool) 
         at = _find_close(stripped, 0, len(stripped), close)
         if at >= 0:
             if at + len(close) != len(stripped):
+                failed[key] = (state.src, start_line, current)
                 return False  # text after the closer: inline math in a paragraph
             body = stripped if not open_ else stripped[:at]
             parts.append(body)
@@ -195,9 +245,9 @@ def math_block(state: StateBlock, start_line: int, end_line: int, silent: bool) 
         parts.append(text)
         lines.append((current, col))
         current += 1
-        if current >= end_line or state.isEmpty(current):
-            return False
-        if state.sCount[current] < state.blkIndent:
+        if (current >= end_line or state.isEmpty(current)
+                or state.sCount[current] < state.blkIndent):
+            failed[key] = (state.src, start_line, current)
             return False
         begin = state.bMarks[current] + state.tShift[current]
         text = state.src[begin : state.eMarks[current]]

@@ -7,6 +7,9 @@ references, renders, and reports errors at their line:col in the source file.
 
 from __future__ import annotations
 
+import bisect
+import re
+
 from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
@@ -32,14 +35,25 @@ class _Locator:
     def __init__(self, src: str) -> None:
         self.lines = src.split("\n")
         self.cursor: dict[int, int] = {}
+        # Per inline source: its newline offsets and lines, computed once, not once per
+        # formula (a paragraph of thousands of formulas would take quadratic time).
+        self.sources: dict[int, tuple[str, list[int], list[str]]] = {}
+
+    def _source(self, src: str) -> tuple[list[int], list[str]]:
+        entry = self.sources.get(id(src))
+        if entry is None or entry[0] is not src:
+            newlines = [m.start() for m in re.finditer("\n", src)]
+            entry = self.sources[id(src)] = (src, newlines, src.split("\n"))
+        return entry[1], entry[2]
 
     def place(self, token: Token, owner: Token | None) -> Where:
         meta = token.meta
         if owner is None:
             return list(meta["lines"])
         src, start, opener = meta["src"], meta["start"], meta["open"]
-        before = src.count("\n", 0, start)
-        inline_col = start - (src.rfind("\n", 0, start) + 1)
+        newlines, src_lines = self._source(src)
+        before = bisect.bisect_left(newlines, start)
+        inline_col = start - (newlines[before - 1] + 1 if before else 0)
         markup = opener + token.content + meta["close"]
         first_line = markup.split("\n", 1)[0]
         if owner.map:
@@ -56,7 +70,6 @@ class _Locator:
                 self.cursor[number] = at + len(first_line)
                 break
         where = [(line, col + len(opener))]
-        src_lines = src.split("\n")
         for extra in range(1, token.content.count("\n") + 1):
             here = self.lines[line + extra] if line + extra < len(self.lines) else ""
             text = src_lines[before + extra] if before + extra < len(src_lines) else ""
