@@ -105,6 +105,14 @@ def test_toc_collects_headings_with_levels() -> None:
     ]
 
 
+def test_toc_entries_keep_the_text_of_links_in_headings() -> None:
+    source = '## A *very* [linked](https://example.com "t") heading\n\n## [`code` link](#x)\n'
+    rendered = render_markdown(create_markdown(), source)
+    assert [e.html for e in rendered.toc] == [
+        "A <em>very</em> linked heading", "<code>code</code> link"]
+    assert '<a href="https://example.com" title="t">linked</a>' in rendered.html
+
+
 def test_code_blocks_report_the_code_need() -> None:
     assert "code" in render_markdown(create_markdown(), "```\nx\n```\n").needs
     assert "code" not in render_markdown(create_markdown(), "text\n").needs

@@ -14,7 +14,6 @@ from blogbuild.markdown.env import html_renderer
 
 _NON_WORD = re.compile(r"[^\w\s-]", re.UNICODE)
 _SPACES = re.compile(r"[\s_-]+")
-_TAGS = re.compile(r"</?a\b[^>]*>")
 
 
 @dataclass(frozen=True)
@@ -62,8 +61,10 @@ def heading_ids(state: StateCore) -> None:
                 slug = f"{base}-{seen[base]}"
         seen[slug] = 0
         token.attrSet("id", slug)
-        html = html_renderer(md).renderInline(children, md.options, state.env)
-        toc.append(TocEntry(int(token.tag[1]), slug, _TAGS.sub("", html).strip()))
+        # The TOC entry is itself a link: the heading's own links keep their text only.
+        unlinked = [c for c in children if c.type not in ("link_open", "link_close")]
+        html = html_renderer(md).renderInline(unlinked, md.options, state.env)
+        toc.append(TocEntry(int(token.tag[1]), slug, html.strip()))
         anchor = Token("heading_anchor", "a", 0)  # rendered by blogbuild.markdown.feed
         anchor.meta = {"slug": slug}
         inline.children = [*children, anchor]
