@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -121,3 +122,21 @@ def test_code_blocks_report_the_code_need() -> None:
 def test_word_count_counts_prose_and_code() -> None:
     rendered = render_markdown(create_markdown(), "one two three\n\n```\nfour five\n```\n")
     assert rendered.word_count == 5
+
+
+def test_code_is_highlighted_once_for_page_and_feed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from blogbuild.markdown import highlight
+
+    calls = []
+    real = highlight.highlight_code
+
+    def counting(code: str, lang: str, hl_lines: Sequence[int] = ()) -> str:
+        calls.append(code)
+        return real(code, lang, hl_lines)
+
+    monkeypatch.setattr(highlight, "highlight_code", counting)
+    rendered = render_markdown(create_markdown(), "```python\nx = 1\n```\n",
+                               feed_base="https://example.org/p/")
+    assert calls == ["x = 1\n"]
+    assert 'class="language-python"' in rendered.html
+    assert 'class="language-python"' in rendered.feed_html

@@ -126,7 +126,12 @@ def _fence(
     self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Env
 ) -> str:
     token = tokens[idx]
-    return render_codeblock(token.content, unescapeAll(token.info))
+    # The feed renders the page's tokens a second time (feed.py): highlight only once.
+    html = token.meta.get("codeblock_html") if token.meta else None
+    if html is None:
+        html = render_codeblock(token.content, unescapeAll(token.info))
+        token.meta = {**(token.meta or {}), "codeblock_html": html}
+    return str(html)
 
 
 def highlight_plugin(md: MarkdownIt) -> None:
