@@ -9,10 +9,13 @@ import shutil
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
 import pytest
+
+if TYPE_CHECKING:
+    from blogbuild.commands.serve import Session
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
@@ -168,3 +171,36 @@ def site_copy(tmp_path: Path) -> Callable[[Path], Path]:
         return dest
 
     return copy
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    """A small site for the live-server tests (modules may define their own `site`)."""
+    from serve_helpers import make_site
+
+    return make_site(tmp_path / "site")
+
+
+@pytest.fixture
+def start(tmp_path: Path) -> Iterator[Callable[..., Session]]:
+    """Start sessions on free ports; each is stopped and checked for leftover threads."""
+    from blogbuild.commands.serve import Session
+    from serve_helpers import wait_for
+
+    sessions: list[Session] = []
+    before = set(threading.enumerate())
+
+    def run(site_dir: Path, **options: Any) -> Session:
+        options.setdefault("port", 0)
+        options.setdefault("output", tmp_path / f"out{len(sessions)}")
+        session = Session(site_dir / "site.yaml", **options)
+        sessions.append(session)
+        session.start()
+        return session
+
+    try:
+        yield run
+    finally:
+        for session in sessions:
+            session.stop()
+    wait_for(lambda: not (set(threading.enumerate()) - before), "threads to end", 5)

@@ -130,3 +130,4 @@ def wait_for(predicate: Callable[[], bool], what: str, deadline: float = BOUND) 
             return
         time.sleep(0.01)
     raise AssertionError(f"timed out waiting for {what}")
+

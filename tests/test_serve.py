@@ -8,46 +8,19 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from blogbuild.commands.serve import Session
 from blogbuild.devserver import SNIPPET
-from serve_helpers import BOUND, ROOT, Events, fetch, make_site, post, raw_get, wait_for
+from serve_helpers import BOUND, ROOT, Events, fetch, post, raw_get, wait_for
 
 pytestmark = pytest.mark.server
 
 
-@pytest.fixture
-def site(tmp_path: Path) -> Path:
-    return make_site(tmp_path / "site")
-
-
-@pytest.fixture
-def start(tmp_path: Path) -> Iterator[Callable[..., Session]]:
-    """Start sessions on free ports; each is stopped and checked for leftover threads."""
-    sessions: list[Session] = []
-    before = set(threading.enumerate())
-
-    def run(site_dir: Path, **options: Any) -> Session:
-        options.setdefault("port", 0)
-        options.setdefault("output", tmp_path / f"out{len(sessions)}")
-        session = Session(site_dir / "site.yaml", **options)
-        sessions.append(session)
-        session.start()
-        return session
-
-    try:
-        yield run
-    finally:
-        for session in sessions:
-            session.stop()
-    wait_for(lambda: not (set(threading.enumerate()) - before), "threads to end", 5)
 
 
 def done_after(session: Session, before: int) -> None:

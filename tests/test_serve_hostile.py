@@ -10,46 +10,17 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from blogbuild.commands.serve import Session
 from blogbuild.devserver import DevHandler, DevHTTPServer
 from blogbuild.diagnostics import ConfigError
-from serve_helpers import BOUND, ROOT, Events, fetch, make_site, wait_for
+from serve_helpers import BOUND, ROOT, Events, fetch, wait_for
 
 pytestmark = pytest.mark.server
-
-
-@pytest.fixture
-def site(tmp_path: Path) -> Path:
-    return make_site(tmp_path / "site")
-
-
-@pytest.fixture
-def start(tmp_path: Path) -> Iterator[Callable[..., Session]]:
-    """Start sessions on free ports; each is stopped and checked for leftover threads."""
-    sessions: list[Session] = []
-    before = set(threading.enumerate())
-
-    def run(site_dir: Path, **options: Any) -> Session:
-        options.setdefault("port", 0)
-        options.setdefault("output", tmp_path / f"out{len(sessions)}")
-        options.setdefault("watch", False)
-        session = Session(site_dir / "site.yaml", **options)
-        sessions.append(session)
-        session.start()
-        return session
-
-    try:
-        yield run
-    finally:
-        for session in sessions:
-            session.stop()
-    wait_for(lambda: not (set(threading.enumerate()) - before), "threads to end", 5)
 
 
 def address(session: Session) -> tuple[str, int]:
@@ -88,7 +59,7 @@ def assert_alive(session: Session) -> None:
 
 def test_a_burst_of_200_concurrent_requests_is_answered_in_full(
         site: Path, start: Callable[..., Session]) -> None:
-    session = start(site)
+    session = start(site, watch=False)
     clients = 200
     barrier = threading.Barrier(clients)
     answers: list[bytes] = []
@@ -144,7 +115,7 @@ MALFORMED = {
 def test_a_malformed_request_gets_an_answer_and_the_server_goes_on(
         name: str, site: Path, start: Callable[..., Session],
         capfd: pytest.CaptureFixture[str]) -> None:
-    session = start(site)
+    session = start(site, watch=False)
     data, expected = MALFORMED[name]
     with socket.create_connection(address(session), timeout=BOUND) as sock:
         sock.sendall(data)
@@ -155,7 +126,7 @@ def test_a_malformed_request_gets_an_answer_and_the_server_goes_on(
 
 
 def test_blank_lines_only_close_the_connection(site: Path, start: Callable[..., Session]) -> None:
-    session = start(site)
+    session = start(site, watch=False)
     assert exchange(session, b"\r\n\r\n\r\n") == b""
     assert_alive(session)
 
@@ -165,7 +136,7 @@ def test_a_partial_request_is_dropped_after_the_timeout(
     """A client that sends half a request and stalls (slowloris) holds one thread until the
     timeout; every other client is served meanwhile."""
     monkeypatch.setattr(DevHandler, "timeout", 1.0)
-    session = start(site)
+    session = start(site, watch=False)
     stalled = [socket.create_connection(address(session), timeout=BOUND) for _ in range(20)]
     try:
         for sock in stalled:
@@ -186,7 +157,7 @@ def test_a_request_sent_a_byte_at_a_time_is_cut_at_the_head_deadline(
     """Each byte comes before the socket timeout, so only the deadline for the whole
     request head ends it."""
     monkeypatch.setattr(DevHTTPServer, "head_timeout", 1.0)
-    session = start(site)
+    session = start(site, watch=False)
     request = b"GET /blogbuild/ HTTP/1.1\r\nHost: x\r\n" + b"X-Slow: " + b"a" * 200
     with socket.create_connection(address(session), timeout=BOUND) as sock:
         began = time.monotonic()
@@ -209,7 +180,7 @@ def test_a_request_sent_a_byte_at_a_time_is_cut_at_the_head_deadline(
 def test_a_client_that_vanishes_mid_response(site: Path, start: Callable[..., Session],
                                              capfd: pytest.CaptureFixture[str]) -> None:
     (site / "static" / "big.bin").write_bytes(os.urandom(1024) * 8 * 1024)  # 8 MB
-    session = start(site)
+    session = start(site, watch=False)
     for _ in range(5):
         sock = socket.create_connection(address(session), timeout=BOUND)
         sock.sendall(b"GET /blogbuild/big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -223,7 +194,7 @@ def test_a_client_that_vanishes_mid_response(site: Path, start: Callable[..., Se
 
 
 def test_an_events_client_that_vanishes(site: Path, start: Callable[..., Session]) -> None:
-    session = start(site)
+    session = start(site, watch=False)
     for _ in range(5):
         with socket.create_connection(address(session), timeout=BOUND) as sock:
             sock.sendall(b"GET /__blogbuild__/events?path=/blogbuild/ HTTP/1.1\r\n\r\n")
@@ -279,7 +250,7 @@ def test_an_impossible_date_at_start_serves_the_rest(site: Path,
                                                      start: Callable[..., Session]) -> None:
     broken = site / "content" / "posts" / "2024-02-10-second.md"
     broken.write_text("---\ntitle: Second\ndate: 2024-02-30\n---\n\nBody.\n")
-    session = start(site)
+    session = start(site, watch=False)
     assert_alive(session)
     events = Events(session.url, "/blogbuild/")
     try:
@@ -292,7 +263,7 @@ def test_an_impossible_date_at_start_serves_the_rest(site: Path,
 def test_two_posts_for_one_url_at_start_serve_the_rest(site: Path,
                                                        start: Callable[..., Session]) -> None:
     (site / "content" / "posts" / "copy.md").write_text("---\ntitle: C\nslug: third\n---\nx\n")
-    session = start(site)
+    session = start(site, watch=False)
     assert_alive(session)
     events = Events(session.url, "/blogbuild/")
     try:
@@ -307,7 +278,7 @@ def test_a_template_error_at_start_shows_the_overlay(site: Path,
     footer = site / "templates" / "partials" / "footer.html"
     footer.parent.mkdir(parents=True)
     footer.write_text("<footer>{% if %}</footer>\n")
-    session = start(site)
+    session = start(site, watch=False)
     status, _, body = fetch(session.url)
     assert status == 200 and b"__blogbuild__/livereload.js" in body
     events = Events(session.url, "/blogbuild/")
