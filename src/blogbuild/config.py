@@ -213,8 +213,9 @@ def load_config(path: Path | str | None = None, *, base_url: str | None = None) 
         cfg_path = cfg_path / CONFIG_NAME
     if not cfg_path.is_file():
         raise ConfigError(
-            f"no {cfg_path.name} found at {cfg_path}; run blogbuild in the folder that holds "
-            "your site.yaml, or pass --config PATH",
+            f"no {cfg_path.name} found at {cfg_path}, so this is not a blog folder: run "
+            "blogbuild in the folder that holds your site.yaml (or pass --config PATH), or "
+            "start a blog with `blogbuild init`",
         )
     source = str(cfg_path)
     try:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from blogbuild import scaffold
-from blogbuild.config import CONFIG_NAME, load_config
+from blogbuild.config import load_config
 from blogbuild.content.discover import POSTS_DIR
 from blogbuild.diagnostics import BlogbuildError
 
@@ -61,15 +61,7 @@ def new(
     (a folder for its images too); a page is content/slug.md. Never overwrites a file.
     `today` dates the post (default: the local date).
     """
-    cfg_path = Path(config_path) if config_path is not None else Path(CONFIG_NAME)
-    if cfg_path.is_dir():
-        cfg_path = cfg_path / CONFIG_NAME
-    if not cfg_path.is_file():
-        raise BlogbuildError(
-            f"no {CONFIG_NAME} at {cfg_path}, so this is not a blog folder: run `blogbuild init` "
-            "to start a blog, or go to your blog's folder (or pass --config PATH)"
-        )
-    config = load_config(cfg_path)
+    config = load_config(config_path)  # no site.yaml: an error that points to `init`
     if page and bundle:
         raise BlogbuildError("--page and --bundle do not go together; a bundle is a post")
     slug = scaffold.title_slug(title)
