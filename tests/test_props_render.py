@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import time
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -82,40 +83,10 @@ def _property(name: str) -> None:
     run()
 
 
-def test_math() -> None:
-    _property("math")
-
-
-def test_callouts() -> None:
-    _property("callouts")
-
-
-def test_divs() -> None:
-    _property("divs")
-
-
-def test_fences() -> None:
-    _property("fences")
-
-
-def test_links() -> None:
-    _property("links")
-
-
-def test_footnotes() -> None:
-    _property("footnotes")
-
-
-def test_headings() -> None:
-    _property("headings")
-
-
-def test_tables() -> None:
-    _property("tables")
-
-
-def test_nesting() -> None:
-    _property("nesting")
+@pytest.mark.parametrize("plugin", ["math", "callouts", "divs", "fences", "links", "footnotes",
+                                    "headings", "tables", "nesting"])
+def test_plugin_syntax(plugin: str) -> None:
+    _property(plugin)
 
 
 @settings(max_examples=15, deadline=None)
