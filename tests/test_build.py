@@ -179,7 +179,7 @@ def test_cache_survives_moving_the_site_folder(tmp_path: Path) -> None:
 def test_cache_key_covers_code_and_library_versions(monkeypatch: pytest.MonkeyPatch) -> None:
     from importlib import metadata
 
-    from blogbuild import render
+    from blogbuild import fingerprints as render
     from blogbuild.config import Config
 
     before = render.digest_of(b"# post", Config())

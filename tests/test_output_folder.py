@@ -15,7 +15,7 @@ from blogbuild.content.discover import discover
 from blogbuild.diagnostics import BlogbuildError, BuildFailed, ConfigError
 from blogbuild.outdir import MARKER, check_output, is_previous_output
 from blogbuild.site import tag_slug
-from blogbuild.writer import Writer, wait_for_cleanup
+from blogbuild.writer import Stage, wait_for_cleanup
 
 SITE_YAML = "title: T\nbase_url: https://example.org/\n"
 
@@ -101,12 +101,12 @@ def test_empty_and_legacy_folders_may_be_replaced(tmp_path: Path) -> None:
 def test_the_writer_never_replaces_a_foreign_folder(tmp_path: Path) -> None:
     """Even when the folder changes after the check (the writer checks again at the swap)."""
     out = tmp_path / "out"
-    with Writer(out) as writer:
-        writer.write_text("index.html", "new", Owner("test", "test"))
+    with Stage(out, fresh=True) as stage:
+        stage.write_bytes("index.html", b"new")
         out.mkdir()
         (out / "thesis.tex").write_text("years of work")
         with pytest.raises(BlogbuildError, match="not made by blogbuild"):
-            writer.commit()
+            stage.commit({"index.html"})
     assert (out / "thesis.tex").read_text() == "years of work"
     assert not list(tmp_path.glob(".out.tmp-*"))
 

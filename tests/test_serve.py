@@ -500,9 +500,9 @@ def tree(folder: Path) -> dict[str, bytes]:
 
 def test_incremental_output_equals_a_full_build(site: Path, tmp_path: Path) -> None:
     """After each kind of edit, the live output is byte for byte what a full build writes."""
-    from blogbuild.commands.build import Builder
     from blogbuild.config import load_config
     from blogbuild.livebuild import LiveBuild
+    from blogbuild.pipeline.engine import Engine
 
     posts = site / "content" / "posts"
     live = LiveBuild(site / "site.yaml", output=tmp_path / "live", extra_head=SNIPPET)
@@ -519,8 +519,8 @@ def test_incremental_output_equals_a_full_build(site: Path, tmp_path: Path) -> N
             assert update.rendered == expect_rendered
         full = tmp_path / f"full-{check.count}"  # type: ignore[attr-defined]
         check.count += 1  # type: ignore[attr-defined]
-        Builder(load_config(site / "site.yaml"), output=full, drafts=True,
-                extra_head=SNIPPET).build()
+        Engine(load_config(site / "site.yaml"), output=full, drafts=True, use_cache=False,
+               extra_head=SNIPPET).run()
         ours, theirs = tree(live.output), tree(full)
         differ = sorted(k for k in ours.keys() | theirs.keys() if ours.get(k) != theirs.get(k))
         assert differ == [], f"after editing {path.name}"

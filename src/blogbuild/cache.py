@@ -1,4 +1,5 @@
-"""Content-hash cache of render results: unchanged posts are never rendered twice."""
+"""The render store: render results by digest, bodies included; unchanged posts are never
+rendered twice, and the pages read bodies from here instead of holding them in memory."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import tempfile
 from pathlib import Path
 
 from blogbuild.content.frontmatter import PostMeta
-from blogbuild.render import Rendered, RenderResult, SourceJob
-
-CACHE_DIR = ".blogbuild-cache"
+from blogbuild.content.models import MissingBody, SourceJob
+from blogbuild.outdir import CACHE_DIR
+from blogbuild.render import Rendered, RenderResult
 
 
 def _intact(result: RenderResult, digest: str) -> bool:
@@ -28,17 +29,23 @@ def _intact(result: RenderResult, digest: str) -> bool:
 
 
 class RenderCache:
-    """One pickle per digest under `<site>/.blogbuild-cache/render/`. Errors are not cached.
+    """One pickle per digest under `<folder>/<digest[:2]>/`. Errors are not kept.
 
-    The cache only ever costs or saves time: an entry that cannot be read or is not intact
-    is a miss (rendered again and rewritten), and a cache that cannot be written is skipped.
+    An entry that cannot be read or is not intact is a miss (rendered again and rewritten);
+    a store that cannot be written only costs speed. The object is small and picklable:
+    worker processes get it with the posts whose bodies they read (`html`, `feed_html`).
     """
 
-    def __init__(self, root: Path, *, enabled: bool = True) -> None:
-        self.dir = root / CACHE_DIR / "render"
+    def __init__(self, folder: Path, *, enabled: bool = True) -> None:
+        self.dir = folder
         self.enabled = enabled
-        self.hits = 0
-        self.misses = 0
+        #: Results that could not be written (a full disk, an unwritable entry): kept here,
+        #: and sent to the workers with the posts.
+        self.kept: dict[str, RenderResult] = {}
+
+    @classmethod
+    def of_site(cls, root: Path, *, enabled: bool = True) -> RenderCache:
+        return cls(root / CACHE_DIR / "render", enabled=enabled)
 
     def _path(self, digest: str) -> Path:
         return self.dir / digest[:2] / f"{digest}.pickle"
@@ -50,16 +57,15 @@ class RenderCache:
             with open(self._path(digest), "rb") as fh:
                 result = pickle.load(fh)
         except Exception:  # a damaged entry of any kind is only a miss
-            result = None
+            return None
         if isinstance(result, RenderResult) and _intact(result, digest):
-            self.hits += 1
             return result
-        self.misses += 1
         return None
 
-    def put(self, result: RenderResult) -> None:
+    def put(self, result: RenderResult) -> bool:
+        """Keep a result (bodies included); False when it was not kept."""
         if not self.enabled or not result.ok or any(d.is_error for d in result.diagnostics):
-            return
+            return False
         path = self._path(result.digest)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -68,4 +74,32 @@ class RenderCache:
                 pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, path)
         except OSError:
-            pass  # a cache that cannot be written only costs speed
+            return False
+        return True
+
+    def keep(self, result: RenderResult) -> None:
+        self.kept[result.digest] = result
+
+    def _rendered(self, digest: str) -> Rendered:
+        result = self.kept.get(digest) or self.get(digest)
+        if result is None or result.rendered is None:
+            raise MissingBody(digest)
+        return result.rendered
+
+    def html(self, digest: str) -> str:
+        return self._rendered(digest).html
+
+    def feed_html(self, digest: str) -> str:
+        feed = self._rendered(digest).feed_html
+        if feed is None:
+            raise MissingBody(digest)
+        return feed
+
+
+def without_body(result: RenderResult) -> RenderResult:
+    """The record the build keeps of a render: everything but the bodies."""
+    if result.rendered is None:
+        return result
+    return dataclasses.replace(result, rendered=dataclasses.replace(
+        result.rendered, html="", feed_html="" if result.rendered.feed_html is not None
+        else None))

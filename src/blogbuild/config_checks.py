@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import string
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -143,9 +144,13 @@ def _check_permalink(check: _Checker, permalink: str) -> None:
 def _check_plugins(check: _Checker, config: Config) -> None:
     """The checks that live with the code that uses the values, given a line here."""
     from blogbuild import pyodide
-    from blogbuild.markdown.callouts import build_kinds
 
-    for run in (lambda: build_kinds(config.callouts), lambda: pyodide.packages_url(config)):
+    checks: list[Callable[[], object]] = [lambda: pyodide.packages_url(config)]
+    if config.callouts:  # the callout plugin is only loaded when there is something to check
+        from blogbuild.markdown.callouts import build_kinds
+
+        checks.append(lambda: build_kinds(config.callouts))
+    for run in checks:
         try:
             run()
         except ConfigError as exc:

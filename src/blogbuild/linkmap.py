@@ -156,7 +156,7 @@ def read_info(rel: str, kind: str, display: str, data: bytes, stem: str, *,
 
 
 def _meta_hint(front: Mapping[str, Any], stem: str) -> PostMeta:
-    """The fields that place a document (slug, date, draft) from a quick YAML reading; the
+    """The fields that place a document (slug, date, draft, tags) from a quick YAML reading; the
     full reading in the render is the truth, and the build compares the two."""
     slug = front.get("slug")
     when = front.get("date")
@@ -170,8 +170,12 @@ def _meta_hint(front: Mapping[str, Any], stem: str) -> PostMeta:
     else:
         match = DATE_IN_NAME.match(stem)
         date = date_in_name(match[1], match[2], match[3]) if match else None
+    tags = front.get("tags")
+    if isinstance(tags, str):
+        tags = [t for t in (t.strip() for t in tags.split(",")) if t]
+    hinted = tuple(str(t) for t in tags) if isinstance(tags, list) else ()
     return PostMeta(
-        title=None, date=date, updated=None, author=None, description=None, tags=(),
+        title=None, date=date, updated=None, author=None, description=None, tags=hinted,
         draft=front.get("draft") is True, slug=str(slug) if slug is not None else None,
         image=None, math=False, comments=False)
 

@@ -12,11 +12,12 @@ import os
 import re
 from pathlib import Path
 
-from blogbuild.cache import CACHE_DIR
 from blogbuild.config import CONFIG_NAME, Config
 from blogbuild.diagnostics import ConfigError
 
 #: Written into every output folder; its presence says "a build made this, it may be replaced".
+#: The folder beside site.yaml where builds keep renders and what they wrote.
+CACHE_DIR = ".blogbuild-cache"
 MARKER = ".blogbuild-output"
 MARKER_TEXT = ("This folder was written by blogbuild and is replaced on every build: "
                "do not keep anything else in it.\n")

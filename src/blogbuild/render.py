@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import html as html_lib
 import re
 from dataclasses import dataclass, field
-from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from blogbuild import __version__
 from blogbuild.config import Config
 from blogbuild.content.frontmatter import (
     FrontMatter,
@@ -22,8 +17,10 @@ from blogbuild.content.frontmatter import (
     parse_meta,
     split_front_matter,
 )
+from blogbuild.content.models import SourceJob
 from blogbuild.content.sourcetext import decode_source
 from blogbuild.diagnostics import ContentError, Diagnostic, error, warning
+from blogbuild.fingerprints import digest_of
 from blogbuild.linkmap import LinkMap, document_url
 from blogbuild.markdown import create_markdown
 from blogbuild.markdown.env import Ref, html_renderer, report, token_line
@@ -41,16 +38,6 @@ SUMMARY_CHARS = 220
 
 
 @dataclass(frozen=True)
-class SourceJob:
-    """One Markdown file to read and render; `rel` is its path under content/ (POSIX)."""
-
-    path: Path
-    rel: str
-    kind: str  # "post" or "page"
-    display: str  # the path shown in messages (relative to the site folder)
-
-
-@dataclass(frozen=True)
 class Rendered:
     html: str
     toc: tuple[TocEntry, ...]
@@ -63,8 +50,9 @@ class Rendered:
     refs: tuple[Ref, ...]
     word_count: int
     anchors: frozenset[str] = frozenset()  # the ids a `#fragment` link can point at
-    #: The body as a feed entry carries it: absolute links, math as MathML only.
-    feed_html: str = ""
+    #: The body as a feed entry carries it: absolute links, math as MathML only (None when
+    #: not asked for: only the posts that some feed lists need it).
+    feed_html: str | None = ""
     #: Relative targets resolved through the link map: (content path, URL or None).
     resolved: tuple[tuple[str, str | None], ...] = ()
 
@@ -94,40 +82,6 @@ def parser_for(config: Config) -> MarkdownIt:
     if md is None:
         md = _PARSERS[key] = create_markdown(config)
     return md
-
-
-#: Libraries whose version changes rendered HTML.
-_RENDER_LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "Pygments", "Jinja2", "mini-racer")
-
-
-@functools.cache
-def code_fingerprint() -> str:
-    """blogbuild's version and code and the versions of the libraries it renders with.
-
-    A render cache restored on another machine (a CI runner) or kept across an upgrade is
-    only reused by the very same code; the source files are hashed, not their mtimes."""
-    from blogbuild.markdown import asset_versions
-
-    h = hashlib.sha256(__version__.encode())
-    package = Path(__file__).resolve().parent
-    for path in sorted(package.rglob("*.py")):
-        h.update(path.relative_to(package).as_posix().encode())
-        h.update(path.read_bytes())
-    for name in _RENDER_LIBRARIES:
-        try:
-            h.update(f"{name}={metadata.version(name)}".encode())
-        except metadata.PackageNotFoundError:
-            h.update(f"{name}=?".encode())
-    h.update(asset_versions().encode())
-    return h.hexdigest()
-
-
-def digest_of(data: bytes, config: Config) -> str:
-    h = hashlib.sha256()
-    h.update(data)
-    h.update(config.render_fingerprint().encode())
-    h.update(code_fingerprint().encode())
-    return h.hexdigest()
 
 
 def _plain(children: list[Token]) -> str:
@@ -206,6 +160,7 @@ def render_markdown(
     extract_title: bool = False,
     links: LinkMap | None = None,
     feed_base: str | None = None,
+    feed: bool = True,
 ) -> Rendered:
     """Render a Markdown body into a `Rendered` (HTML, TOC, needs, diagnostics, …).
 
@@ -234,7 +189,7 @@ def render_markdown(
         if removed:
             toc = [entry for entry in toc if entry.id != removed]
     html = md.renderer.render(tokens, md.options, env)
-    feed_html = render_feed(md, tokens, env)
+    feed_html = render_feed(md, tokens, env) if feed else None
     if any(t.type in ("fence",) for t in tokens) or "codeblock" in html:
         env["needs"].add("code")
     return Rendered(
@@ -281,12 +236,14 @@ def _refuse_surrogates(fm: FrontMatter, file: str) -> None:
 
 
 def render_source(job: SourceJob, config: Config, data: bytes | None = None,
-                  digest: str | None = None, links: LinkMap | None = None) -> RenderResult:
+                  digest: str | None = None, links: LinkMap | None = None, *,
+                  feed: bool = True) -> RenderResult:
     """Read (unless `data` is given) and render one file. Never raises on author input.
 
-    `links` (see blogbuild.linkmap) lets relative links resolve to their final URLs."""
+    `links` (see blogbuild.linkmap) lets relative links resolve to their final URLs; `feed`
+    asks for the feed variant of the body too."""
     try:
-        return _render_source(job, config, data, digest, links)
+        return _render_source(job, config, data, digest, links, feed)
     except Exception as exc:  # a bug of ours: it must not stop the other files or the server
         return RenderResult(job, digest or "", diagnostics=(error(
             job.display, 0, f"internal error while rendering this file ({exc!r}); the rest "
@@ -294,7 +251,7 @@ def render_source(job: SourceJob, config: Config, data: bytes | None = None,
 
 
 def _render_source(job: SourceJob, config: Config, data: bytes | None,
-                   digest: str | None, links: LinkMap | None) -> RenderResult:
+                   digest: str | None, links: LinkMap | None, feed: bool) -> RenderResult:
     try:
         if data is None:
             data = job.path.read_bytes()
@@ -322,6 +279,7 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
         extract_title=meta.title is None,
         links=links,
         feed_base=config.urls.absolute(self_url) if self_url is not None else None,
+        feed=feed,
     )
     diagnostics = rendered.diagnostics
     if not fm.body.strip():

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
 import html as html_lib
-import itertools
 import re
 from collections import defaultdict
 from collections.abc import Collection, Iterable
@@ -11,7 +11,7 @@ from urllib.parse import unquote
 
 from blogbuild.claims import Claims, Owner, unsafe_path
 from blogbuild.config import Config
-from blogbuild.content.models import Paginator, Post, Site, Tag
+from blogbuild.content.models import Bodies, Paginator, Post, Site, Tag, link
 from blogbuild.diagnostics import Diagnostic, error, warning
 from blogbuild.linkmap import asset_urls, bundle_dir, document_url, slug_for
 from blogbuild.markdown.env import Ref
@@ -79,7 +79,10 @@ def assemble(
     config: Config,
     *,
     drafts: bool = False,
+    bodies: Bodies | None = None,
 ) -> tuple[Site, list[Diagnostic]]:
+    """The site from render records (sorted, tagged, linked); `bodies` is where the posts'
+    rendered bodies are read from when a template shows them."""
     diagnostics: list[Diagnostic] = []
     posts: list[Post] = []
     pages: list[Post] = []
@@ -112,8 +115,9 @@ def assemble(
             title_html=title_html,
             subtitle=rendered.subtitle,
             description=shorten(" ".join(description.split()), 300),
-            html=rendered.html,
-            feed_html=rendered.feed_html,
+            digest=result.digest,
+            body_id=_body_id(result.digest, rendered.resolved),
+            bodies=bodies,
             toc=rendered.toc,
             needs=rendered.needs,
             word_count=rendered.word_count,
@@ -148,9 +152,7 @@ def assemble(
             bundles[bundle] = url
 
     posts.sort(key=lambda p: (p.date.timestamp() if p.date else 0.0, p.title), reverse=True)
-    for newer, older in itertools.pairwise(posts):
-        newer.previous = older
-        older.next = newer
+    link(posts)
     tags, tag_problems = _merge_tags(posts)
     diagnostics += tag_problems
     years: dict[int, list[Post]] = defaultdict(list)
@@ -165,6 +167,10 @@ def assemble(
         assets=asset_urls(assets, bundles),
     )
     return site, diagnostics
+
+
+def _body_id(digest: str, resolved: tuple[tuple[str, str | None], ...]) -> str:
+    return hashlib.blake2b(repr((digest, resolved)).encode(), digest_size=16).hexdigest()
 
 
 #: Fragments every page answers to without an id in the body: the top of the page, and the

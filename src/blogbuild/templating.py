@@ -17,6 +17,7 @@ import jinja2
 
 from blogbuild import __version__, pyodide
 from blogbuild.config import Config
+from blogbuild.content.models import MissingBody
 from blogbuild.content.sourcetext import decode_source
 from blogbuild.diagnostics import TemplateError
 from blogbuild.theme import theme_templates
@@ -144,7 +145,7 @@ def render_template(env: jinja2.Environment, name: str, *, url_path: str = "",
             f"a template includes or extends itself ({where}); to build on the theme's "
             f"version of a template, use {{% extends \"{THEME_PREFIX}/NAME\" %}}",
             file=file or _template_file(env, name), line=line) from None
-    except TemplateError:
+    except (TemplateError, MissingBody):
         raise
     except Exception as exc:
         file, line = _innermost_template(exc.__traceback__)

@@ -1,4 +1,4 @@
-"""The only code that writes the output folder: build into a temporary folder, then swap it in."""
+"""The only code that writes the output folder: stage new files beside it, then commit."""
 
 from __future__ import annotations
 
@@ -12,9 +12,7 @@ import threading
 from pathlib import Path
 from types import TracebackType
 
-from blogbuild.claims import THEME, Claims, Owner
-from blogbuild.content.walk import shown, walk_files
-from blogbuild.diagnostics import BlogbuildError, Diagnostic
+from blogbuild.diagnostics import BlogbuildError
 from blogbuild.outdir import MARKER, MARKER_TEXT, is_previous_output
 
 #: need -> (module, folder under the output). The module's ``site_files()`` returns
@@ -34,28 +32,27 @@ def bundle_files(need: str) -> list[tuple[Path, str]]:
     return [(src, f"{folder}/{rel}") for src, rel in module.site_files()]
 
 
-class Writer:
-    """Collects output files in a fresh temporary folder beside `output`; `commit()` swaps.
+class Stage:
+    """A staging folder beside `output` that collects this build's new and changed files.
 
-    Every path is claimed first (`blogbuild.claims`): two owners of one path are an error
-    naming both, and the colliding file is not written; site static files may replace
-    theme files. Used as a context manager: leaving with an exception removes the temporary
-    folder and leaves the previous output untouched.
+    Workers write pages into `dir`; the build copies files into it. `commit` then moves
+    them into the output folder and removes what the site no longer has; leaving without a
+    commit (an error anywhere) removes the staging folder and the output stays as it was.
+    A `fresh` stage holds the whole site and is swapped in at once.
     """
 
-    def __init__(self, output: Path) -> None:
+    def __init__(self, output: Path, *, fresh: bool) -> None:
         self.output = output.resolve()
         self.output.parent.mkdir(parents=True, exist_ok=True)
         _remove_stale(self.output)
-        self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.output.name}.tmp-",
+        self.dir = Path(tempfile.mkdtemp(prefix=f".{self.output.name}.tmp-",
                                          dir=self.output.parent))
-        (self.tmp / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
-        self.claims = Claims()
-        self.claims.claim(MARKER, Owner("blogbuild's marker file", ""))
-        self._dirs: set[Path] = set()
+        self.fresh = fresh
+        self.staged: set[str] = set()
+        self.moved: set[str] = set()  # staged files already put in place (`publish_now`)
         self.committed = False
 
-    def __enter__(self) -> Writer:
+    def __enter__(self) -> Stage:
         return self
 
     def __exit__(
@@ -63,83 +60,73 @@ class Writer:
         tb: TracebackType | None,
     ) -> None:
         if not self.committed:
-            shutil.rmtree(self.tmp, ignore_errors=True)
+            shutil.rmtree(self.dir, ignore_errors=True)
 
-    @property
-    def owners(self) -> dict[str, Owner]:
-        return self.claims.files
-
-    @property
-    def problems(self) -> list[Diagnostic]:
-        """Collisions and unsafe paths found so far (error diagnostics)."""
-        return self.claims.problems
-
-    def claim(self, rel: str, owner: Owner) -> bool:
-        """Reserve `rel` for `owner` before writing it (pages are claimed before any is
-        rendered, so every collision is reported at once)."""
-        return self.claims.claim(rel, owner)
-
-    def _target(self, rel: str, owner: Owner) -> Path | None:
-        if not self.claims.claim(rel, owner):
-            return None
-        target = self.tmp / rel
-        parent = target.parent
-        if parent not in self._dirs:
-            parent.mkdir(parents=True, exist_ok=True)
-            self._dirs.add(parent)
+    def _target(self, rel: str) -> Path:
+        target = self.dir / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self.staged.add(rel)
         return target
 
-    def write_text(self, rel: str, text: str, owner: Owner) -> None:
-        target = self._target(rel, owner)
-        if target is not None:
-            target.write_text(text, encoding="utf-8")
+    def write_bytes(self, rel: str, data: bytes) -> None:
+        self._target(rel).write_bytes(data)
 
-    def write_bytes(self, rel: str, data: bytes, owner: Owner) -> None:
-        target = self._target(rel, owner)
-        if target is not None:
-            target.write_bytes(data)
-
-    def copy(self, rel: str, source: Path, owner: Owner) -> None:
-        target = self._target(rel, owner)
-        if target is None:
-            return
+    def copy(self, rel: str, source: Path, *, shown: str = "") -> None:
         try:
-            shutil.copyfile(source, target)
+            shutil.copyfile(source, self._target(rel))
         except OSError as exc:
             raise BlogbuildError(f"cannot copy {source}: {exc.strerror or exc}",
-                                 file=owner.file or None) from None
+                                 file=shown or None) from None
 
-    def copy_tree(self, source: Path, root: Path, *, rank: int,
-                  label: str = "") -> list[Diagnostic]:
-        """Copy a static folder's files; returns warnings about entries it skipped.
+    def publish_now(self, rels: set[str]) -> set[str]:
+        """Put these staged files in place before the rest (the live server shows an edited
+        page before its listings are done); only into an existing output. Returns them."""
+        if self.fresh or not is_previous_output(self.output) or not self.output.is_dir():
+            return set()
+        done = rels & self.staged
+        for rel in sorted(done):
+            self._put(rel)
+        self.staged -= done
+        self.moved |= done
+        return done
 
-        `root` is the folder symbolic links may point into and messages are relative to;
-        `label` is put before the shown path (the theme's files have no site path).
-        """
-        allowed = [root.resolve(), source.resolve()]
-        files, problems = walk_files(source, allowed, root=root, skip=_hidden)
-        for path in files:
-            rel = path.relative_to(source).as_posix()
-            where = shown(path, root)
-            # The theme's files are no file of the site: report collisions at the other one.
-            self.copy(rel, path, Owner(f"{label}{where}", "" if rank == THEME else where,
-                                       rank=rank))
-        return problems
+    def _put(self, rel: str) -> None:
+        target = self.output / rel
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)  # a folder the site had where a file is now
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(self.dir / rel, target)
 
-    def paths(self) -> set[str]:
-        return set(self.claims.files)
-
-    def commit(self) -> None:
-        """Swap the finished folder in; the old output is removed only after the swap."""
+    def commit(self, keep: set[str]) -> tuple[set[str], set[str]]:
+        """Put the staged files in place; remove every other file not in `keep` (the paths
+        the site has now). Returns (paths written, paths removed)."""
         if not is_previous_output(self.output):
             raise BlogbuildError(f"{self.output} was not made by blogbuild (it has no {MARKER} "
                                  "file): refusing to replace it; empty or remove it yourself")
-        os.chmod(self.tmp, 0o755)
-        if self.output.is_dir() and _exchange(self.tmp, self.output):
+        if self.fresh or not self.output.is_dir():
+            self._swap()
+            return set(self.staged), set()
+        removed = {rel for rel in files_under(self.output)
+                   if rel not in keep and rel != MARKER}
+        if not (self.output / MARKER).is_file():
+            (self.output / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+        for rel in sorted(self.staged):
+            self._put(rel)
+        for rel in sorted(removed):
+            _remove_file(self.output, rel)
+        self.committed = True
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return self.staged | self.moved, removed
+
+    def _swap(self) -> None:
+        """Swap the finished folder in; the old output is removed only after the swap."""
+        (self.dir / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+        os.chmod(self.dir, 0o755)
+        if self.output.is_dir() and _exchange(self.dir, self.output):
             # One atomic step: a server reading the output never sees it missing.
             self.committed = True
-            previous = self.tmp.with_name(self.tmp.name.replace(".tmp-", ".old-"))
-            os.replace(self.tmp, previous)
+            previous = self.dir.with_name(self.dir.name.replace(".tmp-", ".old-"))
+            os.replace(self.dir, previous)
             _background_rmtree(previous)
             return
         old: Path | None = None
@@ -148,7 +135,7 @@ class Writer:
                                         dir=self.output.parent))
             old.rmdir()
             os.replace(self.output, old)
-        os.replace(self.tmp, self.output)
+        os.replace(self.dir, self.output)
         self.committed = True
         if old is not None:
             # Deleting thousands of files takes long on some file systems: do it beside the
@@ -156,8 +143,51 @@ class Writer:
             _background_rmtree(old)
 
 
-def _hidden(name: str) -> bool:
-    return name.startswith(".") or name.endswith("~")
+def write_placeholder(output: Path, files: dict[str, bytes]) -> set[str]:
+    """Write a few files straight into the output folder, each atomically (the live
+    server's page for a first build that failed); the next good build replaces them."""
+    output.mkdir(parents=True, exist_ok=True)
+    if not is_previous_output(output):
+        return set()
+    marker = output / MARKER
+    if not marker.is_file():
+        marker.write_text(MARKER_TEXT, encoding="utf-8")
+    for rel, data in files.items():
+        fd, tmp = tempfile.mkstemp(dir=output, prefix=".blogbuild-", suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, output / rel)
+    return set(files)
+
+
+def files_under(folder: Path) -> set[str]:
+    """Every file (and symbolic link) under `folder`, as POSIX paths relative to it."""
+    found: set[str] = set()
+    stack = [(folder, "")]
+    while stack:
+        path, prefix = stack.pop()
+        with os.scandir(path) as entries:
+            for entry in entries:
+                rel = prefix + entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((Path(entry.path), rel + "/"))
+                else:
+                    found.add(rel)
+    return found
+
+
+def _remove_file(output: Path, rel: str) -> None:
+    """Remove one file of the output and the folders it leaves empty."""
+    target = output / rel
+    target.unlink(missing_ok=True)
+    parent = target.parent
+    while parent != output:
+        try:
+            parent.rmdir()
+        except OSError:
+            break
+        parent = parent.parent
 
 
 _REMOVALS: list[threading.Thread] = []

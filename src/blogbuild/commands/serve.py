@@ -16,10 +16,10 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from types import FrameType
 
-from blogbuild.cache import CACHE_DIR
 from blogbuild.devserver import SNIPPET, DevHTTPServer, ServerState
 from blogbuild.diagnostics import BlogbuildError, error
 from blogbuild.livebuild import LiveBuild, Update
+from blogbuild.outdir import CACHE_DIR
 from blogbuild.watch import Watcher
 
 log = logging.getLogger("blogbuild.serve")
@@ -164,7 +164,7 @@ class Session:
 
         site = live.site
         try:
-            jobs = sorted(live.jobs.values(), key=lambda j: j.path.stat().st_mtime)
+            jobs = sorted(live.jobs, key=lambda j: j.path.stat().st_mtime)
             if jobs:
                 render_source(jobs[-1], live.config)
             # An unknown fence language makes Pygments import its plugins (once, slowly).
@@ -258,6 +258,8 @@ class Session:
         for thread in self._threads:
             thread.join(timeout=30)
         self._threads = []
+        if self.live is not None:
+            self.live.close()
         if self._own_output:
             shutil.rmtree(self.output.parent, ignore_errors=True)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from blogbuild.content.models import SourceJob
 from blogbuild.content.walk import shown, walk_files
 from blogbuild.diagnostics import Diagnostic
-from blogbuild.render import SourceJob
 
 POSTS_DIR = "posts"
 _IGNORED_DIRS = {".git", "__pycache__", "node_modules", ".ipynb_checkpoints"}

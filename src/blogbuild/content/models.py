@@ -4,10 +4,23 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from blogbuild.content.frontmatter import PostMeta
-from blogbuild.markdown.toc import TocEntry
+
+if TYPE_CHECKING:
+    from blogbuild.markdown.toc import TocEntry
+
+
+@dataclass(frozen=True)
+class SourceJob:
+    """One Markdown file to read and render; `rel` is its path under content/ (POSIX)."""
+
+    path: Path
+    rel: str
+    kind: str  # "post" or "page"
+    display: str  # the path shown in messages (relative to the site folder)
 
 
 @dataclass(frozen=True)
@@ -18,9 +31,30 @@ class Tag:
     feed_url: str
 
 
+class MissingBody(LookupError):
+    """A rendered body that is not where it should be (a damaged or pruned render store):
+    the build renders the source again; never shown to an author."""
+
+    def __init__(self, digest: str) -> None:
+        super().__init__(digest)
+        self.digest = digest
+
+
+class Bodies(Protocol):
+    """Where rendered bodies are kept (the render store): a Post holds only their digest."""
+
+    def html(self, digest: str) -> str: ...
+
+    def feed_html(self, digest: str) -> str: ...
+
+
 @dataclass
 class Post:
-    """A post or a page after rendering; `url` is a site-root path (no sub-path yet)."""
+    """A post or a page after rendering; `url` is a site-root path (no sub-path yet).
+
+    The rendered body is not held here: `html` and `feed_html` read it from `bodies` when a
+    template asks, so a site of thousands of posts stays small in memory and cheap to send
+    to the worker processes that write pages."""
 
     kind: str  # "post" or "page"
     source: str  # path under content/ (POSIX)
@@ -32,14 +66,33 @@ class Post:
     title_html: str
     subtitle: str | None
     description: str
-    html: str
+    digest: str  # of the render (source bytes, options, code): names the body in `bodies`
+    #: Changes whenever the body does: the digest, and the URLs its relative links got.
+    body_id: str
     toc: tuple[TocEntry, ...]
     needs: frozenset[str]
     word_count: int
     tags: tuple[Tag, ...] = ()
-    feed_html: str = ""  # the body as a feed entry carries it (absolute links, MathML)
+    bodies: Bodies | None = field(default=None, repr=False, compare=False)
     previous: Post | None = field(default=None, repr=False)
     next: Post | None = field(default=None, repr=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its neighbours (a chain of thousands of posts would overflow the
+        stack); `Site` links them again from the order of its posts."""
+        return {k: v for k, v in vars(self).items() if k not in ("previous", "next")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        vars(self).update(state, previous=None, next=None)
+
+    @property
+    def html(self) -> str:
+        return self.bodies.html(self.digest) if self.bodies is not None else ""
+
+    @property
+    def feed_html(self) -> str:
+        """The body as a feed entry carries it (absolute links, math as MathML)."""
+        return self.bodies.feed_html(self.digest) if self.bodies is not None else ""
 
     @property
     def date(self) -> dt.datetime | None:
@@ -79,3 +132,14 @@ class Site:
     tags: dict[str, tuple[Tag, list[Post]]]  # slug -> (tag, posts newest first)
     years: list[tuple[int, list[Post]]]  # newest year first
     assets: dict[str, str]  # content-relative source path -> site-root URL path
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        vars(self).update(state)
+        link(self.posts)
+
+
+def link(posts: list[Post]) -> None:
+    """Set every post's `previous` (older) and `next` (newer); `posts` is newest first."""
+    for i, post in enumerate(posts):
+        post.next = posts[i - 1] if i > 0 else None
+        post.previous = posts[i + 1] if i + 1 < len(posts) else None

@@ -45,15 +45,3 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(links_plugin, urls=config.urls)
     md.use(limits_plugin)
     return md
-
-
-def asset_versions() -> str:
-    """Versions of vendored runtimes that change rendered HTML (part of the cache key)."""
-    parts = []
-    try:
-        from blogbuild import katex
-
-        parts.append("katex=" + str(getattr(katex, "KATEX_VERSION", "")))
-    except ImportError:  # pragma: no cover - katex module not present
-        pass
-    return ";".join(parts)

@@ -1,0 +1,124 @@
+"""What an output page read while it was templated, and fingerprints of those values.
+
+A page is templated again only when something it read differs from the last build: an
+attribute of a post, of the site (`site.posts`, …) or of the config. Reads are seen by
+wrapping the two methods through which Jinja resolves every ``a.b`` and ``a['b']``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import hashlib
+from collections.abc import Mapping
+from pathlib import PurePath
+from typing import Any
+
+import jinja2
+
+from blogbuild.config import Config
+from blogbuild.content.models import Post, Site
+
+#: Pseudo sources for reads of the site and of the config.
+SITE = "<site>"
+CONFIG = "<config>"
+#: Post attributes whose value is the rendered body: their fingerprint is the render digest.
+BODY_ATTRIBUTES = frozenset({"html", "feed_html"})
+
+Dep = tuple[str, str]  # (post source, SITE or CONFIG; attribute name)
+
+
+class Tracker:
+    """Records the (source, attribute) pairs templates read while one page renders."""
+
+    def __init__(self) -> None:
+        self._current: set[Dep] | None = None
+
+    def install(self, env: jinja2.Environment) -> None:
+        base_getattr, base_getitem = env.getattr, env.getitem
+
+        def note(obj: Any, name: Any) -> None:
+            current = self._current
+            if current is None or not isinstance(name, str):
+                return
+            if isinstance(obj, Post):
+                current.add((obj.source, name))
+            elif isinstance(obj, Site):
+                current.add((SITE, name))
+            elif isinstance(obj, Config):
+                current.add((CONFIG, name))
+
+        def getattr_(obj: Any, attribute: str) -> Any:
+            note(obj, attribute)
+            return base_getattr(obj, attribute)
+
+        def getitem_(obj: Any, argument: Any) -> Any:
+            note(obj, argument)
+            return base_getitem(obj, argument)
+
+        env.getattr = getattr_  # type: ignore[method-assign]
+        env.getitem = getitem_  # type: ignore[method-assign]
+
+    def start(self) -> None:
+        self._current = set()
+
+    def stop(self) -> frozenset[Dep]:
+        deps = frozenset(self._current or ())
+        self._current = None
+        return deps
+
+
+def shape(value: Any) -> Any:
+    """A plain, ordered picture of a value: posts by source, sets sorted, dataclasses by field.
+
+    Equal shapes in two processes mean equal values as a template sees them; what the posts
+    themselves say is covered by the reads recorded for them."""
+    if isinstance(value, Post):
+        return ("post", value.source)
+    if isinstance(value, str | int | float | bool | type(None)):
+        return value
+    if isinstance(value, list | tuple):
+        return tuple(shape(v) for v in value)
+    if isinstance(value, Mapping):
+        return ("map", tuple((shape(k), shape(v)) for k, v in value.items()))
+    if isinstance(value, set | frozenset):
+        return ("set", tuple(sorted((shape(v) for v in value), key=repr)))
+    if isinstance(value, dt.date | dt.time | dt.timedelta | PurePath):
+        return repr(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (type(value).__name__, *(shape(getattr(value, f.name))
+                                        for f in dataclasses.fields(value)
+                                        if f.compare and f.name not in ("previous", "next")))
+    return (type(value).__name__, repr(value))
+
+
+def fingerprint(value: Any) -> bytes:
+    return hashlib.blake2b(repr(shape(value)).encode(), digest_size=16).digest()
+
+
+def post_value(post: Post | None, attribute: str) -> bytes:
+    """Fingerprint of what a template gets for ``post.<attribute>``."""
+    if post is None:
+        return b"missing"
+    if attribute in BODY_ATTRIBUTES:
+        return hashlib.blake2b(f"{attribute}:{post.body_id}".encode(), digest_size=16).digest()
+    try:
+        return fingerprint(getattr(post, attribute))
+    except Exception:  # a template asked for something a post does not have
+        return b"unreadable"
+
+
+def post_fingerprint(post: Post) -> bytes:
+    """Changes whenever any attribute a template could read of this post changes: all of
+    them derive from the render (its digest) and the post's place in the site."""
+    return fingerprint((post.body_id, post.kind, post.display, post.url, post.slug, post.title,
+                        post.tags, post.previous, post.next))
+
+
+def other_value(site: Site, config: Config, source: str, attribute: str) -> bytes:
+    """Fingerprint of ``site.<attribute>`` or ``config.<attribute>``."""
+    target: Any = site if source == SITE else config
+    try:
+        return fingerprint(getattr(target, attribute))
+    except Exception:
+        return b"unreadable"

@@ -1,0 +1,433 @@
+"""The build: bring an output folder up to date with a site's sources, doing only what changed.
+
+`Engine.run()` is the whole pipeline (see the package's docstring). `build` runs it once;
+the live server keeps one Engine and runs it after every batch of changes, with `lenient`
+set: a broken source keeps its last good version and a broken page keeps its last file,
+where `build` fails and leaves the output as it was.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from blogbuild.cache import RenderCache
+from blogbuild.claims import Claims, Owner
+from blogbuild.config import Config
+from blogbuild.content.discover import discover
+from blogbuild.content.models import Post, Site
+from blogbuild.diagnostics import BuildFailed, Diagnostic, TemplateError, error
+from blogbuild.fingerprints import code_fingerprint
+from blogbuild.linkmap import DocumentInfo, LinkMap, build_link_map
+from blogbuild.outdir import CACHE_DIR, MARKER, check_output
+from blogbuild.outputs import PlannedPage, page_owner, plan
+from blogbuild.pipeline import pages as stale
+from blogbuild.pipeline.deps import Dep
+from blogbuild.pipeline.files import FileSpec, claim_files, site_files
+from blogbuild.pipeline.outcome import BuildReport
+from blogbuild.pipeline.quick import Summary, inputs_fingerprint, save_summary, template_files
+from blogbuild.pipeline.sources import (
+    Renderer,
+    asset_rels,
+    document_infos,
+    feed_candidates,
+    feed_sources,
+    read_sources,
+    relink,
+    results_of,
+)
+from blogbuild.pipeline.state import (
+    FileEntry,
+    OutputEntry,
+    PageEntry,
+    SourceEntry,
+    State,
+    file_digest,
+    intact,
+    load_state,
+    save_state,
+    state_key,
+)
+from blogbuild.pipeline.workers import (
+    PAGE_POOL_MIN,
+    PageDone,
+    RenderJob,
+    default_jobs,
+    init_pages,
+    run_jobs,
+    template_one,
+)
+from blogbuild.progress import Progress, no_progress
+from blogbuild.site import assemble, resolve_refs
+from blogbuild.writer import Stage
+
+#: Rounds of falling back to last good versions before the live server gives up a batch.
+_LENIENT_ROUNDS = 8
+
+
+class Engine:
+    """One site, one output folder; `run()` as often as sources change."""
+
+    def __init__(self, config: Config, *, output: Path | None = None, drafts: bool = False,
+                 strict: bool = False, use_cache: bool = True, clean: bool = False,
+                 jobs: int | None = None, lenient: bool = False, extra_head: str = "",
+                 progress: Progress = no_progress, option: str | None = None) -> None:
+        self.config = config
+        self.output = (output or (config.root / config.output_dir)).resolve()
+        # Before anything is read or written: a wrong output folder could delete sources.
+        check_output(self.output, config, option=option)
+        self.drafts = drafts
+        self.strict = strict
+        self.use_cache = use_cache
+        self.clean = clean
+        self.jobs = jobs or default_jobs()
+        self.lenient = lenient
+        self.extra_head = extra_head
+        self.progress = progress
+        self.cache_root = config.root / CACHE_DIR
+        self.state: State | None = None  # kept between runs of one process
+        self.site: Site | None = None
+        self._scratch: Path | None = None
+        from blogbuild import katex
+
+        katex.set_cache_dir(self.cache_root if use_cache else None)  # the formula cache
+        self.store = self._store()
+
+    def _store(self) -> RenderCache:
+        """The render store: the site's cache, or a scratch folder with --no-cache (bodies
+        must be somewhere while pages are templated) or when the cache is not writable."""
+        if self.use_cache:
+            store = RenderCache.of_site(self.config.root)
+            try:
+                store.dir.mkdir(parents=True, exist_ok=True)
+                probe = tempfile.NamedTemporaryFile(dir=store.dir, delete=True)  # noqa: SIM115
+                probe.close()
+                return store
+            except OSError:
+                pass
+        self._scratch = Path(tempfile.mkdtemp(prefix="blogbuild-render-"))
+        return RenderCache(self._scratch)
+
+    def close(self) -> None:
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+    # -- the pipeline --------------------------------------------------------------------
+
+    def run(self, early: Callable[[set[str], list[Diagnostic]], None] | None = None,
+            ) -> BuildReport:
+        """Bring the output up to date. `early(paths, errors)` is told about the pages of
+        edited sources as soon as they are in place (lenient runs; the listings come
+        after), with the errors known by then."""
+        start = time.perf_counter()
+        config = self.config
+        key = state_key(code_fingerprint(), self.output, self.drafts)
+        state = self.state
+        if state is None and self.use_cache and not self.clean:
+            state = load_state(self.cache_root, key)
+        if self.clean or not (self.output / MARKER).is_file():
+            state = None
+        fresh = state is None
+        last = state or State(key)
+        self.clean = False  # --clean is for the first run only
+
+        self.progress("reading sources", 0, 0)
+        found = discover(config.content_path, config.root)
+        items = read_sources(found, config)
+        inputs = inputs_fingerprint(config, found, [(r, i.digest) for r, i in items.items()],
+                                    drafts=self.drafts, extra_head=self.extra_head)
+        infos = document_infos(items, last.sources)
+        assets = asset_rels(found.assets)
+        links = relink_from_infos(infos, assets, config, self.drafts)
+        candidates = feed_candidates(infos, config, self.drafts)
+        items = {rel: replace(i, feed=rel in candidates) for rel, i in items.items()}
+
+        renderer = Renderer(config, self.store, self.jobs,
+                            lambda d, n: self.progress("rendering posts and pages", d, n))
+        entries: dict[str, SourceEntry] = {}
+        todo = []
+        for rel, item in items.items():
+            entry = last.sources.get(rel)
+            if renderer.usable(entry, item, links):
+                assert entry is not None
+                entries[rel] = entry if entry.result.job == item.job else replace(
+                    entry, result=replace(entry.result, job=item.job))
+            else:
+                todo.append(item)
+        entries.update(renderer.render(todo, links))
+        fresh_sources = {item.job.rel for item in todo}
+        errors = self._fall_back(entries, fresh_sources, last)
+        full_links = relink(entries, assets, config, self.drafts)
+        if full_links != links:  # a full reading placed a document elsewhere than the quick one
+            links = full_links
+            redo = [items[rel] for rel, e in entries.items()
+                    if e.result.rendered is not None and rel in items
+                    and not links.still_valid(e.result.rendered.resolved)]
+            entries.update(renderer.render(redo, links))
+            fresh_sources |= {item.job.rel for item in redo}
+            errors += self._fall_back(entries, fresh_sources, last)
+
+        self.progress("assembling the site", 0, 0)
+        site, diagnostics, more_errors = self._assemble(entries, found.assets, fresh_sources,
+                                                        last)
+        errors += more_errors
+        missing_feeds = [items[s] for s in feed_sources(site, config)
+                         if s in items and not entries[s].feed]
+        if missing_feeds:
+            entries.update(renderer.render([replace(i, feed=True) for i in missing_feeds],
+                                           links))
+        pages = list(plan(site, config))
+        specs, file_problems = site_files(config, site, found.assets)
+        claims = Claims()
+        claims.claim(MARKER, Owner("blogbuild's marker file", ""))
+        chosen = claim_files(claims, specs)
+        for page in pages:
+            claims.claim(page.path, page_owner(page))
+        diagnostics += [*found.diagnostics, *file_problems, *claims.problems]
+        diagnostics += resolve_refs(site, results_of(entries), set(claims.files), config)
+        diagnostics += [d for e in entries.values() for d in e.result.diagnostics]
+        diagnostics = sorted(set(diagnostics))
+        problems = [d for d in diagnostics if d.is_error]
+        if not self.lenient and (problems or (self.strict and diagnostics)):
+            raise BuildFailed(diagnostics, strict=self.strict)
+        if self.lenient and problems:  # nothing is written: the output stays as it was
+            return BuildReport(self.output, seconds=time.perf_counter() - start,
+                               diagnostics=[d for d in diagnostics if not d.is_error],
+                               errors=sorted({*errors, *problems}), base_url=config.base_url)
+
+        def render_again(digests: set[str]) -> None:
+            """Bodies the render store lost (damaged, pruned): render those sources again."""
+            lost = [replace(items[rel], feed=entries[rel].feed)
+                    for rel, e in entries.items() if e.digest in digests and rel in items]
+            entries.update(renderer.render(lost, links, reuse=False))
+
+        report = self._write(site, pages, chosen, entries, last, fresh, start, render_again,
+                             fresh_sources if early is not None and self.lenient else set(),
+                             None if early is None else lambda paths: early(paths, errors))
+        report.sources = len(items)
+        report.rendered = len(renderer.rendered)
+        report.cached = len(items) - report.rendered
+        report.diagnostics = diagnostics
+        report.errors = sorted({*errors, *report.errors})
+        if self.use_cache and self.state is not None and not report.errors:
+            outputs = {rel: e.out for rel, e in self.state.pages.items()}
+            outputs.update((rel, e.out) for rel, e in self.state.files.items())
+            save_summary(self.cache_root, Summary(self.state.key, inputs, outputs, report))
+        return report
+
+    def _fall_back(self, entries: dict[str, SourceEntry], fresh: set[str],
+                   last: State) -> list[Diagnostic]:
+        """Lenient runs: a source with errors keeps its last good record (or is left out);
+        returns the errors. Strict runs keep everything (the errors fail the build)."""
+        if not self.lenient:
+            return []
+        errors = []
+        for rel in sorted(fresh & set(entries)):
+            result = entries[rel].result
+            found = [d for d in result.diagnostics if d.is_error]
+            if result.ok and not found:
+                continue
+            errors += found or [error(result.job.display, 0, "cannot render this file")]
+            good = last.sources.get(rel)
+            if good is not None and good.result.ok:
+                entries[rel] = good
+            else:
+                del entries[rel]
+        return errors
+
+    def _assemble(self, entries: dict[str, SourceEntry], assets: list[tuple[Path, str]],
+                  fresh: set[str], last: State,
+                  ) -> tuple[Site, list[Diagnostic], list[Diagnostic]]:
+        """The site; lenient runs drop back the fresh sources that an error names."""
+        errors: list[Diagnostic] = []
+        for _ in range(_LENIENT_ROUNDS):
+            site, diagnostics = assemble(results_of(entries).values(), asset_rels(assets),
+                                         self.config, drafts=self.drafts, bodies=self.store)
+            if not self.lenient:
+                return site, diagnostics, errors
+            by_display = {e.result.job.display: rel for rel, e in entries.items()}
+            blamed = {by_display.get(d.file) for d in diagnostics if d.is_error} & fresh
+            if not blamed:
+                return site, diagnostics, errors
+            for rel in sorted(r for r in blamed if r is not None):
+                errors += [d for d in diagnostics
+                           if d.is_error and d.file == entries[rel].result.job.display]
+                good = last.sources.get(rel)
+                if good is not None and good is not entries[rel]:
+                    entries[rel] = good
+                else:
+                    del entries[rel]
+                fresh.discard(rel)
+        return site, diagnostics, errors
+
+    # -- writing -------------------------------------------------------------------------
+
+    def _write(self, site: Site, pages: list[PlannedPage], chosen: dict[str, FileSpec],
+               entries: dict[str, SourceEntry], last: State, fresh: bool,
+               start: float, render_again: Callable[[set[str]], None],
+               edited: set[str], early: Callable[[set[str]], None] | None) -> BuildReport:
+        config = self.config
+        documents: dict[str, Post] = {p.source: p for p in [*site.posts, *site.pages]}
+        templates_fp = template_files(config)
+        names = {page.template for page in pages}
+        if templates_fp == last.templates and names <= set(last.closures):
+            closures = last.closures
+        else:
+            closures = stale.closures(config, names | set(last.closures))
+        globals_fp = stale.globals_fingerprint(config, self.extra_head)
+        inputs = {p.path: stale.page_inputs(p, closures[p.template], globals_fp) for p in pages}
+        changed, prints = stale.changed_posts(documents, last)
+        values = stale.Values(site, config, documents, last.values, changed)
+
+        def unchanged(rel: str) -> bool:
+            entry = last.pages.get(rel)
+            return entry is not None and intact(self.output, rel, entry.out)
+
+        if fresh:
+            todo = pages
+        else:
+            outdated = set(stale.stale_pages(pages, inputs, last, values, unchanged))
+            todo = [p for p in pages if p.path in outdated]
+        with Stage(self.output, fresh=fresh) as stage:
+            files = self._copy_files(stage, chosen, last, fresh)
+            self.progress("writing pages", 0, len(todo))
+            own = [p.path for p in todo if p.sources & edited]
+            done = self._template(site, own, last, stage)
+            if early is not None and own:
+                shown = stage.publish_now({d.path for d in done if d.written})
+                if shown:
+                    early(shown)
+            done += self._template(site, [p.path for p in todo if not p.sources & edited],
+                                   last, stage)
+            lost = {d.missing for d in done if d.missing is not None}
+            if lost:
+                render_again(lost)
+                again = self._template(site, [d.path for d in done if d.missing], last, stage)
+                done = [d for d in done if d.missing is None] + again
+            failed = [d for d in done if d.out is None]
+            if failed and not self.lenient:
+                first = failed[0].error  # in the order pages are planned: posts first
+                assert first is not None
+                more = f" (and {len(failed) - 1} more pages)" if len(failed) > 1 else ""
+                raise TemplateError(first.message + more, file=first.file, line=first.line)
+            keep = set(chosen) | {p.path for p in pages}
+            keep.discard(MARKER)
+            written, removed = stage.commit(keep)
+        state = self._next_state(last, entries, pages, inputs, closures, templates_fp,
+                                 done, files, prints, values, written)
+        self.state = state
+        self.site = site
+        if self.use_cache:
+            save_state(self.cache_root, state)
+        return BuildReport(
+            output=self.output, posts=len(site.posts), pages=len(pages),
+            files=len(keep) + 1, seconds=time.perf_counter() - start,
+            templated=len(todo), base_url=config.base_url,
+            written={p.path: p.template for p in pages},
+            changed=written, removed=removed, fresh=fresh,
+            errors=_first_per_place([d.error for d in failed if d.error is not None]),
+        )
+
+    def _copy_files(self, stage: Stage, chosen: dict[str, FileSpec], last: State,
+                    fresh: bool) -> dict[str, FileEntry]:
+        """Stage the files that are new or changed; returns every file's new entry."""
+        files: dict[str, FileEntry] = {}
+        self.progress("copying files", 0, 0)
+        for rel, spec in chosen.items():
+            source = str(spec.source) if spec.source is not None else ""
+            try:
+                st = spec.source.stat() if spec.source is not None else None
+            except OSError:
+                st = None
+            stamp = (st.st_size, st.st_mtime_ns) if st is not None else (0, 0)
+            previous = last.files.get(rel)
+            if spec.source is None:
+                digest = file_digest(spec.data)
+                if (not fresh and previous is not None and previous.out.digest == digest
+                        and intact(self.output, rel, previous.out)):
+                    files[rel] = previous
+                    continue
+                stage.write_bytes(rel, spec.data)
+                files[rel] = FileEntry("", (0, 0), OutputEntry(digest, len(spec.data), 0))
+                continue
+            if (not fresh and previous is not None and previous.source == source
+                    and previous.stamp == stamp and intact(self.output, rel, previous.out)):
+                files[rel] = previous
+                continue
+            stage.copy(rel, spec.source, shown=spec.owner.file)
+            files[rel] = FileEntry(source, stamp, OutputEntry(b"", stamp[0], 0))
+        return files
+
+    def _template(self, site: Site, paths: list[str], last: State,
+                  stage: Stage) -> list[PageDone]:
+        if not paths:
+            return []
+        previous = {rel: e.out.digest for rel, e in last.pages.items()}
+        items = [(rel, previous.get(rel)) for rel in paths]
+        initargs = (self.config, site, stage.dir, self.extra_head)
+        done = []
+        for n, result in enumerate(run_jobs(items, template_one, init_pages, initargs,
+                                            jobs=self.jobs, minimum=PAGE_POOL_MIN), 1):
+            done.append(result)
+            if result.written:
+                stage.staged.add(result.path)
+            self.progress("writing pages", n, len(items))
+        return done
+
+    def _next_state(self, last: State, entries: dict[str, SourceEntry],
+                    pages: list[PlannedPage],
+                    inputs: dict[str, bytes], closures: dict[str, bytes], templates_fp: str,
+                    done: list[PageDone], files: dict[str, FileEntry],
+                    prints: dict[str, bytes], values: stale.Values,
+                    written: set[str]) -> State:
+        state = State(last.key, sources=entries, templates=templates_fp,
+                      closures=dict(closures), posts=prints)
+        templated = {d.path: d for d in done}
+        for page in pages:
+            result = templated.get(page.path)
+            if result is None:
+                state.pages[page.path] = last.pages[page.path]
+                continue
+            if result.out is None:  # a template error (lenient): try again next time
+                continue
+            out = result.out if result.written else last.pages[page.path].out \
+                if page.path in last.pages else result.out
+            state.pages[page.path] = PageEntry(page.template, inputs[page.path], result.deps,
+                                               out)
+        for rel in written:
+            entry: PageEntry | FileEntry | None = state.pages.get(rel) or files.get(rel)
+            if entry is not None:
+                st = (self.output / rel).stat()
+                entry.out = OutputEntry(entry.out.digest or _digest_of(self.output / rel),
+                                        st.st_size, st.st_mtime_ns)
+        state.files = files
+        deps: set[Dep] = set()
+        for entry in state.pages.values():
+            deps |= entry.deps
+        state.values = {dep: values(dep) for dep in deps}
+        return state
+
+
+def relink_from_infos(infos: list[DocumentInfo], assets: list[str], config: Config,
+                      drafts: bool) -> LinkMap:
+    return build_link_map(infos, assets, config, drafts=drafts)
+
+
+def _first_per_place(errors: list[Diagnostic]) -> list[Diagnostic]:
+    """One error per template line: a broken footer fails every page the same way."""
+    seen: dict[tuple[str, int], Diagnostic] = {}
+    for found in errors:
+        seen.setdefault((found.file, found.line), found)
+    return list(seen.values())
+
+
+def _digest_of(path: Path) -> bytes:
+    return file_digest(path.read_bytes())
+
+
+__all__ = ["BuildReport", "Engine", "RenderJob"]

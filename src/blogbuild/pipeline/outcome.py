@@ -1,0 +1,29 @@
+"""What a build did (the CLI's summary, the live server's reload events, the tests)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from blogbuild.diagnostics import Diagnostic
+
+
+@dataclass
+class BuildReport:
+    output: Path
+    posts: int = 0
+    pages: int = 0
+    files: int = 0
+    seconds: float = 0.0
+    sources: int = 0  # Markdown files read
+    rendered: int = 0  # sources rendered
+    cached: int = 0  # sources not rendered (unchanged, or found in the render store)
+    templated: int = 0  # pages templated
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    base_url: str = ""
+    #: Every planned page: output path -> template (which says the page's kind).
+    written: dict[str, str] = field(default_factory=dict)
+    changed: set[str] = field(default_factory=set)  # output files written by this build
+    removed: set[str] = field(default_factory=set)  # output files removed by this build
+    fresh: bool = False  # the whole output folder was made anew
+    errors: list[Diagnostic] = field(default_factory=list)  # lenient runs: what was kept back

@@ -1,0 +1,149 @@
+"""Which output pages and files are stale, and templating the stale pages.
+
+A page is templated again when its template (or one it extends or includes) changed, when
+what it is made of changed (its URL, the posts it lists, in which order), when a value it
+read last time differs now (`blogbuild.pipeline.deps`), or when its file in the output is
+not what the last build wrote. Everything else keeps its file untouched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+import jinja2
+import jinja2.nodes
+
+from blogbuild import __version__, pyodide
+from blogbuild.config import Config
+from blogbuild.content.models import Post, Site
+from blogbuild.outputs import PlannedPage
+from blogbuild.pipeline.deps import (
+    CONFIG,
+    SITE,
+    Dep,
+    fingerprint,
+    other_value,
+    post_fingerprint,
+    post_value,
+)
+from blogbuild.pipeline.quick import template_files
+from blogbuild.pipeline.state import State
+from blogbuild.templating import CUSTOM_CSS, CUSTOM_JS, THEME_PREFIX, create_environment
+
+
+def closures(config: Config, names: Iterable[str]) -> dict[str, bytes]:
+    """Per template: a fingerprint of it and of every template it extends, includes or
+    imports, followed through site overrides and `theme/` names. A name built while
+    rendering (``"needs/" ~ need ~ ".html"``) stands for every template it can start
+    with; one Jinja cannot foresee at all makes the template depend on every template."""
+    env = create_environment(config)
+    everything = template_files(config).encode()
+    known = env.list_templates()
+    memo: dict[str, bytes] = {}
+
+    def one(name: str, seen: frozenset[str]) -> bytes:
+        if name in memo:
+            return memo[name]
+        h = hashlib.sha256(name.encode())
+        try:
+            source, _, _ = env.loader.get_source(env, name)  # type: ignore[union-attr]
+            refs = list(_references(env.parse(source), known))
+        except (jinja2.TemplateError, OSError, RecursionError, UnicodeDecodeError):
+            return everything  # the templating reports the error itself
+        h.update(source.encode())
+        for ref in refs:
+            if ref is None:
+                return everything
+            if ref not in seen:
+                h.update(one(ref, seen | {ref}))
+        memo[name] = h.digest()
+        return memo[name]
+
+    return {name: one(name, frozenset({name})) for name in sorted(set(names))}
+
+
+def _references(ast: jinja2.nodes.Template, known: list[str]) -> Iterator[str | None]:
+    """Names of the templates `ast` may load; None for one that could be any template."""
+    for node in ast.find_all((jinja2.nodes.Extends, jinja2.nodes.FromImport,
+                              jinja2.nodes.Import, jinja2.nodes.Include)):
+        target = node.template  # type: ignore[attr-defined]
+        if isinstance(target, jinja2.nodes.Const) and isinstance(target.value, str):
+            yield target.value
+        elif isinstance(target, jinja2.nodes.Tuple | jinja2.nodes.List):
+            for item in target.items:
+                ok = isinstance(item, jinja2.nodes.Const) and isinstance(item.value, str)
+                yield item.value if ok else None  # type: ignore[attr-defined]
+        elif (isinstance(target, jinja2.nodes.Concat) and target.nodes
+              and isinstance(target.nodes[0], jinja2.nodes.Const)
+              and isinstance(target.nodes[0].value, str) and target.nodes[0].value):
+            prefix = target.nodes[0].value
+            yield from (name for name in known if name.startswith(prefix))
+        else:
+            yield None
+
+
+def globals_fingerprint(config: Config, extra_head: str) -> bytes:
+    """What every page may show that is not read through an attribute: the filters' settings,
+    the version, the files the theme links when they exist, the live server's snippet."""
+    static = config.root / "static"
+    return fingerprint((
+        __version__, config.base_url, config.date_format, extra_head,
+        (static / CUSTOM_CSS).is_file(), (static / CUSTOM_JS).is_file(),
+        pyodide.packages_url(config), THEME_PREFIX,
+    ))
+
+
+@dataclass
+class Values:
+    """Fingerprints of the values pages read, computed once per build as they are asked."""
+
+    site: Site
+    config: Config
+    documents: dict[str, Post]
+    known: dict[Dep, bytes]  # the last build's, for sources that did not change
+    changed: set[str]  # sources whose posts changed (or appeared, or went)
+    cache: dict[Dep, bytes] = field(default_factory=dict)
+
+    def __call__(self, dep: Dep) -> bytes:
+        found = self.cache.get(dep)
+        if found is not None:
+            return found
+        source, attribute = dep
+        if source in (SITE, CONFIG):
+            value = other_value(self.site, self.config, source, attribute)
+        elif source not in self.changed and dep in self.known:
+            value = self.known[dep]
+        else:
+            value = post_value(self.documents.get(source), attribute)
+        self.cache[dep] = value
+        return value
+
+
+def changed_posts(documents: dict[str, Post], state: State) -> tuple[set[str], dict[str, bytes]]:
+    """Sources whose post differs from the last build's in anything a template could read."""
+    prints = {source: post_fingerprint(post) for source, post in documents.items()}
+    changed = {s for s, fp in prints.items() if state.posts.get(s) != fp}
+    changed |= set(state.posts) - set(prints)
+    return changed, prints
+
+
+def stale_pages(pages: list[PlannedPage], inputs: dict[str, bytes], state: State,
+                values: Values, intact: Callable[[str], bool]) -> list[str]:
+    """Paths of the pages to template again (see the module's docstring)."""
+    suspect = {dep for dep in state.values
+               if dep[0] in (SITE, CONFIG) or dep[0] in values.changed}
+    moved = {dep for dep in suspect if values(dep) != state.values[dep]}
+    stale = []
+    for page in pages:
+        last = state.pages.get(page.path)
+        if (last is None or last.inputs != inputs[page.path]
+                or (moved and not moved.isdisjoint(last.deps))
+                or not intact(page.path)):
+            stale.append(page.path)
+    return stale
+
+
+def page_inputs(page: PlannedPage, template: bytes, globals_fp: bytes) -> bytes:
+    return fingerprint((template, globals_fp, page.template, page.url, page.context))

@@ -1,0 +1,125 @@
+"""The check that makes a build with nothing to do cost a few hundred milliseconds.
+
+Everything a build reads is summed up in one fingerprint (the config, every source's digest,
+the files it copies, the templates); the last build saved it with the list of files it left
+in the output. When both still hold, the output is up to date and nothing else runs: no
+Markdown, no templates, no worker. This module imports nothing heavy on purpose.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from blogbuild.config import Config
+from blogbuild.content.discover import Discovered, discover
+from blogbuild.fingerprints import code_fingerprint, digest_of
+from blogbuild.outdir import MARKER
+from blogbuild.pipeline.outcome import BuildReport
+from blogbuild.pipeline.state import OutputEntry, intact, save_pickle, state_key, state_path
+from blogbuild.theme import theme_static, theme_templates
+from blogbuild.writer import files_under
+
+
+@dataclass
+class Summary:
+    """What a build left: the fingerprint of its inputs, its files and its report."""
+
+    key: str
+    inputs: bytes
+    outputs: dict[str, OutputEntry]
+    report: BuildReport
+
+
+def template_files(config: Config) -> str:
+    """A fingerprint of every template file a build can load (site and theme)."""
+    h = hashlib.sha256()
+    for prefix, folder in (("site", config.root / "templates"), ("theme", theme_templates())):
+        _tree(h, prefix, folder, contents=True)
+    return h.hexdigest()
+
+
+def _tree(h: hashlib._Hash, prefix: str, folder: Path, *, contents: bool) -> None:
+    """Names and contents (or sizes and times) of every file under `folder`."""
+    if not folder.is_dir():
+        return
+    for base, dirs, names in os.walk(folder, followlinks=True):
+        dirs.sort()
+        for name in sorted(names):
+            path = os.path.join(base, name)
+            h.update(f"{prefix}/{os.path.relpath(path, folder)}\0".encode())
+            try:
+                if contents:
+                    with open(path, "rb") as fh:
+                        h.update(fh.read())
+                else:
+                    st = os.stat(path)
+                    h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
+            except OSError:
+                h.update(b"unreadable")
+
+
+def inputs_fingerprint(config: Config, found: Discovered, digests: Iterable[tuple[str, str]],
+                       *, drafts: bool, extra_head: str) -> bytes:
+    h = hashlib.sha256(f"{config!r}\0{drafts}\0{extra_head}\0".encode())
+    h.update(template_files(config).encode())
+    for rel, digest in digests:
+        h.update(f"doc {rel}\0{digest}\0".encode())
+    for path, rel in found.assets:
+        try:
+            st = path.stat()
+            h.update(f"asset {rel}\0{st.st_size}:{st.st_mtime_ns}\0".encode())
+        except OSError:
+            h.update(f"asset {rel}\0?".encode())
+    for problem in found.diagnostics:
+        h.update(repr(problem).encode())
+    _tree(h, "theme", theme_static(), contents=False)
+    _tree(h, "static", config.root / "static", contents=False)
+    return h.digest()
+
+
+def summary_path(cache: Path, key: str) -> Path:
+    return state_path(cache, key).with_suffix(".summary")
+
+
+def save_summary(cache: Path, summary: Summary) -> None:
+    save_pickle(summary_path(cache, summary.key), summary)
+
+
+def up_to_date(config: Config, cache: Path, output: Path, *, drafts: bool,
+               extra_head: str = "") -> BuildReport | None:
+    """The last build's report when nothing it read or wrote changed since; else None."""
+    key = state_key(code_fingerprint(), output, drafts)
+    try:
+        with open(summary_path(cache, key), "rb") as fh:
+            summary = pickle.load(fh)
+    except Exception:  # missing or damaged: the full build decides
+        return None
+    if not isinstance(summary, Summary) or summary.key != key:
+        return None
+    if not (output / MARKER).is_file():
+        return None
+    found = discover(config.content_path, config.root)
+    digests = []
+    for job in found.documents:
+        try:
+            digests.append((job.rel, digest_of(job.path.read_bytes(), config)))
+        except OSError:
+            return None
+    inputs = inputs_fingerprint(config, found, digests, drafts=drafts, extra_head=extra_head)
+    if inputs != summary.inputs:
+        return None
+    if files_under(output) != set(summary.outputs) | {MARKER}:
+        return None
+    if not all(intact(output, rel, entry) for rel, entry in summary.outputs.items()):
+        return None
+    report = summary.report
+    report.seconds = 0.0
+    report.rendered = report.templated = 0
+    report.cached = report.sources
+    report.changed, report.removed, report.fresh = set(), set(), False
+    return report

@@ -1,0 +1,135 @@
+"""Read every source, decide where each document goes, and render the stale ones.
+
+The front matter of every document is read first (quickly, or taken from the last build
+when the file did not change): that gives every URL before any Markdown is rendered, so a
+relative link gets its final URL during the render, and it says which posts the feeds will
+list (only those render the feed variant of their body).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from blogbuild import katex
+from blogbuild.cache import RenderCache
+from blogbuild.config import Config
+from blogbuild.content.discover import Discovered
+from blogbuild.content.models import Site
+from blogbuild.fingerprints import digest_of
+from blogbuild.linkmap import DocumentInfo, LinkMap, build_link_map, read_info
+from blogbuild.pipeline.state import SourceEntry
+from blogbuild.pipeline.workers import RENDER_POOL_MIN, RenderJob, init_render, render_one, run_jobs
+from blogbuild.render import RenderResult
+
+
+def read_sources(found: Discovered, config: Config) -> dict[str, RenderJob]:
+    jobs: dict[str, RenderJob] = {}
+    for job in found.documents:
+        try:
+            data: bytes | None = job.path.read_bytes()
+        except OSError:
+            data = None  # the render reports the read error with the file
+        digest = digest_of(data, config) if data is not None else ""
+        jobs[job.rel] = RenderJob(job, data, digest, False)
+    return jobs
+
+
+def document_infos(jobs: dict[str, RenderJob],
+                   known: dict[str, SourceEntry]) -> list[DocumentInfo]:
+    """The front matter of every document: from the last build when the bytes are the same,
+    else read quickly (the render reads it again the full way; see `relink`)."""
+    infos = []
+    for rel, item in jobs.items():
+        entry = known.get(rel)
+        if entry is not None and entry.digest == item.digest and entry.result.meta is not None:
+            infos.append(DocumentInfo(rel, item.job.kind, entry.result.meta))
+        elif item.data is not None:
+            info = read_info(rel, item.job.kind, item.job.display, item.data,
+                             item.job.path.stem, fast=True)
+            if info is not None:
+                infos.append(info)
+    return infos
+
+
+def feed_candidates(infos: Iterable[DocumentInfo], config: Config, drafts: bool) -> set[str]:
+    """Posts that a feed may list: the newest `feed_entries` of the site and of each tag,
+    by date (ties all included: titles break them, and titles may come from the body)."""
+    groups: dict[str, list[tuple[float, str]]] = {}
+    for info in infos:
+        if info.kind != "post" or (info.meta.draft and not drafts):
+            continue
+        when = info.meta.date
+        stamp = when.timestamp() if isinstance(when, dt.datetime) else 0.0
+        for group in ("", *(t.casefold() for t in info.meta.tags)):
+            groups.setdefault(group, []).append((stamp, info.rel))
+    chosen: set[str] = set()
+    n = config.feed_entries
+    for posts in groups.values():
+        posts.sort(reverse=True)
+        if len(posts) <= n:
+            chosen.update(rel for _, rel in posts)
+            continue
+        cutoff = posts[n - 1][0] if n > 0 else float("inf")
+        chosen.update(rel for stamp, rel in posts if stamp >= cutoff)
+    return chosen
+
+
+def feed_sources(site: Site, config: Config) -> set[str]:
+    """The posts the feeds list, exactly (see blogbuild.outputs)."""
+    n = config.feed_entries
+    found = {p.source for p in site.posts[:n]}
+    for _, posts in site.tags.values():
+        found.update(p.source for p in posts[:n])
+    return found
+
+
+class Renderer:
+    """Renders sources whose last record cannot be used, through the render store."""
+
+    def __init__(self, config: Config, store: RenderCache, jobs: int,
+                 progress: Callable[[int, int], None]) -> None:
+        self.config = config
+        self.store = store
+        self.jobs = jobs
+        self.progress = progress
+        self.rendered: set[str] = set()  # sources rendered (not found in the store)
+
+    def usable(self, entry: SourceEntry | None, item: RenderJob, links: LinkMap) -> bool:
+        return (entry is not None and item.data is not None and entry.digest == item.digest
+                and entry.result.rendered is not None and (entry.feed or not item.feed)
+                and links.still_valid(entry.result.rendered.resolved))
+
+    def render(self, items: list[RenderJob], links: LinkMap, *,
+               reuse: bool = True) -> dict[str, SourceEntry]:
+        """Records of `items`: from the store when `reuse` and it has them, else rendered."""
+        out: dict[str, SourceEntry] = {}
+        initargs = (self.config, links, self.store, reuse, katex.cache_dir())
+        results = run_jobs(items, render_one, init_render, initargs, jobs=self.jobs,
+                           minimum=RENDER_POOL_MIN)
+        for done, (item, (record, rendered, unkept)) in enumerate(
+                zip(items, results, strict=True), 1):
+            if unkept is not None:
+                self.store.keep(unkept)
+            if rendered:
+                self.rendered.add(item.job.rel)
+            out[item.job.rel] = SourceEntry(item.digest, record, item.feed)
+            self.progress(done, len(items))
+        return out
+
+
+def relink(entries: dict[str, SourceEntry], assets: list[str], config: Config,
+           drafts: bool) -> LinkMap:
+    """The link map from the full reading of every front matter."""
+    infos = [DocumentInfo(rel, e.result.job.kind, e.result.meta)
+             for rel, e in entries.items() if e.result.meta is not None]
+    return build_link_map(infos, assets, config, drafts=drafts)
+
+
+def results_of(entries: dict[str, SourceEntry]) -> dict[str, RenderResult]:
+    return {rel: entry.result for rel, entry in entries.items()}
+
+
+def asset_rels(assets: list[tuple[Path, str]]) -> list[str]:
+    return [rel for _, rel in assets]

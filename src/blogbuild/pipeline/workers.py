@@ -1,0 +1,170 @@
+"""The two kinds of work done in worker processes: rendering sources, templating pages.
+
+Each worker gets what it needs once (initializer): the config and link map to render; the
+site records, the render store and the staging folder to template. Jobs and answers are
+small: a worker keeps rendered bodies in the render store and writes pages itself, and
+answers with records. With few jobs the work is done in this process instead, through the
+same functions: starting workers costs more than it saves.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from blogbuild import katex
+from blogbuild.cache import RenderCache, without_body
+from blogbuild.config import Config
+from blogbuild.content.models import MissingBody, SourceJob
+from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
+from blogbuild.linkmap import LinkMap
+from blogbuild.pipeline.deps import Dep, Tracker
+from blogbuild.pipeline.state import OutputEntry, file_digest
+from blogbuild.render import RenderResult, render_source
+
+#: Below these many jobs the work stays in this process.
+RENDER_POOL_MIN = 24
+PAGE_POOL_MIN = 200
+
+J = TypeVar("J")
+R = TypeVar("R")
+
+
+def default_jobs() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def run_jobs(items: Sequence[J], work: Callable[[J], R], init: Callable[..., None],
+             initargs: tuple[Any, ...], *, jobs: int, minimum: int) -> Iterator[R]:
+    """`work` over `items`, in order; in a forkserver pool when worth it.
+
+    forkserver, not fork: a V8 (KaTeX) context made in a parent hangs in a forked child.
+    """
+    if jobs <= 1 or len(items) < minimum:
+        init(*initargs)
+        try:
+            for item in items:
+                yield work(item)
+        finally:
+            init(*[None] * len(initargs))
+        return
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["blogbuild.pipeline.workers"])
+    chunk = max(1, min(16, len(items) // (jobs * 4)))
+    with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=init,
+                             initargs=initargs) as pool:
+        yield from pool.map(work, items, chunksize=chunk)
+
+
+# -- rendering --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RenderJob:
+    job: SourceJob
+    data: bytes | None  # None: read it (and report the error) in the worker
+    digest: str
+    feed: bool  # the feed variant is needed too
+
+
+_RENDER: dict[str, Any] = {}
+
+
+def init_render(config: Config | None, links: LinkMap | None, store: RenderCache | None,
+                reuse: bool = True, formula_cache: str | None = None) -> None:
+    _RENDER.update(config=config, links=links, store=store, reuse=reuse)
+    if config is not None:
+        katex.set_cache_dir(formula_cache)
+
+
+def render_one(item: RenderJob) -> tuple[RenderResult, bool, RenderResult | None]:
+    """(the record of one source, whether it was rendered, the whole result when the store
+    could not keep it). The body goes to the store; a stored render is used when `reuse`."""
+    config, links, store = _RENDER["config"], _RENDER["links"], _RENDER["store"]
+    if item.data is not None and _RENDER["reuse"]:
+        hit = store.get(item.digest)
+        if (hit is not None and hit.rendered is not None and hit.job.rel == item.job.rel
+                and hit.job.kind == item.job.kind
+                and (hit.rendered.feed_html is not None or not item.feed)
+                and (links is None or links.still_valid(hit.rendered.resolved))):
+            return without_body(_here(hit, item.job)), False, None
+    result = render_source(item.job, config, item.data, item.digest or None, links,
+                           feed=item.feed)
+    kept = store.put(result) or not result.ok
+    return without_body(result), True, None if kept else result
+
+
+def _here(result: RenderResult, job: SourceJob) -> RenderResult:
+    """A stored result made in another checkout (a CI runner, a moved folder) is the same
+    render; only the absolute path is this build's."""
+    return result if result.job == job else replace(result, job=job)
+
+
+# -- templating -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PageDone:
+    path: str
+    deps: frozenset[Dep]
+    out: OutputEntry | None  # None: the template failed
+    written: bool  # the bytes differ from the output's (and were staged)
+    error: Diagnostic | None = None
+    missing: str | None = None  # the digest of a body the render store did not have
+
+
+_PAGES: dict[str, Any] = {}
+
+
+def init_pages(config: Config | None, site: Any, stage: Path | None,
+               extra_head: str | None = None) -> None:
+    """Set up templating: the environment, the read tracker and every planned page."""
+    _PAGES.clear()
+    if config is None:
+        return
+    from blogbuild.outputs import plan
+    from blogbuild.templating import create_environment
+
+    env = create_environment(config)
+    env.globals["site"] = site
+    env.globals["extra_head"] = extra_head or ""
+    tracker = Tracker()
+    tracker.install(env)
+    _PAGES.update(config=config, env=env, tracker=tracker, stage=stage,
+                  pages={page.path: page for page in plan(site, config)})
+
+
+def template_one(item: tuple[str, bytes | None]) -> PageDone:
+    """Template one planned page; stage its bytes unless the output has them already."""
+    from blogbuild.templating import render_template
+
+    path, previous = item
+    page = _PAGES["pages"][path]
+    tracker: Tracker = _PAGES["tracker"]
+    tracker.start()
+    try:
+        text = render_template(_PAGES["env"], page.template, url_path=page.url, **page.context)
+    except BlogbuildError as exc:
+        tracker.stop()
+        return PageDone(path, frozenset(), None, False,
+                        error(exc.file or page.template, exc.line, exc.message))
+    except MissingBody as exc:
+        tracker.stop()
+        return PageDone(path, frozenset(), None, False, missing=exc.digest)
+    deps = tracker.stop()
+    data = text.encode("utf-8")
+    digest = file_digest(data)
+    stage: Path = _PAGES["stage"]
+    target = stage / path
+    written = digest != previous
+    if written:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return PageDone(path, deps, OutputEntry(digest, len(data), 0), written)
