@@ -120,10 +120,19 @@ def make_sites(n: int, args: argparse.Namespace, flags: set[str],
     return sites
 
 
+#: A one-minute load average above this means other work competes for the cores.
+BUSY = 0.5
+
+
+def load() -> str:
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
 def print_header(n: int, sites: list[Site], runs: int) -> None:
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"\n{n:,} posts · best of {runs} run{'s' * (runs != 1)} · "
-          f"{os.cpu_count()} cores · load average {load}")
+          f"{os.cpu_count()} cores · load average {load()}")
+    if os.getloadavg()[0] > BUSY:
+        print("note: other work is running on this machine: the figures will be noisy")
     for site in sites:
         for note in site.notes:
             print(f"note: {note}")
@@ -152,8 +161,10 @@ def bench_size(n: int, args: argparse.Namespace, flags: set[str],
     print("s: best wall seconds; tree / own: peak MiB of the process tree (sum of RSS) / "
           "of the parent process alone" + ("; × Hugo: blogbuild's time / Hugo's" if hugo
                                            else ""))
+    print(f"load average at the end: {load()}")
     result: dict[str, object] = {"posts": n, "scenarios": [row.as_json() for row in rows],
-                                 "notes": [note for site in sites for note in site.notes]}
+                                 "notes": [note for site in sites for note in site.notes],
+                                 "load_at_end": list(os.getloadavg())}
     if args.serve:
         result["serve"] = serve_latency(sites[0].root, args.serve_runs)
     return result
@@ -195,15 +206,15 @@ def main() -> int:
     flags = build_flags()
     hugo = None if args.no_hugo else find_hugo()
     version = hugo_version(hugo) if hugo else None
-    print(f"blogbuild from {REPO / 'src'}; Hugo {version or 'not installed'}"
+    skipped = "skipped" if args.no_hugo else "not installed"
+    print(f"blogbuild from {REPO / 'src'}; Hugo {version or skipped}"
           + (f" ({hugo})" if hugo else "") + f"; Python {platform.python_version()}")
-    report: dict[str, object] = {
+    sizes: dict[str, object] = {}
+    report = {
         "machine": {"cores": os.cpu_count(), "python": platform.python_version(),
                     "platform": platform.platform()},
         "hugo": version, "runs": args.runs, "math": not args.no_math,
-        "hugo_math": None if args.no_math else args.hugo_math, "sizes": {}}
-    sizes: dict[str, object] = {}
-    report["sizes"] = sizes
+        "hugo_math": None if args.no_math else args.hugo_math, "sizes": sizes}
     for n in args.sizes:
         try:
             sizes[str(n)] = bench_size(n, args, flags, hugo)
