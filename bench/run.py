@@ -1,100 +1,229 @@
 #!/usr/bin/env python3
-"""Benchmark: build the shared 1,000-post corpus and print wall time, posts/s and peak memory.
+"""Benchmark: blogbuild against Hugo on the same generated posts, scenario by scenario.
 
-Usage: python bench/run.py [--n 1000] [--workers N] [--no-math] [--runs 3]
+Usage: python bench/run.py [--sizes 1000,5000,10000] [--runs 2] [--json FILE]
+                           [--no-math] [--hugo-math {build,browser}] [--no-hugo]
+                           [--serve] [--serve-runs 10]
 
-Makes the corpus with ../shared/bench/make_corpus.py --layout blog (once, in bench/corpus/),
-then times in fresh processes: a cold build (empty render cache), a warm rebuild (every post
-cached), and a cold build with one worker. Peak memory is the largest resident set of the
-build process and its workers.
+For each corpus size, each scenario is timed in fresh processes, `--runs` times per tool:
+
+  clean build, no cache    output and caches removed; `blogbuild build --quiet --no-cache
+                           --clean --output OUT`, `hugo --quiet -d OUT`
+  cold build, warm cache   only the output removed (CI with a restored cache)
+  no-change rebuild        nothing changed since the last build
+  one post edited          a sentence appended to one post (undone afterwards)
+  one title changed        that post's title changed
+  one new post             a new post, newer than all others, added (then removed)
+  clean build, --jobs 1    as the clean build with one render worker (Hugo: GOMAXPROCS=1)
+
+Each figure is the best (min) wall time of the runs, with the largest peak memory seen:
+the sum of resident sets over the whole process tree, and the parent process's own. The
+ratio is blogbuild's time over Hugo's (above 1: blogbuild is slower). Hugo gets templates
+for the same pages (posts, listings of ten, tag pages, feeds) and typesets the math at build
+time as blogbuild does (`--hugo-math browser` leaves it to the reader's browser instead).
+`--serve` adds `blogbuild serve`'s save-to-reload and save-to-served latency
+(bench/serve_latency.py, the `body` scenario). Hugo runs only when it is installed.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import resource
-import shutil
-import statistics
+import platform
 import subprocess
 import sys
-import time
+import tempfile
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-MAKE_CORPUS = REPO.parent / "shared" / "bench" / "make_corpus.py"
-
-SITE_YAML = """title: "Benchmark corpus"
-base_url: "https://bench.example.org/blog/"
-author: "Bench"
-posts_per_page: 10
-"""
-
-
-def make_corpus(n: int, math: bool) -> Path:
-    corpus = HERE / "corpus" / f"n{n}{'' if math else '-nomath'}"
-    if not (corpus / "content" / "posts").is_dir():
-        shutil.rmtree(corpus, ignore_errors=True)
-        subprocess.run([sys.executable, str(MAKE_CORPUS), "--n", str(n), "--layout", "blog",
-                        "--out", str(corpus)], check=True, stdout=subprocess.DEVNULL)
-    extra = "" if math else "math:\n  enabled: false\n"
-    (corpus / "site.yaml").write_text(SITE_YAML + extra)
-    return corpus
+from corpora import (
+    CORPORA,
+    HERE,
+    REPO,
+    Blogbuild,
+    Hugo,
+    Site,
+    build_flags,
+    checkout_env,
+    find_hugo,
+    hugo_version,
+    make_corpus,
+    spare_posts,
+)
+from proctree import MIB, CommandFailed, Measure
+from scenarios import SCENARIOS, run_scenario
 
 
-def timed_build(corpus: Path, workers: int | None, *, cold: bool) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of one `blogbuild build` in a fresh process."""
-    if cold:
-        shutil.rmtree(corpus / ".blogbuild-cache", ignore_errors=True)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO / "src") + os.pathsep + env.get("PYTHONPATH", "")
-    if workers:
-        env["BLOGBUILD_WORKERS"] = str(workers)
-    code = (
-        "import resource, sys\n"
-        "from blogbuild.cli import main\n"
-        "rc = main(['build', '--quiet', '--config', sys.argv[1], '--output', sys.argv[2]])\n"
-        "own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        "kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
-        "print(max(own, kids))\n"
-        "sys.exit(rc)\n"
-    )
-    start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", code, str(corpus / "site.yaml"),
-                           str(corpus / "_site")], env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    if proc.returncode != 0:
-        sys.exit(f"build failed:\n{proc.stderr[-3000:]}")
-    return wall, int(proc.stdout.strip().splitlines()[-1])
+@dataclass(frozen=True)
+class Figures:
+    """One tool in one scenario: its best wall time, every run's, the largest peaks."""
+
+    best_s: float
+    runs_s: list[float]
+    tree_peak_mib: float
+    own_peak_mib: float
+
+    @classmethod
+    def of(cls, measures: list[Measure]) -> Figures:
+        return cls(round(min(m.wall for m in measures), 3),
+                   [round(m.wall, 3) for m in measures],
+                   round(max(m.tree_peak for m in measures) / MIB, 1),
+                   round(max(m.own_peak for m in measures) / MIB, 1))
+
+    def cells(self) -> str:
+        return f"{self.best_s:8.2f} {self.tree_peak_mib:6.0f} {self.own_peak_mib:6.0f}"
+
+
+@dataclass(frozen=True)
+class Row:
+    key: str
+    label: str
+    blogbuild: Figures
+    hugo: Figures | None
+
+    @property
+    def ratio(self) -> float | None:
+        """blogbuild's best time over Hugo's: above 1, blogbuild is slower."""
+        return round(self.blogbuild.best_s / self.hugo.best_s, 2) if self.hugo else None
+
+    def line(self) -> str:
+        text = f"{self.label:26}{self.blogbuild.cells()}"
+        if self.hugo is not None:
+            text += f"  {self.hugo.cells()}  {self.ratio:7.2f}"
+        return text
+
+    def as_json(self) -> dict[str, object]:
+        return {**asdict(self), "ratio": self.ratio}
+
+
+def parse_sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of numbers: {text!r}") from None
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError("sizes must be positive")
+    return sizes
+
+
+def make_sites(n: int, args: argparse.Namespace, flags: set[str],
+               hugo: str | None) -> list[Site]:
+    blog_root = CORPORA / f"n{n}"
+    make_corpus(blog_root, n, "blog")
+    sites: list[Site] = [Blogbuild(blog_root, math=not args.no_math, flags=flags)]
+    if hugo is not None:
+        hugo_root = CORPORA / f"n{n}-hugo"
+        make_corpus(hugo_root, n, "hugo")
+        math = not args.no_math and args.hugo_math == "build"
+        sites.append(Hugo(hugo_root, hugo, math=math))
+    return sites
+
+
+#: A one-minute load average above this means other work competes for the cores.
+BUSY = 0.5
+
+
+def load() -> str:
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def print_header(n: int, sites: list[Site], runs: int) -> None:
+    print(f"\n{n:,} posts · best of {runs} run{'s' * (runs != 1)} · "
+          f"{os.cpu_count()} cores · load average {load()}")
+    if os.getloadavg()[0] > BUSY:
+        print("note: other work is running on this machine: the figures will be noisy")
+    for site in sites:
+        for note in site.notes:
+            print(f"note: {note}")
+    units = f"{'s':>8} {'tree':>6} {'own':>6}"
+    if len(sites) > 1:
+        print(f"{'':26}{'blogbuild':>22}  {'Hugo':>22}")
+        print(f"{'scenario':26}{units}  {units}  {'× Hugo':>7}")
+    else:
+        print(f"{'':26}{'blogbuild':>22}")
+        print(f"{'scenario':26}{units}")
+
+
+def bench_size(n: int, args: argparse.Namespace, flags: set[str],
+               hugo: str | None) -> dict[str, object]:
+    sites = make_sites(n, args, flags, hugo)
+    spare = spare_posts(args.runs)
+    print_header(n, sites, args.runs)
+    rows: list[Row] = []
+    for scenario in SCENARIOS:
+        measures = run_scenario(scenario, sites, args.runs, spare)
+        hugo_runs = measures.get("Hugo")
+        row = Row(scenario.key, scenario.label, Figures.of(measures["blogbuild"]),
+                  Figures.of(hugo_runs) if hugo_runs else None)
+        rows.append(row)
+        print(row.line(), flush=True)
+    print("s: best wall seconds; tree / own: peak MiB of the process tree (sum of RSS) / "
+          "of the parent process alone" + ("; × Hugo: blogbuild's time / Hugo's" if hugo
+                                           else ""))
+    print(f"load average at the end: {load()}")
+    result: dict[str, object] = {"posts": n, "scenarios": [row.as_json() for row in rows],
+                                 "notes": [note for site in sites for note in site.notes],
+                                 "load_at_end": list(os.getloadavg())}
+    if args.serve:
+        result["serve"] = serve_latency(sites[0].root, args.serve_runs)
+    return result
+
+
+def serve_latency(root: Path, runs: int) -> dict[str, object]:
+    """bench/serve_latency.py's body-edit scenario in its own process, at this size."""
+    env = checkout_env()
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "serve.json"
+        subprocess.run([sys.executable, str(HERE / "serve_latency.py"), str(root), "--runs",
+                        str(runs), "--only", "body", "--json", str(out)], env=env, check=True,
+                       stdout=subprocess.DEVNULL)
+        data: dict[str, object] = json.loads(out.read_text())
+    body = data["body"]
+    assert isinstance(body, dict)
+    for key, what in (("to_event", "reload event"), ("to_served", "new text served")):
+        s = body[key]
+        print(f"serve, one post saved → {what}: median {s['median']:.0f} ms, "
+              f"p90 {s['p90']:.0f} ms (n={s['n']})")
+    return data
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=1000)
-    parser.add_argument("--workers", type=int, default=None)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--no-math", action="store_true", help="math: enabled: false")
+    parser.add_argument("--sizes", type=parse_sizes, default=[1000],
+                        help="corpus sizes, comma-separated (default: 1000)")
+    parser.add_argument("--runs", type=int, default=2, help="runs per scenario (default: 2)")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--no-math", action="store_true", help="math off for both tools")
+    parser.add_argument("--hugo-math", choices=["build", "browser"], default="build",
+                        help="Hugo typesets math at build time (default) or leaves it")
+    parser.add_argument("--no-hugo", action="store_true", help="time blogbuild only")
+    parser.add_argument("--serve", action="store_true", help="also time `blogbuild serve`")
+    parser.add_argument("--serve-runs", type=int, default=10)
     args = parser.parse_args()
-    corpus = make_corpus(args.n, not args.no_math)
-    posts = len(list((corpus / "content" / "posts").glob("*.md")))
-    print(f"corpus: {posts} posts ({corpus.relative_to(REPO)}), math "
-          f"{'off' if args.no_math else 'on'}, {os.cpu_count()} cores, "
-          f"resource max rss units KiB")
-    rows = [("cold build", args.workers, True), ("warm rebuild (cached)", args.workers, False),
-            ("cold build, 1 worker", 1, True)]
-    for label, workers, cold in rows:
-        walls, peaks = [], []
-        for _ in range(args.runs):
-            wall, peak = timed_build(corpus, workers, cold=cold)
-            walls.append(wall)
-            peaks.append(peak)
-        best, med = min(walls), statistics.median(walls)
-        print(f"{label:24s} best {best:6.2f} s  median {med:6.2f} s  "
-              f"{posts / best:7.0f} posts/s  peak {max(peaks) / 1024:6.0f} MiB")
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    flags = build_flags()
+    hugo = None if args.no_hugo else find_hugo()
+    version = hugo_version(hugo) if hugo else None
+    skipped = "skipped" if args.no_hugo else "not installed"
+    print(f"blogbuild from {REPO / 'src'}; Hugo {version or skipped}"
+          + (f" ({hugo})" if hugo else "") + f"; Python {platform.python_version()}")
+    sizes: dict[str, object] = {}
+    report = {
+        "machine": {"cores": os.cpu_count(), "python": platform.python_version(),
+                    "platform": platform.platform()},
+        "hugo": version, "runs": args.runs, "math": not args.no_math,
+        "hugo_math": None if args.no_math else args.hugo_math, "sizes": sizes}
+    for n in args.sizes:
+        try:
+            sizes[str(n)] = bench_size(n, args, flags, hugo)
+        except CommandFailed as exc:
+            sys.exit(f"a build failed (the sources are restored): {exc}")
+        if args.json:  # after every size, so a long run keeps what it measured
+            args.json.write_text(json.dumps(report, indent=2) + "\n")
     return 0
 
 
 if __name__ == "__main__":
-    assert resource  # imported for the child code's documentation
     raise SystemExit(main())
