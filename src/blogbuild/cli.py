@@ -48,7 +48,13 @@ def _parser() -> argparse.ArgumentParser:
                            help="build the site into the output folder")
     site_options(build)
     build.add_argument("--strict", action="store_true", help="warnings fail the build")
-    build.add_argument("--no-cache", action="store_true", help="ignore the render cache")
+    build.add_argument("--no-cache", action="store_true",
+                       help="render and write everything; neither read nor update the cache")
+    build.add_argument("--clean", action="store_true",
+                       help="make the output folder anew (the render cache still counts)")
+    build.add_argument("--jobs", "-j", type=_positive, default=None, metavar="N",
+                       help="worker processes that render and write pages (default: one "
+                            "per core)")
     build.add_argument("--quiet", "-q", action="store_true",
                        help="print only problems (no progress bar, no summary)")
 
@@ -161,6 +167,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     return EXIT_USAGE
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}")
+    return int(text)
+
+
 def _build(args: argparse.Namespace) -> int:
     from blogbuild.commands.build import build
     from blogbuild.report import summarize, summary_lines
@@ -170,7 +182,7 @@ def _build(args: argparse.Namespace) -> int:
     try:
         report = build(args.config, output=args.output, drafts=args.drafts, strict=args.strict,
                        base_url=args.base_url, use_cache=not args.no_cache,
-                       progress=bar or no_progress)
+                       clean=args.clean, jobs=args.jobs, progress=bar or no_progress)
         if bar is not None:
             bar("summing up the output", 0, 0)
         summary = None if args.quiet else summarize(report.output, report.written,

@@ -115,7 +115,7 @@ class LiveBuild:
         update = Update(written=report.changed, removed=report.removed, full=report.fresh,
                         errors=report.errors,
                         warnings=[d for d in report.diagnostics if not d.is_error],
-                        rendered=report.rendered, pages=report.templated,
+                        rendered=report.rendered, pages=len(report.templated),
                         seconds=time.perf_counter() - start)
         if report.errors:
             self._placeholder(update)

@@ -21,7 +21,7 @@ from blogbuild.config import Config
 from blogbuild.content.discover import discover
 from blogbuild.content.models import Post, Site
 from blogbuild.diagnostics import BuildFailed, Diagnostic, TemplateError, error
-from blogbuild.fingerprints import code_fingerprint
+from blogbuild import fingerprints
 from blogbuild.linkmap import DocumentInfo, LinkMap, build_link_map
 from blogbuild.outdir import CACHE_DIR, MARKER, check_output
 from blogbuild.outputs import PlannedPage, page_owner, plan
@@ -126,7 +126,7 @@ class Engine:
         after), with the errors known by then."""
         start = time.perf_counter()
         config = self.config
-        key = state_key(code_fingerprint(), self.output, self.drafts)
+        key = state_key(fingerprints.code_fingerprint(), self.output, self.drafts)
         state = self.state
         if state is None and self.use_cache and not self.clean:
             state = load_state(self.cache_root, key)
@@ -284,9 +284,16 @@ class Engine:
         changed, prints = stale.changed_posts(documents, last)
         values = stale.Values(site, config, documents, last.values, changed)
 
+        damaged: set[str] = set()  # in the output, but not as the last build left it
+
         def unchanged(rel: str) -> bool:
             entry = last.pages.get(rel)
-            return entry is not None and intact(self.output, rel, entry.out)
+            if entry is None:
+                return False
+            if not intact(self.output, rel, entry.out):
+                damaged.add(rel)
+                return False
+            return True
 
         if fresh:
             todo = pages
@@ -297,17 +304,18 @@ class Engine:
             files = self._copy_files(stage, chosen, last, fresh)
             self.progress("writing pages", 0, len(todo))
             own = [p.path for p in todo if p.sources & edited]
-            done = self._template(site, own, last, stage)
+            done = self._template(site, own, last, stage, damaged)
             if early is not None and own:
                 shown = stage.publish_now({d.path for d in done if d.written})
                 if shown:
                     early(shown)
             done += self._template(site, [p.path for p in todo if not p.sources & edited],
-                                   last, stage)
+                                   last, stage, damaged)
             lost = {d.missing for d in done if d.missing is not None}
             if lost:
                 render_again(lost)
-                again = self._template(site, [d.path for d in done if d.missing], last, stage)
+                again = self._template(site, [d.path for d in done if d.missing], last, stage,
+                                       damaged)
                 done = [d for d in done if d.missing is None] + again
             failed = [d for d in done if d.out is None]
             if failed and not self.lenient:
@@ -327,7 +335,7 @@ class Engine:
         return BuildReport(
             output=self.output, posts=len(site.posts), pages=len(pages),
             files=len(keep) + 1, seconds=time.perf_counter() - start,
-            templated=len(todo), base_url=config.base_url,
+            templated={p.path for p in todo}, base_url=config.base_url,
             written={p.path: p.template for p in pages},
             changed=written, removed=removed, fresh=fresh,
             errors=_first_per_place([d.error for d in failed if d.error is not None]),
@@ -363,11 +371,11 @@ class Engine:
             files[rel] = FileEntry(source, stamp, OutputEntry(b"", stamp[0], 0))
         return files
 
-    def _template(self, site: Site, paths: list[str], last: State,
-                  stage: Stage) -> list[PageDone]:
+    def _template(self, site: Site, paths: list[str], last: State, stage: Stage,
+                  damaged: set[str]) -> list[PageDone]:
         if not paths:
             return []
-        previous = {rel: e.out.digest for rel, e in last.pages.items()}
+        previous = {rel: e.out.digest for rel, e in last.pages.items() if rel not in damaged}
         items = [(rel, previous.get(rel)) for rel in paths]
         initargs = (self.config, site, stage.dir, self.extra_head)
         done = []

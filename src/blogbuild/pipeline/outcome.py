@@ -18,7 +18,7 @@ class BuildReport:
     sources: int = 0  # Markdown files read
     rendered: int = 0  # sources rendered
     cached: int = 0  # sources not rendered (unchanged, or found in the render store)
-    templated: int = 0  # pages templated
+    templated: set[str] = field(default_factory=set)  # output paths of the pages templated
     diagnostics: list[Diagnostic] = field(default_factory=list)
     base_url: str = ""
     #: Every planned page: output path -> template (which says the page's kind).

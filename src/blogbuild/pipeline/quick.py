@@ -17,7 +17,8 @@ from pathlib import Path
 
 from blogbuild.config import Config
 from blogbuild.content.discover import Discovered, discover
-from blogbuild.fingerprints import code_fingerprint, digest_of
+from blogbuild import fingerprints
+from blogbuild.fingerprints import digest_of
 from blogbuild.outdir import MARKER
 from blogbuild.pipeline.outcome import BuildReport
 from blogbuild.pipeline.state import OutputEntry, intact, save_pickle, state_key, state_path
@@ -93,7 +94,7 @@ def save_summary(cache: Path, summary: Summary) -> None:
 def up_to_date(config: Config, cache: Path, output: Path, *, drafts: bool,
                extra_head: str = "") -> BuildReport | None:
     """The last build's report when nothing it read or wrote changed since; else None."""
-    key = state_key(code_fingerprint(), output, drafts)
+    key = state_key(fingerprints.code_fingerprint(), output, drafts)
     try:
         with open(summary_path(cache, key), "rb") as fh:
             summary = pickle.load(fh)
@@ -119,7 +120,8 @@ def up_to_date(config: Config, cache: Path, output: Path, *, drafts: bool,
         return None
     report = summary.report
     report.seconds = 0.0
-    report.rendered = report.templated = 0
+    report.rendered = 0
+    report.templated = set()
     report.cached = report.sources
     report.changed, report.removed, report.fresh = set(), set(), False
     return report

@@ -36,7 +36,10 @@ R = TypeVar("R")
 
 
 def default_jobs() -> int:
-    """The cores this process may run on."""
+    """`BLOGBUILD_WORKERS` when set, else the cores this process may run on."""
+    env = os.environ.get("BLOGBUILD_WORKERS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux

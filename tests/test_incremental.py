@@ -1,0 +1,230 @@
+"""Incremental builds: after each kind of change, exactly the right sources are rendered and
+the right pages templated, and the output is what a clean build writes.
+
+"Right" is checked two ways for every scenario: every page whose bytes differ from the last
+build was templated (and what a test names as left alone was), and the whole output folder
+equals that of a build from scratch. The files written are exactly those whose bytes
+changed.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from blogbuild import fingerprints
+from blogbuild.commands.build import BuildReport, build
+
+#: (date, tags) of the posts p1 … p6; two posts per list page, two entries per feed.
+POSTS = {
+    "p1": ("2024-01-01", ["a"]),
+    "p2": ("2024-01-02", ["a", "b"]),
+    "p3": ("2024-01-03", ["b"]),
+    "p4": ("2024-01-04", ["a"]),
+    "p5": ("2024-01-05", ["b"]),
+    "p6": ("2024-01-06", ["c"]),
+}
+SITE_YAML = ('title: "Incremental"\nbase_url: "https://example.org/"\nposts_per_page: 2\n'
+             "feed_entries: 2\n")
+
+
+def post_text(name: str, date: str, tags: list[str], body: str = "") -> str:
+    return (f"---\ntitle: Post {name}\ndate: {date}\ntags: [{', '.join(tags)}]\n---\n\n"
+            f"The summary of {name}.\n\n## A section\n\n{body or 'More words.'}\n")
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    root = tmp_path / "site"
+    (root / "content" / "posts").mkdir(parents=True)
+    (root / "static" / "css").mkdir(parents=True)
+    (root / "site.yaml").write_text(SITE_YAML)
+    for name, (date, tags) in POSTS.items():
+        (root / "content" / "posts" / f"{date}-{name}.md").write_text(post_text(name, date, tags))
+    (root / "content" / "about.md").write_text("---\ntitle: About\n---\n\nAbout us.\n")
+    (root / "static" / "css" / "custom.css").write_text("body { margin: 0; }\n")
+    build(root / "site.yaml")
+    return root
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in folder.rglob("*") if p.is_file()}
+
+
+def rebuild(site: Path, change: Callable[[], None], tmp_path: Path) -> BuildReport:
+    """Apply `change`, build, and check the two properties of the module's docstring."""
+    before = tree(site / "_site")
+    change()
+    report = build(site / "site.yaml")
+    after = tree(site / "_site")
+    differ = {rel for rel in after.keys() & before.keys() if after[rel] != before[rel]}
+    pages = set(report.written)
+    assert report.templated >= (differ | (after.keys() - before.keys())) & pages
+    assert report.changed == differ | (after.keys() - before.keys())
+    assert report.removed == before.keys() - after.keys()
+    assert after == tree(build_clean(site, tmp_path))
+    return report
+
+
+def build_clean(site: Path, tmp_path: Path) -> Path:
+    clean = tmp_path / "clean"
+    shutil.rmtree(clean, ignore_errors=True)
+    build(site / "site.yaml", output=clean, use_cache=False)
+    return clean
+
+
+def edit(path: Path, old: str, new: str) -> Callable[[], None]:
+    def change() -> None:
+        text = path.read_text()
+        assert old in text
+        path.write_text(text.replace(old, new))
+    return change
+
+
+def posts(site: Path, name: str) -> Path:
+    return site / "content" / "posts" / f"{POSTS[name][0]}-{name}.md"
+
+
+def test_nothing_changed(site: Path, tmp_path: Path) -> None:
+    report = rebuild(site, lambda: None, tmp_path)
+    assert (report.rendered, report.templated, report.changed) == (0, set(), set())
+
+
+def test_the_body_of_a_post_no_feed_lists(site: Path, tmp_path: Path) -> None:
+    report = rebuild(site, edit(posts(site, "p1"), "More words.", "Other words."), tmp_path)
+    assert report.rendered == 1
+    assert report.templated == {"posts/p1/index.html"}
+
+
+def test_the_body_of_a_post_in_feeds(site: Path, tmp_path: Path) -> None:
+    report = rebuild(site, edit(posts(site, "p6"), "More words.", "Other words."), tmp_path)
+    assert report.rendered == 1
+    assert report.templated == {"posts/p6/index.html", "feed.xml", "tags/c/feed.xml"}
+
+
+def test_a_summary_shows_in_the_lists(site: Path, tmp_path: Path) -> None:
+    report = rebuild(site, edit(posts(site, "p3"), "The summary of p3.", "New start."),
+                     tmp_path)
+    assert report.rendered == 1
+    assert {"posts/p3/index.html", "page/2/index.html", "tags/b/index.html",
+            "tags/b/feed.xml"} <= report.templated
+    assert "posts/p1/index.html" not in report.templated
+
+
+def test_a_title(site: Path, tmp_path: Path) -> None:
+    report = rebuild(site, edit(posts(site, "p3"), "title: Post p3", "title: Renamed"),
+                     tmp_path)
+    assert report.rendered == 1
+    # Its page, its neighbours (their prev/next links), its list page, its tag, the archive.
+    assert {"posts/p3/index.html", "posts/p2/index.html", "posts/p4/index.html",
+            "page/2/index.html", "tags/b/index.html", "archive/index.html"} <= report.templated
+    assert "posts/p1/index.html" not in report.templated
+    assert "tags/a/index.html" not in report.templated
+
+
+def test_a_date_that_reorders(site: Path, tmp_path: Path) -> None:
+    report = rebuild(site, edit(posts(site, "p1"), "date: 2024-01-01", "date: 2024-02-01"),
+                     tmp_path)
+    assert report.rendered == 1
+    assert {"index.html", "page/2/index.html", "page/3/index.html", "feed.xml",
+            "posts/p1/index.html", "posts/p6/index.html"} <= report.templated
+
+
+def test_tags(site: Path, tmp_path: Path) -> None:
+    report = rebuild(site, edit(posts(site, "p3"), "tags: [b]", "tags: [c, d]"), tmp_path)
+    assert report.rendered == 1
+    assert {"tags/b/index.html", "tags/c/index.html", "tags/d/index.html",
+            "tags/d/feed.xml", "tags/index.html"} <= report.templated
+    assert "tags/a/index.html" not in report.templated
+
+
+def test_a_new_post(site: Path, tmp_path: Path) -> None:
+    new = site / "content" / "posts" / "2024-01-07-p7.md"
+    report = rebuild(site, lambda: new.write_text(post_text("p7", "2024-01-07", ["a"])),
+                     tmp_path)
+    assert report.rendered == 1
+    assert {"posts/p7/index.html", "posts/p6/index.html", "index.html",
+            "feed.xml", "tags/a/index.html"} <= report.templated
+
+
+def test_a_deleted_post(site: Path, tmp_path: Path) -> None:
+    report = rebuild(site, posts(site, "p6").unlink, tmp_path)
+    assert report.rendered == 0
+    assert "posts/p6/index.html" in report.removed
+    assert "tags/c/index.html" in report.removed  # its only tag is gone
+    assert {"posts/p5/index.html", "index.html", "feed.xml"} <= report.templated
+
+
+def test_a_template_rewrites_the_pages_that_use_it(site: Path, tmp_path: Path) -> None:
+    def change() -> None:
+        (site / "templates").mkdir()
+        (site / "templates" / "tag.html").write_text(
+            '{% extends "theme/tag.html" %}{% block title %}Tagged {{ tag.name }}'
+            "{% endblock %}")
+    report = rebuild(site, change, tmp_path)
+    assert report.rendered == 0
+    assert report.templated == {f"tags/{t}/index.html" for t in "abc"}
+
+
+def test_a_partial_rewrites_every_page_that_includes_it(site: Path, tmp_path: Path) -> None:
+    def change() -> None:
+        (site / "templates" / "partials").mkdir(parents=True)
+        (site / "templates" / "partials" / "footer.html").write_text("<footer>F</footer>\n")
+    report = rebuild(site, change, tmp_path)
+    html = {rel for rel, t in report.written.items() if t.endswith(".html")}
+    assert report.rendered == 0 and report.templated == html
+
+
+def test_site_yaml(site: Path, tmp_path: Path) -> None:
+    report = rebuild(site, edit(site / "site.yaml", "Incremental", "Renamed blog"), tmp_path)
+    assert report.rendered == 0  # the title is not a render option
+    assert "posts/p1/index.html" in report.templated and "feed.xml" in report.templated
+    report = rebuild(site, edit(site / "site.yaml", "posts_per_page: 2", "posts_per_page: 3"),
+                     tmp_path)
+    assert report.rendered == 0
+    assert "posts/p1/index.html" not in report.templated
+    assert "page/3/index.html" in report.removed
+
+
+def test_a_static_file(site: Path, tmp_path: Path) -> None:
+    report = rebuild(site, edit(site / "static" / "css" / "custom.css", "0", "1em"), tmp_path)
+    assert (report.rendered, report.templated) == (0, set())
+    assert report.changed == {"css/custom.css"}
+
+
+def test_a_render_option_renders_every_post_again(site: Path, tmp_path: Path) -> None:
+    change = edit(site / "site.yaml", "feed_entries: 2\n",
+                  "feed_entries: 2\nmath:\n  macros:\n    \\R: \\mathbb{R}\n")
+    report = rebuild(site, change, tmp_path)
+    assert report.rendered == len(POSTS) + 1
+    assert report.changed == set()  # nothing in these posts uses the macro
+
+
+def test_other_code_renders_everything_again(site: Path, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another blogbuild or library version: nothing the last build knew is trusted."""
+    monkeypatch.setattr(fingerprints, "code_fingerprint", lambda: "another version")
+    report = build(site / "site.yaml")
+    assert report.rendered == len(POSTS) + 1
+    assert report.templated == set(report.written)
+
+
+def test_a_damaged_output_is_repaired(site: Path, tmp_path: Path) -> None:
+    out = site / "_site"
+
+    def change() -> None:
+        (out / "posts" / "p2" / "index.html").write_text("scribbled")
+        (out / "archive" / "index.html").unlink()
+        (out / "stray.txt").write_text("not ours")
+    report = build(site / "site.yaml")
+    change()
+    report = build(site / "site.yaml")
+    assert report.rendered == 0
+    assert report.templated == {"posts/p2/index.html", "archive/index.html"}
+    assert report.changed == report.templated and report.removed == {"stray.txt"}
+    assert not (out / "stray.txt").exists()
+    assert tree(out) == tree(build_clean(site, tmp_path))
