@@ -15,13 +15,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from blogbuild import fingerprints
 from blogbuild.cache import RenderCache
 from blogbuild.claims import Claims, Owner
 from blogbuild.config import Config
 from blogbuild.content.discover import discover
 from blogbuild.content.models import Post, Site
 from blogbuild.diagnostics import BuildFailed, Diagnostic, TemplateError, error
-from blogbuild import fingerprints
 from blogbuild.linkmap import DocumentInfo, LinkMap, build_link_map
 from blogbuild.outdir import CACHE_DIR, MARKER, check_output
 from blogbuild.outputs import PlannedPage, page_owner, plan

@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from blogbuild import fingerprints
 from blogbuild.config import Config
 from blogbuild.content.discover import Discovered, discover
-from blogbuild import fingerprints
 from blogbuild.fingerprints import digest_of
 from blogbuild.outdir import MARKER
 from blogbuild.pipeline.outcome import BuildReport
