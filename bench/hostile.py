@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from blogbuild.markdown import create_markdown
-from blogbuild.render import render_markdown
+from blogbuild.pipeline.render import render_markdown
 
 
 def repeat(unit: str, before: str = "", after: str = "") -> Callable[[int], str]:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
-from blogbuild.commands.serve import Session
+from blogbuild.serve.session import Session
 
 #: Seconds to wait for a page to serve the new text before calling the run failed.
 SERVED_TIMEOUT = 30.0

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # npm_release, also wh
 
 from npm_release import npm_pack  # noqa: E402
 
-from blogbuild.pyodide import PYODIDE_VERSION, RUNTIME_FILES  # noqa: E402
+from blogbuild.runtimes.pyodide import PYODIDE_VERSION, RUNTIME_FILES  # noqa: E402
 
 #: sha1 of the npm tarball (npm's "shasum") of PYODIDE_VERSION; checked so a re-run gives
 #: the same bytes.

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 
 if TYPE_CHECKING:
-    from blogbuild.commands.serve import Session
+    from blogbuild.serve.session import Session
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
@@ -184,7 +184,7 @@ def site(tmp_path: Path) -> Path:
 @pytest.fixture
 def start(tmp_path: Path) -> Iterator[Callable[..., Session]]:
     """Start sessions on free ports; each is stopped and checked for leftover threads."""
-    from blogbuild.commands.serve import Session
+    from blogbuild.serve.session import Session
     from serve_helpers import wait_for
 
     sessions: list[Session] = []

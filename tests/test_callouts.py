@@ -12,12 +12,12 @@ import html5lib
 import pytest
 from markdown_it.utils import read_fixture_file
 
+from blogbuild.callout_icons import ICONS
 from blogbuild.config import CalloutType, Config, load_config
 from blogbuild.diagnostics import ConfigError, Severity
 from blogbuild.markdown import create_markdown
-from blogbuild.markdown.callout_icons import ICONS
 from blogbuild.markdown.callouts import BUILTIN_TYPES
-from blogbuild.render import SourceJob, render_source
+from blogbuild.pipeline.render import SourceJob, render_source
 
 FIXTURES = Path(__file__).parent / "fixtures" / "callouts.md"
 MD = create_markdown()

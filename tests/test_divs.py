@@ -13,11 +13,11 @@ import pytest
 from markdown_it.utils import read_fixture_file
 
 from blogbuild.config import Config
-from blogbuild.linkmap import LinkMap
+from blogbuild.content.linkmap import LinkMap
 from blogbuild.markdown import create_markdown
-from blogbuild.markdown.embeds import EmbedError, parse_space, parse_start, parse_video
 from blogbuild.markdown.env import Ref
 from blogbuild.markdown.widgets import _SPACE_ICON
+from blogbuild.markdown.widgets.embeds import EmbedError, parse_space, parse_start, parse_video
 
 FIXTURES = Path(__file__).parent / "fixtures" / "divs.md"
 SPEC = Path(__file__).parent / "commonmark" / "spec.txt"

@@ -289,7 +289,7 @@ def test_new_page(blog: Path) -> None:
 @pytest.mark.parametrize("title", ["Écoles, Ünïcode & 数学", "2023-01-02 recap", "a_b  c--d"])
 @pytest.mark.parametrize("bundle", [False, True])
 def test_the_url_is_the_slug_of_the_title(blog: Path, title: str, bundle: bool) -> None:
-    from blogbuild.markdown.toc import slugify
+    from blogbuild.urls import slugify
 
     new(title, config_path=blog / "site.yaml", bundle=bundle, today=DAY)
     build(blog / "site.yaml", strict=True)

@@ -197,7 +197,7 @@ def test_a_quick_reading_that_misplaces_a_post_is_corrected(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The link map starts from a quick reading of the front matter; the renders read it
     in full, and where the two disagree the map is made again and the renders redone."""
-    from blogbuild import linkmap
+    from blogbuild.content import linkmap
 
     site = site_with(tmp_path, {
         "content/posts/2024-01-01-a.md": "---\ntitle: A\n---\n\nSee [b](2024-01-02-b.md).\n",

@@ -9,10 +9,10 @@ import pytest
 from markdown_it.utils import read_fixture_file
 
 from blogbuild.config import Config
-from blogbuild.linkmap import LinkMap
+from blogbuild.content.linkmap import LinkMap
 from blogbuild.markdown import create_markdown
 from blogbuild.markdown.highlight import parse_info, parse_line_spec
-from blogbuild.render import render_markdown
+from blogbuild.pipeline.render import render_markdown
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CORE = ["code", "figures", "toc", "links"]

@@ -15,11 +15,11 @@ import html5lib
 import pytest
 from markdown_it.utils import read_fixture_file
 
-from blogbuild import katex
 from blogbuild.config import Config, MathConfig, load_config
 from blogbuild.diagnostics import Severity
 from blogbuild.markdown import create_markdown
-from blogbuild.render import SourceJob, render_source
+from blogbuild.pipeline.render import SourceJob, render_source
+from blogbuild.runtimes import katex
 from math_helpers import abbreviate, render, render_fixture
 
 FIXTURES = Path(__file__).parent / "fixtures" / "math.md"
@@ -280,7 +280,7 @@ def test_memo_renders_each_formula_once(no_disk_cache: None) -> None:
 
 CACHE_SCRIPT = """
 import json, sys
-from blogbuild import katex
+from blogbuild.runtimes import katex
 from blogbuild.markdown import create_markdown
 katex.set_cache_dir(sys.argv[1])
 md = create_markdown()

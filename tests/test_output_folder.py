@@ -7,15 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from blogbuild.claims import OWN, SITE_STATIC, THEME, Claims, Owner, unsafe_path
 from blogbuild.cli import main
 from blogbuild.commands.build import build
 from blogbuild.config import load_config
 from blogbuild.content.discover import discover
 from blogbuild.diagnostics import BlogbuildError, BuildFailed, ConfigError
-from blogbuild.outdir import MARKER, check_output, is_previous_output
-from blogbuild.site import tag_slug
-from blogbuild.writer import Stage, wait_for_cleanup
+from blogbuild.output.claims import OWN, SITE_STATIC, THEME, Claims, Owner
+from blogbuild.output.outdir import MARKER, check_output, is_previous_output
+from blogbuild.output.writer import Stage, wait_for_cleanup
+from blogbuild.pipeline.assemble import tag_slug
+from blogbuild.urls import unsafe_path
 
 SITE_YAML = "title: T\nbase_url: https://example.org/\n"
 

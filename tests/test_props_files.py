@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from blogbuild.commands.build import build
 from blogbuild.diagnostics import BlogbuildError
-from blogbuild.outdir import MARKER
-from blogbuild.writer import wait_for_cleanup
+from blogbuild.output.outdir import MARKER
+from blogbuild.output.writer import wait_for_cleanup
 
 SETTINGS = settings(max_examples=50, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])

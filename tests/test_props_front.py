@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from blogbuild.config import load_config
 from blogbuild.content.frontmatter import PostMeta, parse_meta, split_front_matter
-from blogbuild.content.sourcetext import decode_source
 from blogbuild.diagnostics import ConfigError, ContentError
+from blogbuild.sourcetext import decode_source
 
 SETTINGS = settings(max_examples=250, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow])

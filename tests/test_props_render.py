@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from blogbuild.markdown import create_markdown
-from blogbuild.render import render_markdown
+from blogbuild.pipeline.render import render_markdown
 
 MD = create_markdown()
 

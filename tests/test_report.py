@@ -12,9 +12,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 
 from blogbuild.commands.build import BuildReport, build
-from blogbuild.diagnostics import warning
-from blogbuild.progress import TerminalBar
-from blogbuild.report import (
+from blogbuild.commands.summary import (
     PageWeight,
     Summary,
     human_bytes,
@@ -23,6 +21,8 @@ from blogbuild.report import (
     summarize,
     summary_lines,
 )
+from blogbuild.diagnostics import warning
+from blogbuild.progress import TerminalBar
 
 BASIC = Path(__file__).parent / "sites" / "basic"
 PNG = bytes.fromhex(

@@ -13,13 +13,13 @@ import html5lib
 import pytest
 from markdown_it.utils import read_fixture_file
 
-from blogbuild import pyodide
 from blogbuild.commands.build import build
 from blogbuild.config import Config, RunnableConfig, load_config
 from blogbuild.diagnostics import ConfigError
 from blogbuild.markdown import create_markdown
-from blogbuild.templating import create_environment
-from blogbuild.writer import bundle_files
+from blogbuild.output.templating import create_environment
+from blogbuild.output.writer import bundle_files
+from blogbuild.runtimes import pyodide
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures" / "runnable.md"

@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from blogbuild import pyodide
 from blogbuild.commands.build import build
+from blogbuild.runtimes import pyodide
 from conftest import serve_directory
 
 # One xdist worker runs the whole module, so the two Pyodide pages start once each.

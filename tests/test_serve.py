@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from blogbuild.commands.serve import Session
-from blogbuild.devserver import SNIPPET
+from blogbuild.serve.http import SNIPPET
+from blogbuild.serve.session import Session
 from serve_helpers import BOUND, ROOT, Events, fetch, post, raw_get, wait_for
 
 pytestmark = pytest.mark.server
@@ -501,8 +501,8 @@ def tree(folder: Path) -> dict[str, bytes]:
 def test_incremental_output_equals_a_full_build(site: Path, tmp_path: Path) -> None:
     """After each kind of edit, the live output is byte for byte what a full build writes."""
     from blogbuild.config import load_config
-    from blogbuild.livebuild import LiveBuild
     from blogbuild.pipeline.engine import Engine
+    from blogbuild.serve.live import LiveBuild
 
     posts = site / "content" / "posts"
     live = LiveBuild(site / "site.yaml", output=tmp_path / "live", extra_head=SNIPPET)

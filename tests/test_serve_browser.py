@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from blogbuild.commands.serve import Session
+from blogbuild.serve.session import Session
 from serve_helpers import make_site, post
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from blogbuild.commands.serve import Session
-from blogbuild.devserver import DevHandler, DevHTTPServer
 from blogbuild.diagnostics import ConfigError
+from blogbuild.serve.http import DevHandler, DevHTTPServer
+from blogbuild.serve.session import Session
 from serve_helpers import BOUND, ROOT, Events, fetch, wait_for
 
 pytestmark = pytest.mark.server

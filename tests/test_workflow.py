@@ -18,8 +18,8 @@ import html5lib
 import pytest
 import yaml
 
-from blogbuild.cache import CACHE_DIR
 from blogbuild.commands.init import init
+from blogbuild.pipeline.store import CACHE_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ROOT / ".github" / "workflows" / "deploy.yml"

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from blogbuild.content.dates import BadDate, parse_date
-from blogbuild.content.sourcetext import decode_source
 from blogbuild.diagnostics import ContentError
+from blogbuild.sourcetext import decode_source
 from blogbuild.yamlcore import CoreLoader, Document, _compose, compose, to_python
 
 

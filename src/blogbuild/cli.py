@@ -175,8 +175,8 @@ def _positive(text: str) -> int:
 
 def _build(args: argparse.Namespace) -> int:
     from blogbuild.commands.build import build
-    from blogbuild.report import summarize, summary_lines
-    from blogbuild.writer import wait_for_cleanup
+    from blogbuild.commands.summary import summarize, summary_lines
+    from blogbuild.output.writer import wait_for_cleanup
 
     bar = _progress_bar() if not args.quiet else None
     try:

@@ -11,9 +11,10 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, SequenceNode
 
+from blogbuild.callout_kinds import CalloutType
 from blogbuild.config_checks import check_base_url, validate
-from blogbuild.content.sourcetext import decode_source
 from blogbuild.diagnostics import ConfigError
+from blogbuild.sourcetext import decode_source
 from blogbuild.urls import UrlBuilder
 from blogbuild.yamlcore import (
     BOOL,
@@ -34,16 +35,6 @@ CONFIG_NAME = "site.yaml"
 class NavLink:
     title: str
     url: str
-
-
-@dataclass(frozen=True)
-class CalloutType:
-    """A callout type added or changed by site.yaml (`callouts:`)."""
-
-    title: str | None = None
-    icon: str | None = None
-    color: str | None = None
-    alias_of: str | None = None
 
 
 @dataclass(frozen=True)

@@ -5,13 +5,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 import string
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from blogbuild.claims import unsafe_path
+from blogbuild.callout_kinds import build_kinds
 from blogbuild.diagnostics import ConfigError
-from blogbuild.urls import UrlBuilder, is_allowed_url, scheme_of
+from blogbuild.urls import has_scheme, is_allowed_url, output_path, scheme_of, unsafe_path
 
 if TYPE_CHECKING:
     from blogbuild.config import Config
@@ -133,7 +132,7 @@ def _check_permalink(check: _Checker, permalink: str) -> None:
         raise check.fail("permalink", f"may hold only path characters, no '..' part, spaces, "
                                       f"'?', '#' or '%' ({example}), not {permalink!r}")
     sample = permalink.format(slug="slug", year="2024", month="01", day="01")
-    problem = unsafe_path(UrlBuilder("http://x/").output_path(sample))
+    problem = unsafe_path(output_path(sample))
     if problem is None and sample.startswith("//"):
         problem = "it starts with '//', which names another host"
     if problem is not None:
@@ -141,20 +140,31 @@ def _check_permalink(check: _Checker, permalink: str) -> None:
                                       f"{example}")
 
 
+def packages_url_problem(configured: str) -> str | None:
+    """What is wrong with `runnable.packages_url` (an http(s) URL or a site path), or None."""
+    if has_scheme(configured):
+        if configured.startswith("//") or scheme_of(configured) not in ("http", "https"):
+            return (f"must be an http(s) URL or a site path like /wheels/, not "
+                    f"{configured!r}")
+        return None
+    if not configured.startswith("/"):
+        return (f"must start with http://, https:// or / (a folder of the site), not "
+                f"{configured!r}")
+    return None
+
+
 def _check_plugins(check: _Checker, config: Config) -> None:
-    """The checks that live with the code that uses the values, given a line here."""
-    from blogbuild import pyodide
-
-    checks: list[Callable[[], object]] = [lambda: pyodide.packages_url(config)]
-    if config.callouts:  # the callout plugin is only loaded when there is something to check
-        from blogbuild.markdown.callouts import build_kinds
-
-        checks.append(lambda: build_kinds(config.callouts))
-    for run in checks:
-        try:
-            run()
-        except ConfigError as exc:
-            named = re.match(r"'([^']+)'", exc.message)
-            key = named[1] if named else ""
-            raise ConfigError(exc.message, file=check.source,
-                              line=check.line_of(key) if key else 0) from None
+    """The callout types of site.yaml, checked the way the callout plugin reads them."""
+    configured = (config.runnable.packages_url or "").strip()
+    problem = packages_url_problem(configured) if configured else None
+    if problem is not None:
+        raise check.fail("runnable.packages_url", problem)
+    if not config.callouts:
+        return
+    try:
+        build_kinds(config.callouts)
+    except ConfigError as exc:
+        named = re.match(r"'([^']+)'", exc.message)
+        key = named[1] if named else ""
+        raise ConfigError(exc.message, file=check.source,
+                          line=check.line_of(key) if key else 0) from None

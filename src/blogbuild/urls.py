@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
 
@@ -110,9 +111,45 @@ class UrlBuilder:
             return self.url(path)
         return self.origin + self.url(path if path.startswith("/") else "/" + path)
 
-    def output_path(self, path: str) -> str:
-        """File path inside the output folder for a site-root URL path (pretty URLs)."""
-        rel = path.lstrip("/")
-        if rel == "" or rel.endswith("/"):
-            rel += "index.html"
-        return rel
+
+_NON_WORD = re.compile(r"[^\w\s-]", re.UNICODE)
+_SPACES = re.compile(r"[\s_-]+")
+
+
+def slugify(text: str, default: str = "section") -> str:
+    """Lower-case words joined by "-"; letters of any script are kept (HTML5 ids allow them)."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = _NON_WORD.sub("", text)
+    text = _SPACES.sub("-", text).strip("-")
+    return text or default
+
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_PATH_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def unsafe_path(rel: str) -> str | None:
+    """Why the output-relative path `rel` could land outside the output folder, or None."""
+    if not rel:
+        return "it is empty"
+    if _PATH_CONTROL.search(rel):
+        return "it holds a control character (NUL, newline, …)"
+    if "\\" in rel:
+        return "it holds a backslash"
+    if rel.startswith("/") or _DRIVE.match(rel):
+        return "it is an absolute path"
+    parts = rel.split("/")
+    if any(part in (".", "..") for part in parts):
+        return "it holds a '.' or '..' segment"
+    if any(part == "" for part in parts[:-1]):
+        return "it holds an empty segment ('//')"
+    return None
+
+
+def output_path(url: str) -> str:
+    """The file in the output folder for a site-root URL path (the one rule: pretty URLs
+    end in a folder and get its index.html)."""
+    rel = url.lstrip("/")
+    if rel == "" or rel.endswith("/"):
+        rel += "index.html"
+    return rel

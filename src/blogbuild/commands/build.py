@@ -6,7 +6,7 @@ from pathlib import Path
 
 from blogbuild.config import load_config
 from blogbuild.diagnostics import BuildFailed
-from blogbuild.outdir import CACHE_DIR, check_output
+from blogbuild.output.outdir import CACHE_DIR, check_output
 from blogbuild.pipeline.outcome import BuildReport
 from blogbuild.pipeline.quick import up_to_date
 from blogbuild.progress import Progress, no_progress

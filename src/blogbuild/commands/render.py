@@ -7,7 +7,7 @@ from pathlib import Path
 from blogbuild.config import CONFIG_NAME, Config, load_config
 from blogbuild.content.models import SourceJob
 from blogbuild.diagnostics import ContentError, Diagnostic
-from blogbuild.render import render_source
+from blogbuild.pipeline.render import render_source
 
 
 def render(file: Path, config_path: Path | None = None) -> tuple[str, list[Diagnostic]]:

@@ -5,12 +5,16 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from blogbuild.content.frontmatter import PostMeta
 
-if TYPE_CHECKING:
-    from blogbuild.markdown.toc import TocEntry
+
+@dataclass(frozen=True)
+class TocEntry:
+    level: int
+    id: str
+    html: str  # the heading's inline HTML (math included), links stripped
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,24 @@ from pathlib import Path
 
 from blogbuild.diagnostics import Diagnostic, warning
 
+#: Folders tools keep beside sources; never part of a site.
+TOOL_FOLDERS = frozenset({".git", "__pycache__", "node_modules", ".ipynb_checkpoints"})
+
+
+def ignored(name: str, *, in_content: bool = False) -> bool:
+    """Whether a file or folder named `name` is no part of the site (the one rule).
+
+    Hidden names (a leading dot, except .well-known), editors' backup and swap files
+    (``~``, ``.swp``, ``.swx``, ``#name#``, vim's ``4913``) and tools' folders; under
+    content/ also names starting with ``_`` (a place for drafts and notes)."""
+    if name in TOOL_FOLDERS or name == "4913":
+        return True
+    if name.startswith(".") and name != ".well-known":
+        return True
+    if name.endswith(("~", ".swp", ".swx")) or (name.startswith("#") and name.endswith("#")):
+        return True
+    return in_content and name.startswith("_")
+
 
 def shown(path: Path, root: Path) -> str:
     """`path` as messages show it: relative to the site folder when inside it."""

@@ -9,7 +9,6 @@ from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.gfm_autolink import gfm_autolink_plugin
 
 from blogbuild.markdown.callouts import callouts_plugin
-from blogbuild.markdown.divs import divs_plugin
 from blogbuild.markdown.feed import feed_plugin
 from blogbuild.markdown.figures import figures_plugin
 from blogbuild.markdown.highlight import highlight_plugin
@@ -17,6 +16,7 @@ from blogbuild.markdown.limits import limits_plugin
 from blogbuild.markdown.links import links_plugin
 from blogbuild.markdown.math import math_plugin
 from blogbuild.markdown.toc import toc_plugin
+from blogbuild.markdown.widgets.divs import divs_plugin
 
 if TYPE_CHECKING:
     from blogbuild.config import Config

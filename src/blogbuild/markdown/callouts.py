@@ -17,145 +17,32 @@ claim the same marker first, so the plugin switches it off: one implementation, 
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from markdown_it import MarkdownIt
-from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from blogbuild.diagnostics import ConfigError
-from blogbuild.markdown.callout_icons import ICONS
+from blogbuild.callout_icons import ICONS
+from blogbuild.callout_kinds import BUILTIN_TYPES, CalloutType, Kind, build_kinds, title_of
 from blogbuild.markdown.env import Env, need, report, source_line
 
-if TYPE_CHECKING:
-    from blogbuild.config import CalloutType
-
 __all__ = ["BUILTIN_TYPES", "callouts_plugin"]
-
-BUILTIN_TYPES: tuple[str, ...] = (
-    *("note", "tip", "important", "warning", "caution"),  # GitHub's
-    *("abstract", "info", "todo", "success", "question", "failure"),  # Obsidian's
-    *("danger", "bug", "example", "quote"),
-    *("definition", "proof", "critical"),  # this blog's own
-)
-
-# alias -> (type it is styled as, default title). Obsidian's, plus theorem-like names.
-_ALIASES: dict[str, tuple[str, str]] = {
-    "summary": ("abstract", "Summary"),
-    "tldr": ("abstract", "TL;DR"),
-    "hint": ("tip", "Hint"),
-    "check": ("success", "Check"),
-    "done": ("success", "Done"),
-    "help": ("question", "Help"),
-    "faq": ("question", "FAQ"),
-    "attention": ("warning", "Attention"),
-    "fail": ("failure", "Fail"),
-    "missing": ("failure", "Missing"),
-    "error": ("danger", "Error"),
-    "cite": ("quote", "Cite"),
-    "theorem": ("definition", "Theorem"),
-    "lemma": ("definition", "Lemma"),
-    "corollary": ("definition", "Corollary"),
-    "proposition": ("definition", "Proposition"),
-}
 
 # `[!TYPE]`, then `-`/`+` right after the bracket, then whitespace before an optional title.
 # A bracket followed by anything else (`[!NOTE]: /url`, `[!NOTE]x`) is not a marker.
 _MARKER = re.compile(r"\[!([^\W\d][\w-]*)\]([+-]?)(?:[ \t]+(.*?))?[ \t]*$")
-_NAME = re.compile(r"[^\W\d][\w-]*$")
-_COLOR = re.compile(
-    r"#[0-9a-fA-F]{3,8}|[a-zA-Z]+|(?:rgba?|hsla?|hwb|lab|lch|oklab|oklch|color|var)\([^;{}<>\"']*\)"
-)
 # A proof already closed by the author: ∎ (or a LaTeX QED) at the very end, maybe inside math.
 _QED_END = re.compile(r"(?:∎|■|□|\\qed|\\blacksquare|\\square|\\Box)(?:\s|\$|\\\)|\\\])*$")
 _MD_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 
 
-@dataclass(frozen=True)
-class _Kind:
-    """How one type name renders: canonical type (CSS class), default title, icon, colour."""
-
-    type: str
-    title: str
-    icon: str  # HTML for the icon span
-    color: str | None = None  # a site.yaml colour; None: the stylesheet's colour for the type
-
-
-def _title_of(name: str) -> str:
-    return re.sub(r"[-_]+", " ", name).strip().capitalize() or name
-
-
-def _check_color(key: str, value: str) -> str:
-    if not _COLOR.fullmatch(value.strip()):
-        raise ConfigError(
-            f"'callouts.{key}.color' must be a CSS colour such as \"#0969da\" or "
-            f"\"rgb(9 105 218)\", not {value!r}"
-        )
-    return value.strip()
-
-
-def _check_icon(key: str, value: str) -> str:
-    text = value.strip()
-    if text.startswith("<svg"):
-        return text  # the site author's own drawing, trusted like their templates
-    if text.lower() in ICONS:
-        return ICONS[text.lower()]
-    if text and len(text) <= 8 and not re.search(r"[A-Za-z0-9<>&]", text):
-        return escapeHtml(text)  # an emoji or symbol
-    raise ConfigError(
-        f"'callouts.{key}.icon' must be an icon name ({', '.join(ICONS)}), inline <svg> "
-        f"markup or an emoji, not {value!r}"
-    )
-
-
-def _override(kind: _Kind, key: str, spec: CalloutType) -> _Kind:
-    return dataclasses.replace(
-        kind,
-        title=spec.title if spec.title is not None else kind.title,
-        icon=_check_icon(key, spec.icon) if spec.icon is not None else kind.icon,
-        color=_check_color(key, spec.color) if spec.color is not None else kind.color,
-    )
-
-
-def build_kinds(types: Mapping[str, CalloutType] | None) -> dict[str, _Kind]:
-    """The lower-case type names an author may write → how each renders (built-ins + site.yaml)."""
-    kinds = {name: _Kind(name, _title_of(name), ICONS[name]) for name in BUILTIN_TYPES}
-    for alias, (target, title) in _ALIASES.items():
-        kinds[alias] = dataclasses.replace(kinds[target], title=title)
-    specs = {str(key).lower(): spec for key, spec in (types or {}).items()}
-    for key in specs:
-        if not _NAME.match(key):
-            raise ConfigError(f"'callouts.{key}': a callout type name is letters, digits, - or _")
-    for key, spec in specs.items():
-        if spec.alias_of is None:
-            base = kinds.get(key) or _Kind(key, _title_of(key), ICONS["neutral"])
-            kinds[key] = _override(base, key, spec)
-    pending = {key: spec for key, spec in specs.items() if spec.alias_of is not None}
-    while pending:  # aliases may point at each other: resolve them in dependency order
-        ready = [k for k, s in pending.items() if str(s.alias_of).lower() not in pending]
-        if not ready:
-            raise ConfigError(f"'callouts': the aliases {', '.join(sorted(pending))} form a cycle")
-        for key in ready:
-            spec = pending.pop(key)
-            target = str(spec.alias_of).lower()
-            if target not in kinds:
-                raise ConfigError(
-                    f"'callouts.{key}.alias_of': unknown callout type {spec.alias_of!r}"
-                )
-            title = kinds[key].title if key in kinds else _title_of(key)
-            kinds[key] = _override(dataclasses.replace(kinds[target], title=title), key, spec)
-    return kinds
-
-
-def _unknown(env: Env, line: int, name: str, kinds: Mapping[str, _Kind]) -> _Kind:
+def _unknown(env: Env, line: int, name: str, kinds: Mapping[str, Kind]) -> Kind:
     key = name.lower()
     close = difflib.get_close_matches(key, list(kinds), n=1)
     hint = f"did you mean [!{close[0].upper()}]? " if close else ""
@@ -166,10 +53,10 @@ def _unknown(env: Env, line: int, name: str, kinds: Mapping[str, _Kind]) -> _Kin
         f"unknown callout type [!{name}] (rendered as a neutral callout); {hint}known types: "
         f"{known}; add your own under 'callouts:' in site.yaml",
     )
-    return _Kind(key, _title_of(key), ICONS["neutral"])
+    return Kind(key, title_of(key), ICONS["neutral"])
 
 
-def _make_callout_rule(kinds: Mapping[str, _Kind]) -> Any:
+def _make_callout_rule(kinds: Mapping[str, Kind]) -> Any:
     def callout(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
         # Only the first line of a blockquote, i.e. right after its opening token.
         if not state.tokens:

@@ -14,7 +14,7 @@ Keys of env (all optional; ``render_markdown`` fills them):
   diagnostics: list[Diagnostic]
   needs: set[str]
   refs: list[Ref]
-  links: LinkMap|None  where every document and file of the site will be (blogbuild.linkmap)
+  links: LinkMap|None  where every document and file of the site will be (blogbuild.content.linkmap)
   feed_base: str|None  this document's absolute URL (in-page links of its feed entry)
   feed: bool           True while the feed variant is rendered (blogbuild.markdown.feed)
   resolved: dict[str, str|None]  relative targets resolved through `links`

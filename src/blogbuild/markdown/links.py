@@ -2,7 +2,7 @@
 
 A relative target (``other-post.md``, ``img/my plot.png``) is resolved while rendering,
 through the link map the build made from every document's front matter (see
-``blogbuild.linkmap``): the token gets the final, percent-encoded URL and markdown-it's
+``blogbuild.content.linkmap``): the token gets the final, percent-encoded URL and markdown-it's
 renderer escapes it once for the attribute. Each resolved target is recorded in
 ``env["resolved"]`` (source path -> URL, or None when missing), so a cached render is
 reused only while those URLs stay the same. Each token also carries its feed variant (an
@@ -31,7 +31,7 @@ from blogbuild.urls import (
 )
 
 if TYPE_CHECKING:
-    from blogbuild.linkmap import LinkMap
+    from blogbuild.content.linkmap import LinkMap
 
 
 def _walk(tokens: list[Token]) -> Iterator[tuple[Token, Token]]:

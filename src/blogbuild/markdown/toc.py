@@ -2,33 +2,13 @@
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from dataclasses import dataclass
-
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
+from blogbuild.content.models import TocEntry
 from blogbuild.markdown.env import html_renderer
-
-_NON_WORD = re.compile(r"[^\w\s-]", re.UNICODE)
-_SPACES = re.compile(r"[\s_-]+")
-
-
-@dataclass(frozen=True)
-class TocEntry:
-    level: int
-    id: str
-    html: str  # the heading's inline HTML (math included), links stripped
-
-
-def slugify(text: str, default: str = "section") -> str:
-    """Lower-case words joined by "-"; letters of any script are kept (HTML5 ids allow them)."""
-    text = unicodedata.normalize("NFKC", text).lower()
-    text = _NON_WORD.sub("", text)
-    text = _SPACES.sub("-", text).strip("-")
-    return text or default
+from blogbuild.urls import slugify
 
 
 def _plain_text(children: list[Token]) -> str:

@@ -16,16 +16,17 @@ from dataclasses import replace
 from pathlib import Path
 
 from blogbuild import fingerprints
-from blogbuild.cache import RenderCache
-from blogbuild.claims import Claims, Owner
 from blogbuild.config import Config
 from blogbuild.content.discover import discover
+from blogbuild.content.linkmap import DocumentInfo, LinkMap, build_link_map
 from blogbuild.content.models import Post, Site
 from blogbuild.diagnostics import BuildFailed, Diagnostic, TemplateError, error
-from blogbuild.linkmap import DocumentInfo, LinkMap, build_link_map
-from blogbuild.outdir import CACHE_DIR, MARKER, check_output
-from blogbuild.outputs import PlannedPage, page_owner, plan
+from blogbuild.output.claims import Claims, Owner
+from blogbuild.output.outdir import CACHE_DIR, MARKER, check_output
+from blogbuild.output.plan import PlannedPage, page_owner, plan
+from blogbuild.output.writer import Stage
 from blogbuild.pipeline import pages as stale
+from blogbuild.pipeline.assemble import assemble, resolve_refs
 from blogbuild.pipeline.deps import Dep
 from blogbuild.pipeline.files import FileSpec, claim_files, site_files
 from blogbuild.pipeline.outcome import BuildReport
@@ -52,6 +53,7 @@ from blogbuild.pipeline.state import (
     save_state,
     state_key,
 )
+from blogbuild.pipeline.store import RenderCache
 from blogbuild.pipeline.workers import (
     PAGE_POOL_MIN,
     PageDone,
@@ -62,8 +64,6 @@ from blogbuild.pipeline.workers import (
     template_one,
 )
 from blogbuild.progress import Progress, no_progress
-from blogbuild.site import assemble, resolve_refs
-from blogbuild.writer import Stage
 
 #: Rounds of falling back to last good versions before the live server gives up a batch.
 _LENIENT_ROUNDS = 8
@@ -92,7 +92,7 @@ class Engine:
         self.state: State | None = None  # kept between runs of one process
         self.site: Site | None = None
         self._scratch: Path | None = None
-        from blogbuild import katex
+        from blogbuild.runtimes import katex
 
         katex.set_cache_dir(self.cache_root if use_cache else None)  # the formula cache
         self.store = self._store()

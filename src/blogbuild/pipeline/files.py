@@ -6,14 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from blogbuild.claims import SITE_STATIC, THEME, Claims, Owner
 from blogbuild.config import Config
 from blogbuild.content.models import Site
-from blogbuild.content.walk import shown, walk_files
+from blogbuild.content.walk import ignored, shown, walk_files
 from blogbuild.diagnostics import Diagnostic
-from blogbuild.outputs import code_css
-from blogbuild.theme import theme_dir, theme_static
-from blogbuild.writer import bundle_files
+from blogbuild.output.claims import SITE_STATIC, THEME, Claims, Owner
+from blogbuild.output.plan import code_css
+from blogbuild.output.theme import theme_dir, theme_static
+from blogbuild.output.writer import bundle_files
 
 #: The generated stylesheet of code blocks.
 CODE_CSS = "css/pygments.css"
@@ -27,10 +27,6 @@ class FileSpec:
     data: bytes = b""
 
 
-def _hidden(name: str) -> bool:
-    return name.startswith(".") or name.endswith("~")
-
-
 def _tree(source: Path, root: Path, *, rank: int, label: str = "",
           ) -> tuple[list[FileSpec], list[Diagnostic]]:
     """A static folder's files; and warnings about the entries skipped.
@@ -38,7 +34,7 @@ def _tree(source: Path, root: Path, *, rank: int, label: str = "",
     `root` is the folder symbolic links may point into and messages are relative to;
     `label` is put before the shown path (the theme's files have no site path)."""
     allowed = [root.resolve(), source.resolve()]
-    files, problems = walk_files(source, allowed, root=root, skip=_hidden)
+    files, problems = walk_files(source, allowed, root=root, skip=ignored)
     specs = []
     for path in files:
         where = shown(path, root)

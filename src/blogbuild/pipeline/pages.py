@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 import jinja2
 import jinja2.nodes
 
-from blogbuild import __version__, pyodide
+from blogbuild import __version__
 from blogbuild.config import Config
 from blogbuild.content.models import Post, Site
-from blogbuild.outputs import PlannedPage
+from blogbuild.output.plan import PlannedPage
+from blogbuild.output.templating import CUSTOM_CSS, CUSTOM_JS, THEME_PREFIX, create_environment
 from blogbuild.pipeline.deps import (
     CONFIG,
     SITE,
@@ -30,7 +31,7 @@ from blogbuild.pipeline.deps import (
 )
 from blogbuild.pipeline.quick import template_files
 from blogbuild.pipeline.state import State
-from blogbuild.templating import CUSTOM_CSS, CUSTOM_JS, THEME_PREFIX, create_environment
+from blogbuild.runtimes import pyodide
 
 
 def closures(config: Config, names: Iterable[str]) -> dict[str, bytes]:

@@ -18,12 +18,13 @@ from pathlib import Path
 from blogbuild import fingerprints
 from blogbuild.config import Config
 from blogbuild.content.discover import Discovered, discover
+from blogbuild.content.walk import ignored
 from blogbuild.fingerprints import digest_of
-from blogbuild.outdir import MARKER
+from blogbuild.output.outdir import MARKER
+from blogbuild.output.theme import theme_static, theme_templates
+from blogbuild.output.writer import files_under
 from blogbuild.pipeline.outcome import BuildReport
 from blogbuild.pipeline.state import OutputEntry, intact, save_pickle, state_key, state_path
-from blogbuild.theme import theme_static, theme_templates
-from blogbuild.writer import files_under
 
 
 @dataclass
@@ -49,8 +50,8 @@ def _tree(h: hashlib._Hash, prefix: str, folder: Path, *, contents: bool) -> Non
     if not folder.is_dir():
         return
     for base, dirs, names in os.walk(folder, followlinks=True):
-        dirs.sort()
-        for name in sorted(names):
+        dirs[:] = sorted(d for d in dirs if not ignored(d))
+        for name in sorted(n for n in names if not ignored(n)):
             path = os.path.join(base, name)
             h.update(f"{prefix}/{os.path.relpath(path, folder)}\0".encode())
             try:

@@ -12,16 +12,16 @@ import datetime as dt
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from blogbuild import katex
-from blogbuild.cache import RenderCache
 from blogbuild.config import Config
 from blogbuild.content.discover import Discovered
+from blogbuild.content.linkmap import DocumentInfo, LinkMap, build_link_map, read_info
 from blogbuild.content.models import Site
 from blogbuild.fingerprints import digest_of
-from blogbuild.linkmap import DocumentInfo, LinkMap, build_link_map, read_info
+from blogbuild.pipeline.render import RenderResult
 from blogbuild.pipeline.state import SourceEntry
+from blogbuild.pipeline.store import RenderCache
 from blogbuild.pipeline.workers import RENDER_POOL_MIN, RenderJob, init_render, render_one, run_jobs
-from blogbuild.render import RenderResult
+from blogbuild.runtimes import katex
 
 
 def read_sources(found: Discovered, config: Config) -> dict[str, RenderJob]:
@@ -77,7 +77,7 @@ def feed_candidates(infos: Iterable[DocumentInfo], config: Config, drafts: bool)
 
 
 def feed_sources(site: Site, config: Config) -> set[str]:
-    """The posts the feeds list, exactly (see blogbuild.outputs)."""
+    """The posts the feeds list, exactly (see blogbuild.output.plan)."""
     n = config.feed_entries
     found = {p.source for p in site.posts[:n]}
     for _, posts in site.tags.values():

@@ -17,15 +17,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from blogbuild import katex
-from blogbuild.cache import RenderCache, without_body
 from blogbuild.config import Config
+from blogbuild.content.linkmap import LinkMap
 from blogbuild.content.models import MissingBody, SourceJob
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
-from blogbuild.linkmap import LinkMap
 from blogbuild.pipeline.deps import Dep, Tracker
+from blogbuild.pipeline.render import RenderResult, render_source
 from blogbuild.pipeline.state import OutputEntry, file_digest
-from blogbuild.render import RenderResult, render_source
+from blogbuild.pipeline.store import RenderCache, without_body
+from blogbuild.runtimes import katex
 
 #: Below these many jobs the work stays in this process.
 RENDER_POOL_MIN = 24
@@ -132,8 +132,8 @@ def init_pages(config: Config | None, site: Any, stage: Path | None,
     _PAGES.clear()
     if config is None:
         return
-    from blogbuild.outputs import plan
-    from blogbuild.templating import create_environment
+    from blogbuild.output.plan import plan
+    from blogbuild.output.templating import create_environment
 
     env = create_environment(config)
     env.globals["site"] = site
@@ -146,7 +146,7 @@ def init_pages(config: Config | None, site: Any, stage: Path | None,
 
 def template_one(item: tuple[str, bytes | None]) -> PageDone:
     """Template one planned page; stage its bytes unless the output has them already."""
-    from blogbuild.templating import render_template
+    from blogbuild.output.templating import render_template
 
     path, previous = item
     page = _PAGES["pages"][path]

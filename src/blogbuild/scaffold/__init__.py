@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from blogbuild.content.frontmatter import slug_from_filename
-from blogbuild.markdown.toc import slugify
+from blogbuild.urls import slugify
 
 _HERE = Path(__file__).resolve().parent
 _MARKER = re.compile(r"\{\{ (\w+) \}\}")

@@ -6,11 +6,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from blogbuild.claims import Owner
 from blogbuild.config import Config
-from blogbuild.content.models import Post, Site
+from blogbuild.content.models import Paginator, Post, Site
 from blogbuild.markdown.highlight import pygments_css
-from blogbuild.site import paginate
+from blogbuild.output.claims import Owner
+from blogbuild.urls import output_path
 
 #: Pygments styles of the default theme (light, dark); CSS is generated at build time.
 CODE_STYLES = ("default", "github-dark")
@@ -34,11 +34,6 @@ def page_owner(page: PlannedPage) -> Owner:
     return Owner(f"the generated page {page.url}", "")
 
 
-def _path_for(url: str) -> str:
-    rel = url.lstrip("/")
-    return rel + "index.html" if rel == "" or rel.endswith("/") else rel
-
-
 def plan(site: Site, config: Config) -> Iterator[PlannedPage]:
     yield from _documents(site)
     yield from _lists(site, config)
@@ -50,7 +45,7 @@ def plan(site: Site, config: Config) -> Iterator[PlannedPage]:
 def _documents(site: Site) -> Iterator[PlannedPage]:
     for post in [*site.posts, *site.pages]:
         template = "post.html" if post.kind == "post" else "page.html"
-        yield PlannedPage(post.url, _path_for(post.url), template,
+        yield PlannedPage(post.url, output_path(post.url), template,
                           {"page": post, "needs": post.needs},
                           sources=frozenset({post.source}),
                           lists_posts=post.kind == "post",  # prev/next links
@@ -62,11 +57,11 @@ def _lists(site: Site, config: Config) -> Iterator[PlannedPage]:
     if any(p.url == "/" for p in site.pages):
         index_url = "/blog/"
     for pager in paginate(site.posts, config.posts_per_page, index_url):
-        yield PlannedPage(pager.url, _path_for(pager.url), "index.html",
+        yield PlannedPage(pager.url, output_path(pager.url), "index.html",
                           {"page": None, "paginator": pager, "needs": frozenset()},
                           lists_posts=True)
     for tag, posts in site.tags.values():
-        yield PlannedPage(tag.url, _path_for(tag.url), "tag.html",
+        yield PlannedPage(tag.url, output_path(tag.url), "tag.html",
                           {"page": None, "tag": tag, "posts": posts, "needs": frozenset()},
                           lists_posts=True,
                           owner=Owner(f"the page of the tag '{tag.name}'", posts[-1].display))
@@ -115,3 +110,23 @@ def code_css() -> str:
 
 def all_posts_sources(posts: list[Post]) -> frozenset[str]:
     return frozenset(p.source for p in posts)
+
+
+def paginate(posts: list[Post], per_page: int, first_url: str = "/") -> list[Paginator]:
+    chunks = [posts[i: i + per_page] for i in range(0, len(posts), per_page)] or [[]]
+    total = len(chunks)
+
+    def url(n: int) -> str:
+        return first_url if n == 1 else f"{first_url}page/{n}/"
+
+    return [
+        Paginator(
+            number=n,
+            total=total,
+            posts=tuple(chunk),
+            url=url(n),
+            previous_url=url(n - 1) if n > 1 else None,
+            next_url=url(n + 1) if n < total else None,
+        )
+        for n, chunk in enumerate(chunks, 1)
+    ]

@@ -40,7 +40,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-VENDOR_DIR = Path(__file__).resolve().parent / "vendor" / "katex"
+VENDOR_DIR = Path(__file__).resolve().parent.parent / "vendor" / "katex"
 KATEX_VERSION = (VENDOR_DIR / "VERSION").read_text(encoding="utf-8").strip()
 
 #: Child processes started with spawn/forkserver find the cache folder here.

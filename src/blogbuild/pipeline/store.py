@@ -11,8 +11,8 @@ from pathlib import Path
 
 from blogbuild.content.frontmatter import PostMeta
 from blogbuild.content.models import MissingBody, SourceJob
-from blogbuild.outdir import CACHE_DIR
-from blogbuild.render import Rendered, RenderResult
+from blogbuild.output.outdir import CACHE_DIR
+from blogbuild.pipeline.render import Rendered, RenderResult
 
 
 def _intact(result: RenderResult, digest: str) -> bool:

@@ -17,15 +17,14 @@ from blogbuild.content.frontmatter import (
     parse_meta,
     split_front_matter,
 )
-from blogbuild.content.models import SourceJob
-from blogbuild.content.sourcetext import decode_source
+from blogbuild.content.linkmap import LinkMap, document_url
+from blogbuild.content.models import SourceJob, TocEntry
 from blogbuild.diagnostics import ContentError, Diagnostic, error, warning
 from blogbuild.fingerprints import digest_of
-from blogbuild.linkmap import LinkMap, document_url
 from blogbuild.markdown import create_markdown
 from blogbuild.markdown.env import Ref, html_renderer, report, token_line
 from blogbuild.markdown.feed import render_feed
-from blogbuild.markdown.toc import TocEntry
+from blogbuild.sourcetext import decode_source
 
 _WORD = re.compile(r"\w+(?:[-'’]\w+)*")
 # Targets a `#fragment` can reach: id attributes of any element (headings, footnotes,
@@ -240,7 +239,7 @@ def render_source(job: SourceJob, config: Config, data: bytes | None = None,
                   feed: bool = True) -> RenderResult:
     """Read (unless `data` is given) and render one file. Never raises on author input.
 
-    `links` (see blogbuild.linkmap) lets relative links resolve to their final URLs; `feed`
+    `links` (see blogbuild.content.linkmap) lets relative links resolve to their final URLs; `feed`
     asks for the feed variant of the body too."""
     try:
         return _render_source(job, config, data, digest, links, feed)

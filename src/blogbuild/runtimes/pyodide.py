@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from blogbuild.config_checks import packages_url_problem
 from blogbuild.diagnostics import BlogbuildError, ConfigError
-from blogbuild.urls import has_scheme, scheme_of
+from blogbuild.urls import has_scheme
 
 if TYPE_CHECKING:
     from blogbuild.config import Config
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 #: The pinned release; scripts/vendor_pyodide.py fetches exactly this one from npm.
 PYODIDE_VERSION = "314.0.7"
 
-VENDOR_DIR = Path(__file__).resolve().parent / "vendor" / "pyodide"
+VENDOR_DIR = Path(__file__).resolve().parent.parent / "vendor" / "pyodide"
 
 #: What a browser fetches to start the interpreter (13.5 MB, 6.3 MB gzipped).
 RUNTIME_FILES = (
@@ -62,27 +63,16 @@ def packages_url(config: Config) -> str:
 
     `runnable.packages_url` in site.yaml: an http(s) URL, or a site path such as
     /wheels/ (the sub-path rule applies); unset means Pyodide's public index for the
-    vendored version.
+    vendored version. The config check has refused any other value.
     """
     configured = (config.runnable.packages_url or "").strip()
     if not configured:
         return default_packages_url()
-    if has_scheme(configured):
-        if configured.startswith("//") or scheme_of(configured) not in ("http", "https"):
-            raise ConfigError(
-                f"'runnable.packages_url' must be an http(s) URL or a site path like "
-                f"/wheels/, not {configured!r}",
-                file=str(config.root / "site.yaml"),
-            )
-        url = configured
-    elif configured.startswith("/"):
-        url = config.urls.url(configured)
-    else:
-        raise ConfigError(
-            f"'runnable.packages_url' must start with http://, https:// or / (a folder of the "
-            f"site), not {configured!r}",
-            file=str(config.root / "site.yaml"),
-        )
+    problem = packages_url_problem(configured)
+    if problem is not None:
+        raise ConfigError(f"'runnable.packages_url' {problem}",
+                          file=str(config.root / "site.yaml"))
+    url = configured if has_scheme(configured) else config.urls.url(configured)
     return url if url.endswith("/") else url + "/"
 
 

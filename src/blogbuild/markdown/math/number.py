@@ -14,9 +14,8 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from blogbuild import katex
 from blogbuild.markdown.env import Env, report, report_error, source_line
-from blogbuild.markdown.math_tex import (
+from blogbuild.markdown.math.tex import (
     LABEL_RE,
     REF_RE,
     Rewrite,
@@ -24,6 +23,7 @@ from blogbuild.markdown.math_tex import (
     plan_display,
     utf16_to_index,
 )
+from blogbuild.runtimes import katex
 
 #: (body line 0-based, column 0-based) where each line of a token's TeX starts.
 Where = list[tuple[int, int]]

@@ -10,16 +10,14 @@ the theme's file of the same name.
 from __future__ import annotations
 
 import posixpath
-import re
 from dataclasses import dataclass
 
 from blogbuild.diagnostics import Diagnostic, error
+from blogbuild.urls import unsafe_path
 
 #: Ranks: a SITE_STATIC owner may replace a THEME owner; every other overlap is an error.
 THEME, SITE_STATIC, OWN = 0, 1, 2
 
-_DRIVE = re.compile(r"^[A-Za-z]:")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 @dataclass(frozen=True)
@@ -32,24 +30,6 @@ class Owner:
     line: int = 0
     rank: int = OWN
     fix: str = ""  # what to do about a collision, when the generic advice does not fit
-
-
-def unsafe_path(rel: str) -> str | None:
-    """Why the output-relative path `rel` could land outside the output folder, or None."""
-    if not rel:
-        return "it is empty"
-    if _CONTROL.search(rel):
-        return "it holds a control character (NUL, newline, …)"
-    if "\\" in rel:
-        return "it holds a backslash"
-    if rel.startswith("/") or _DRIVE.match(rel):
-        return "it is an absolute path"
-    parts = rel.split("/")
-    if any(part in (".", "..") for part in parts):
-        return "it holds a '.' or '..' segment"
-    if any(part == "" for part in parts[:-1]):
-        return "it holds an empty segment ('//')"
-    return None
 
 
 class Claims:

@@ -1,8 +1,8 @@
 """The live server's HTTP side: the output folder under the site's sub-path, plus SSE events.
 
-Files are found by `blogbuild.servefiles` (nothing outside the output folder).
+Files are found by `blogbuild.serve.files` (nothing outside the output folder).
 `/__blogbuild__/events` is a Server-Sent Events stream telling each page when to reload,
-swap a stylesheet, or show the build errors (`blogbuild.liveevents`);
+swap a stylesheet, or show the build errors (`blogbuild.serve.events`);
 `/__blogbuild__/livereload.js` is the script that listens to it. Malformed requests,
 bursts and clients that stall or vanish are answered or cut without stopping the server.
 """
@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from blogbuild.liveevents import Broker, Event
-from blogbuild.servefiles import TEXT_CHARSET, Forbidden, mime_type, resolve
+from blogbuild.serve.events import Broker, Event
+from blogbuild.serve.files import TEXT_CHARSET, Forbidden, mime_type, resolve
 
 log = logging.getLogger("blogbuild.serve")
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from blogbuild.config import CONFIG_NAME, Config, load_config
 from blogbuild.content.models import Site, SourceJob
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
-from blogbuild.outdir import check_output
+from blogbuild.output.outdir import check_output
+from blogbuild.output.writer import write_placeholder
 from blogbuild.pipeline.engine import Engine
-from blogbuild.writer import write_placeholder
 
 __all__ = ["LiveBuild", "Update"]
 

@@ -17,9 +17,9 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from blogbuild.markdown.embeds import EmbedError, parse_space, parse_video
 from blogbuild.markdown.env import Env, add_ref, need, report, report_error
 from blogbuild.markdown.links import feed_target, rewrite_target
+from blogbuild.markdown.widgets.embeds import EmbedError, parse_space, parse_video
 from blogbuild.urls import UrlBuilder, is_safe_url, scheme_of
 
 #: class → token name; the first two hold Markdown, the others are leaves.

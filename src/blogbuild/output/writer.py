@@ -13,13 +13,13 @@ from pathlib import Path
 from types import TracebackType
 
 from blogbuild.diagnostics import BlogbuildError
-from blogbuild.outdir import MARKER, MARKER_TEXT, is_previous_output
+from blogbuild.output.outdir import MARKER, MARKER_TEXT, is_previous_output
 
 #: need -> (module, folder under the output). The module's ``site_files()`` returns
 #: ``[(source Path, path relative to that folder), …]``; copied only when a page has the need.
 BUNDLES: dict[str, tuple[str, str]] = {
-    "math": ("blogbuild.katex", "vendor/katex"),
-    "runnable": ("blogbuild.pyodide", "vendor/pyodide"),
+    "math": ("blogbuild.runtimes.katex", "vendor/katex"),
+    "runnable": ("blogbuild.runtimes.pyodide", "vendor/pyodide"),
 }
 
 

@@ -9,14 +9,14 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable
 from urllib.parse import unquote
 
-from blogbuild.claims import Claims, Owner, unsafe_path
 from blogbuild.config import Config
-from blogbuild.content.models import Bodies, Paginator, Post, Site, Tag, link
+from blogbuild.content.linkmap import asset_urls, bundle_dir, document_url, slug_for
+from blogbuild.content.models import Bodies, Post, Site, Tag, link
 from blogbuild.diagnostics import Diagnostic, error, warning
-from blogbuild.linkmap import asset_urls, bundle_dir, document_url, slug_for
 from blogbuild.markdown.env import Ref
-from blogbuild.markdown.toc import slugify
-from blogbuild.render import RenderResult, shorten
+from blogbuild.output.claims import Claims, Owner
+from blogbuild.pipeline.render import RenderResult, shorten
+from blogbuild.urls import output_path, slugify, unsafe_path
 
 #: Symbols that tell tags apart (C++, C#, Q&A) become words in the slug instead of vanishing.
 _TAG_SYMBOLS = {"+": " plus ", "#": " sharp ", "&": " and ", "@": " at "}
@@ -123,7 +123,7 @@ def assemble(
             word_count=rendered.word_count,
             tags=tuple(tag_for(t) for t in meta.tags),
         )
-        unsafe = unsafe_path(config.urls.output_path(url))
+        unsafe = unsafe_path(output_path(url))
         if unsafe is not None:
             diagnostics.append(error(
                 result.job.display, 0,
@@ -184,7 +184,7 @@ def resolve_refs(
 ) -> list[Diagnostic]:
     """Warn about local link and image targets that do not exist; rewrites nothing.
 
-    Relative targets got their URLs while rendering (see blogbuild.linkmap); this checks
+    Relative targets got their URLs while rendering (see blogbuild.content.linkmap); this checks
     what only the assembled site knows: that a target is built, and that an `#anchor` is
     an id on the page it points at. A missing target is a warning (an error under
     --strict), so one broken link never stops the rest of the site from being built.
@@ -258,23 +258,3 @@ def _exists(path: str, known_paths: set[str]) -> bool:
         return True
     rel = rel.rstrip("/")
     return rel + "/index.html" in known_paths or (rel == "" and "index.html" in known_paths)
-
-
-def paginate(posts: list[Post], per_page: int, first_url: str = "/") -> list[Paginator]:
-    chunks = [posts[i: i + per_page] for i in range(0, len(posts), per_page)] or [[]]
-    total = len(chunks)
-
-    def url(n: int) -> str:
-        return first_url if n == 1 else f"{first_url}page/{n}/"
-
-    return [
-        Paginator(
-            number=n,
-            total=total,
-            posts=tuple(chunk),
-            url=url(n),
-            previous_url=url(n - 1) if n > 1 else None,
-            next_url=url(n + 1) if n < total else None,
-        )
-        for n, chunk in enumerate(chunks, 1)
-    ]

@@ -15,12 +15,13 @@ from typing import Any
 
 import jinja2
 
-from blogbuild import __version__, pyodide
+from blogbuild import __version__
 from blogbuild.config import Config
 from blogbuild.content.models import MissingBody
-from blogbuild.content.sourcetext import decode_source
 from blogbuild.diagnostics import TemplateError
-from blogbuild.theme import theme_templates
+from blogbuild.output.theme import theme_templates
+from blogbuild.runtimes import pyodide
+from blogbuild.sourcetext import decode_source
 
 
 def _isodate(value: dt.datetime | dt.date | None) -> str:

@@ -21,11 +21,11 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from blogbuild import katex
 from blogbuild.config import MathConfig
 from blogbuild.markdown.env import Env, need
-from blogbuild.markdown.math_number import number_and_render
-from blogbuild.markdown.math_tex import ENVIRONMENTS, REF_RE
+from blogbuild.markdown.math.number import number_and_render
+from blogbuild.markdown.math.tex import ENVIRONMENTS, REF_RE
+from blogbuild.runtimes import katex
 
 _BEGIN = tuple(f"\\begin{{{name}{star}}}" for name in ENVIRONMENTS for star in ("*", ""))
 _MATH_TYPES = ("math_inline", "math_inline_double", "math_block", "math_ref")

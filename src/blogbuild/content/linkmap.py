@@ -27,7 +27,7 @@ from blogbuild.content.frontmatter import (
     split_front_matter,
 )
 from blogbuild.diagnostics import ContentError
-from blogbuild.markdown.toc import slugify
+from blogbuild.urls import slugify
 
 
 def slug_for(rel: str, meta: PostMeta) -> str:

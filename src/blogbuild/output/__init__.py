@@ -1,0 +1,1 @@
+"""Writing the output folder: what pages there are, templates, the one writer."""

@@ -1,0 +1,1 @@
+"""The vendored runtimes pages use: KaTeX (run at build time) and Pyodide."""

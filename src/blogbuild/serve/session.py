@@ -1,0 +1,259 @@
+"""One live server: the engine run in a build thread, the HTTP server and the watcher."""
+
+from __future__ import annotations
+
+import errno
+import logging
+import secrets
+import shutil
+import tempfile
+import threading
+import time
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+from blogbuild.content.walk import ignored as ignored_name
+from blogbuild.diagnostics import BlogbuildError, error
+from blogbuild.output.outdir import CACHE_DIR
+from blogbuild.serve.http import SNIPPET, DevHTTPServer, ServerState
+from blogbuild.serve.live import LiveBuild, Update
+from blogbuild.serve.watch import Watcher
+
+log = logging.getLogger("blogbuild.serve")
+
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+#: How many ports after the requested one to try when it is taken.
+PORT_TRIES = 20
+
+
+class Session:
+    """One live server: the build state, the HTTP server, the watcher and the build thread.
+
+    Everything that renders runs in the one build thread (the initial build too), so
+    rendering state such as a KaTeX context is never used from two threads.
+    """
+
+    def __init__(self, config_path: Path | str | None = None, *, host: str = "127.0.0.1",
+                 port: int = 8000, watch: bool = True, drafts: bool = True,
+                 output: Path | str | None = None, base_url: str | None = None,
+                 isolate: bool = False, quiet: float | None = None) -> None:
+        self.config_path = config_path
+        self.host = host
+        self.port = port
+        self.watch = watch
+        self.drafts = drafts
+        self.base_url = base_url
+        self.quiet = quiet
+        self._own_output = output is None
+        self.output = (Path(tempfile.mkdtemp(prefix="blogbuild-serve-")) / "site"
+                       if output is None else Path(output)).resolve()
+        self.state = ServerState(self.output, isolate=isolate)
+        self.state.broker.token = secrets.token_hex(8)
+        self.live: LiveBuild | None = None
+        self.httpd: DevHTTPServer | None = None
+        self.watcher: Watcher | None = None
+        self._threads: list[threading.Thread] = []
+        self._ready = threading.Event()
+        self._stopping = threading.Event()
+        self._startup_error: BaseException | None = None
+        self.last_update: Update | None = None
+        self.last_cpu = 0.0  # CPU seconds the build thread spent on the last batch
+        self.updates = 0  # batches handled (tests wait on it)
+
+    @property
+    def url(self) -> str:
+        assert self.httpd is not None
+        host, port = self.httpd.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else str(host)
+        shown = f"[{host}]" if ":" in host else host
+        return f"http://{shown}:{port}{self.state.base_path}"
+
+    def start(self) -> str:
+        """Bind, build, start serving and watching; returns the site's URL."""
+        try:
+            self.live = LiveBuild(self.config_path, output=self.output, drafts=self.drafts,
+                                  base_url=self.base_url, extra_head=SNIPPET)
+            self.state.base_path = self.live.base_path
+            self.httpd = self._bind()
+            if self.watch:
+                self.watcher = self._make_watcher(self.live)
+                self.watcher.start()
+            self._spawn(self._build_loop, "blogbuild-build")
+            self._ready.wait()
+            if self._startup_error is not None:
+                raise self._startup_error
+            self._spawn(self.httpd.serve_forever, "blogbuild-http")
+        except BaseException:
+            self.stop()
+            raise
+        if not self._own_output:
+            log.warning("note: %s holds the live-reload script and drafts: build with "
+                        "`blogbuild build` before you deploy", self.output)
+        if self.host not in LOCAL_HOSTS:
+            log.warning("warning: bound to %s: anyone who can reach this machine can read the "
+                        "site and its drafts; use --host 127.0.0.1 to keep it private",
+                        self.host)
+        return self.url
+
+    def _spawn(self, target: object, name: str) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)  # type: ignore[arg-type]
+        self._threads.append(thread)
+        thread.start()
+
+    def _bind(self) -> DevHTTPServer:
+        last: OSError | None = None
+        tries = 1 if self.port == 0 else PORT_TRIES
+        for port in range(self.port, self.port + tries):
+            try:
+                server = DevHTTPServer((self.host, port), self.state)
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE:
+                    raise BlogbuildError(f"cannot listen on {self.host}:{port}: "
+                                         f"{exc.strerror or exc}") from None
+                last = exc
+                continue
+            if port != self.port:
+                log.warning("port %d is in use; serving on port %d instead", self.port, port)
+            return server
+        raise BlogbuildError(
+            f"ports {self.port}–{self.port + tries - 1} on {self.host} are all in use "
+            f"({last.strerror if last else 'in use'}); pass --port with a free port"
+        )
+
+    def _make_watcher(self, live: LiveBuild) -> Watcher:
+        root = live.config.root
+        skipped = [self.output, root / CACHE_DIR, root / ".git"]
+
+        def ignore(path: Path) -> bool:
+            return ignored_name(path.name) or any(path.is_relative_to(i) for i in skipped)
+
+        trees = [live.config.content_path, root / "templates", root / "static"]
+        kwargs = {"quiet": self.quiet} if self.quiet is not None else {}
+        return Watcher(trees, [live.config_path], ignore=ignore, **kwargs)
+
+    # -- the build thread ----------------------------------------------------------------
+
+    def _build_loop(self) -> None:
+        live = self.live
+        assert live is not None
+        try:
+            update = live.full()
+            self._report(update, initial=True)
+            self.state.broker.set_errors(update.errors)
+        except BaseException as exc:
+            self._startup_error = exc
+            self._ready.set()
+            return
+        self._ready.set()
+        self._warm_up(live)
+        while self.watcher is not None and not self._stopping.is_set():
+            batch = self.watcher.next_batch()
+            if batch is None:
+                break
+            self._handle(live, batch)
+
+    def _warm_up(self, live: LiveBuild) -> None:
+        """Render the newest source (and a formula) once, so that the first edit does not
+        pay for starting KaTeX or loading Pygments lexers."""
+        from blogbuild.pipeline.render import parser_for, render_markdown, render_source
+
+        site = live.site
+        try:
+            jobs = sorted(live.jobs, key=lambda j: j.path.stat().st_mtime)
+            if jobs:
+                render_source(jobs[-1], live.config)
+            # An unknown fence language makes Pygments import its plugins (once, slowly).
+            sample = "```blogbuild-warm-up\nx\n```\n"
+            if site is not None and any("math" in p.needs for p in [*site.posts, *site.pages]):
+                sample += "\n$x^2$\n\n$$\\sum_i x_i$$\n"
+            render_markdown(parser_for(live.config), sample)
+        except Exception:  # only a speed-up
+            log.debug("warm-up failed", exc_info=True)
+
+    def _handle(self, live: LiveBuild, batch: set[Path]) -> None:
+        start = time.perf_counter()
+        already: set[str] = set()
+
+        def early(update: Update) -> None:
+            self._publish(update, already)
+            already.update(update.written)
+            log.info("reloaded %s after %.0f ms", ", ".join(sorted(update.written)),
+                     (time.perf_counter() - start) * 1000)
+
+        cpu = time.thread_time()
+        try:
+            update = live.apply(batch, publish=early)
+        except BrokenProcessPool:  # Ctrl-C reached the render workers first
+            live.needs_full = True
+            log.warning("rendering was interrupted; the next change rebuilds everything")
+            update = Update(errors=live.errors)
+        except Exception as exc:  # a bug must not kill the server: report it, keep serving
+            live.needs_full = True
+            log.exception("internal error while rebuilding")
+            update = Update(errors=[*live.errors, error("blogbuild", 0,
+                                                        f"internal error: {exc!r}")])
+        self.last_cpu = time.thread_time() - cpu
+        self.state.base_path = live.base_path
+        self._publish(update, already)
+        self._report(update)
+        self.last_update = update
+        self.updates += 1
+
+    def _publish(self, update: Update, already: set[str]) -> None:
+        broker = self.state.broker
+        broker.set_errors(update.errors)
+        if update.full:
+            broker.publish("reload")
+            return
+        assert self.live is not None
+        written = update.written - already
+        css = {p for p in written if p.endswith(".css")}
+        pages = {p for p in written | update.removed if p in self.live.pages
+                 or p in update.removed or p.endswith(".html")}
+        other = written - css - pages
+        if css:
+            broker.publish("css", {"paths": sorted(self.state.base_path + p for p in css)})
+        if other:
+            broker.publish("reload")  # an image or a script: any page may show it
+        elif pages:
+            broker.publish("reload", paths=pages)
+
+    def _report(self, update: Update, initial: bool = False) -> None:
+        for d in update.warnings:
+            log.warning("%s", d.format())
+        previous = self.last_update.errors if self.last_update is not None else []
+        if update.errors != previous or initial:
+            for d in update.errors:
+                log.error("%s", d.format())
+            if previous and not update.errors:
+                log.info("errors fixed")
+        ms = update.seconds * 1000
+        if update.full:
+            log.info("built %d pages (%d sources rendered) in %.0f ms", update.pages,
+                     update.rendered, ms)
+        elif update.written or update.removed or update.rendered:
+            log.info("%d files changed (%d sources rendered, %d pages rendered) in %.0f ms",
+                     len(update.written) + len(update.removed), update.rendered, update.pages,
+                     ms)
+
+    # -- stopping ------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Stop watching, building and serving; safe to call twice and after a failed start."""
+        self._stopping.set()
+        if self.watcher is not None:
+            self.watcher.stop()
+        if self.httpd is not None:
+            if any(t.name == "blogbuild-http" for t in self._threads):
+                self.httpd.shutdown()
+            self.httpd.close_connections()
+            self.httpd.server_close()
+        else:
+            self.state.broker.close()
+        for thread in self._threads:
+            thread.join(timeout=30)
+        self._threads = []
+        if self.live is not None:
+            self.live.close()
+        if self._own_output:
+            shutil.rmtree(self.output.parent, ignore_errors=True)
