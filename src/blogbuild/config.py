@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from dataclasses import dataclass, field
@@ -89,6 +90,10 @@ class Config:
 
         Exactly what the parser reads (tests/test_cache.py checks every field): more would
         only re-render every post when, say, the permalink pattern changes."""
+        return self._render_fingerprint
+
+    @functools.cached_property
+    def _render_fingerprint(self) -> str:  # computed once: every source's digest uses it
         relevant = {
             "base_url": self.base_url,
             "callouts": {k: dataclasses.asdict(v) for k, v in sorted(self.callouts.items())},

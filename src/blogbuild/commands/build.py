@@ -37,10 +37,11 @@ def build(
     config = load_config(config_path, base_url=base_url)
     out = Path(output).resolve() if output is not None else None
     option = "--output" if output is not None else None
+    sources = None
     if use_cache and not clean:
         target = out or (config.root / config.output_dir).resolve()
         check_output(target, config, option=option)
-        report = up_to_date(config, config.root / CACHE_DIR, target, drafts=drafts)
+        report, sources = up_to_date(config, config.root / CACHE_DIR, target, drafts=drafts)
         if report is not None:
             if strict and report.diagnostics:
                 raise BuildFailed(report.diagnostics, strict=True)
@@ -51,6 +52,6 @@ def build(
                     clean=clean, jobs=jobs, progress=progress,
                     option=option)
     try:
-        return engine.run()
+        return engine.run(sources=sources)
     finally:
         engine.close()

@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import hashlib
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import PurePath
 from typing import Any
 
@@ -26,6 +27,8 @@ CONFIG = "<config>"
 BODY_ATTRIBUTES = frozenset({"html", "feed_html"})
 
 Dep = tuple[str, str]  # (post source, SITE or CONFIG; attribute name)
+#: A page's reads, compact: (source, attributes) by source; equal attribute sets are shared.
+Reads = tuple[tuple[str, frozenset[str]], ...]
 
 
 class Tracker:
@@ -68,28 +71,43 @@ class Tracker:
         return deps
 
 
+_PLAIN = (str, int, float, bool, type(None))
+
+
 def shape(value: Any) -> Any:
     """A plain, ordered picture of a value: posts by source, sets sorted, dataclasses by field.
 
     Equal shapes in two processes mean equal values as a template sees them; what the posts
     themselves say is covered by the reads recorded for them."""
-    if isinstance(value, Post):
-        return ("post", value.source)
-    if isinstance(value, str | int | float | bool | type(None)):
+    kind = type(value)
+    if kind in _PLAIN:
         return value
-    if isinstance(value, list | tuple):
-        return tuple(shape(v) for v in value)
+    if kind is Post:
+        return ("post", value.source)
+    if kind is list or kind is tuple:
+        return tuple([shape(v) for v in value])
     if isinstance(value, Mapping):
-        return ("map", tuple((shape(k), shape(v)) for k, v in value.items()))
+        return ("map", tuple([(shape(k), shape(v)) for k, v in value.items()]))
     if isinstance(value, set | frozenset):
-        return ("set", tuple(sorted((shape(v) for v in value), key=repr)))
+        return ("set", tuple(sorted([shape(v) for v in value], key=repr)))
     if isinstance(value, dt.date | dt.time | dt.timedelta | PurePath):
         return repr(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return (type(value).__name__, *(shape(getattr(value, f.name))
-                                        for f in dataclasses.fields(value)
-                                        if f.compare and f.name not in ("previous", "next")))
-    return (type(value).__name__, repr(value))
+        return (kind.__name__, *[shape(getattr(value, name)) for name in _fields(kind)])
+    if isinstance(value, Post):
+        return ("post", value.source)
+    return (kind.__name__, repr(value))
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields(kind: type) -> tuple[str, ...]:
+    found = _FIELDS.get(kind)
+    if found is None:
+        found = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind)
+                                      if f.compare and f.name not in ("previous", "next"))
+    return found
 
 
 def fingerprint(value: Any) -> bytes:
@@ -122,3 +140,22 @@ def other_value(site: Site, config: Config, source: str, attribute: str) -> byte
         return fingerprint(getattr(target, attribute))
     except Exception:
         return b"unreadable"
+
+
+def compact(deps: Iterable[Dep], shared: dict[frozenset[str], frozenset[str]]) -> Reads:
+    """`deps` grouped by source; `shared` keeps one copy of each attribute set, so thousands
+    of list pages that read the same attributes of their posts cost one set."""
+    grouped: dict[str, set[str]] = {}
+    for source, attribute in deps:
+        grouped.setdefault(source, set()).add(attribute)
+    out = []
+    for source in sorted(grouped):
+        attributes = frozenset(sys.intern(a) for a in grouped[source])
+        out.append((sys.intern(source), shared.setdefault(attributes, attributes)))
+    return tuple(out)
+
+
+def pairs(reads: Reads) -> Iterator[Dep]:
+    for source, attributes in reads:
+        for attribute in attributes:
+            yield source, attribute

@@ -17,7 +17,6 @@ from pathlib import Path
 
 from blogbuild import fingerprints
 from blogbuild.config import Config
-from blogbuild.content.discover import discover
 from blogbuild.content.linkmap import DocumentInfo, LinkMap, build_link_map
 from blogbuild.content.models import Post, Site
 from blogbuild.diagnostics import BuildFailed, Diagnostic, TemplateError, error
@@ -27,17 +26,23 @@ from blogbuild.output.plan import PlannedPage, page_owner, plan
 from blogbuild.output.writer import Stage
 from blogbuild.pipeline import pages as stale
 from blogbuild.pipeline.assemble import assemble, resolve_refs
-from blogbuild.pipeline.deps import Dep
+from blogbuild.pipeline.deps import Dep, compact, pairs
 from blogbuild.pipeline.files import FileSpec, claim_files, site_files
 from blogbuild.pipeline.outcome import BuildReport
-from blogbuild.pipeline.quick import Summary, inputs_fingerprint, save_summary, template_files
+from blogbuild.pipeline.quick import (
+    Sources,
+    Summary,
+    inputs_fingerprint,
+    read_sources,
+    save_summary,
+    template_files,
+)
 from blogbuild.pipeline.sources import (
     Renderer,
     asset_rels,
     document_infos,
     feed_candidates,
     feed_sources,
-    read_sources,
     relink,
     results_of,
 )
@@ -57,7 +62,6 @@ from blogbuild.pipeline.store import RenderCache
 from blogbuild.pipeline.workers import (
     PAGE_POOL_MIN,
     PageDone,
-    RenderJob,
     default_jobs,
     init_pages,
     run_jobs,
@@ -120,10 +124,10 @@ class Engine:
     # -- the pipeline --------------------------------------------------------------------
 
     def run(self, early: Callable[[set[str], list[Diagnostic]], None] | None = None,
-            ) -> BuildReport:
+            sources: Sources | None = None) -> BuildReport:
         """Bring the output up to date. `early(paths, errors)` is told about the pages of
         edited sources as soon as they are in place (lenient runs; the listings come
-        after), with the errors known by then."""
+        after), with the errors known by then. `sources`: what a caller already read."""
         start = time.perf_counter()
         config = self.config
         key = state_key(fingerprints.code_fingerprint(), self.output, self.drafts)
@@ -137,8 +141,8 @@ class Engine:
         self.clean = False  # --clean is for the first run only
 
         self.progress("reading sources", 0, 0)
-        found = discover(config.content_path, config.root)
-        items = read_sources(found, config)
+        sources = sources or read_sources(config)
+        found, items = sources.found, sources.items
         inputs = inputs_fingerprint(config, found, [(r, i.digest) for r, i in items.items()],
                                     drafts=self.drafts, extra_head=self.extra_head)
         infos = document_infos(items, last.sources)
@@ -396,6 +400,7 @@ class Engine:
         state = State(last.key, sources=entries, templates=templates_fp,
                       closures=dict(closures), posts=prints)
         templated = {d.path: d for d in done}
+        shared: dict[frozenset[str], frozenset[str]] = {}
         for page in pages:
             result = templated.get(page.path)
             if result is None:
@@ -405,7 +410,8 @@ class Engine:
                 continue
             out = result.out if result.written else last.pages[page.path].out \
                 if page.path in last.pages else result.out
-            state.pages[page.path] = PageEntry(page.template, inputs[page.path], result.deps,
+            state.pages[page.path] = PageEntry(page.template, inputs[page.path],
+                                               compact(result.deps, shared),
                                                out)
         for rel in written:
             entry: PageEntry | FileEntry | None = state.pages.get(rel) or files.get(rel)
@@ -416,7 +422,7 @@ class Engine:
         state.files = files
         deps: set[Dep] = set()
         for entry in state.pages.values():
-            deps |= entry.deps
+            deps.update(pairs(entry.deps))
         state.values = {dep: values(dep) for dep in deps}
         return state
 
@@ -438,4 +444,4 @@ def _digest_of(path: Path) -> bytes:
     return file_digest(path.read_bytes())
 
 
-__all__ = ["BuildReport", "Engine", "RenderJob"]
+__all__ = ["BuildReport", "Engine"]

@@ -135,12 +135,16 @@ def stale_pages(pages: list[PlannedPage], inputs: dict[str, bytes], state: State
     """Paths of the pages to template again (see the module's docstring)."""
     suspect = {dep for dep in state.values
                if dep[0] in (SITE, CONFIG) or dep[0] in values.changed}
-    moved = {dep for dep in suspect if values(dep) != state.values[dep]}
+    moved: dict[str, set[str]] = {}
+    for dep in suspect:
+        if values(dep) != state.values[dep]:
+            moved.setdefault(dep[0], set()).add(dep[1])
     stale = []
     for page in pages:
         last = state.pages.get(page.path)
         if (last is None or last.inputs != inputs[page.path]
-                or (moved and not moved.isdisjoint(last.deps))
+                or (moved and any(source in moved and not moved[source].isdisjoint(read)
+                                  for source, read in last.deps))
                 or not intact(page.path)):
             stale.append(page.path)
     return stale

@@ -18,6 +18,7 @@ from pathlib import Path
 from blogbuild import fingerprints
 from blogbuild.config import Config
 from blogbuild.content.discover import Discovered, discover
+from blogbuild.content.models import SourceJob
 from blogbuild.content.walk import ignored
 from blogbuild.fingerprints import digest_of
 from blogbuild.output.outdir import MARKER
@@ -25,6 +26,35 @@ from blogbuild.output.theme import theme_static, theme_templates
 from blogbuild.output.writer import files_under
 from blogbuild.pipeline.outcome import BuildReport
 from blogbuild.pipeline.state import OutputEntry, intact, save_pickle, state_key, state_path
+
+
+@dataclass(frozen=True)
+class RenderJob:
+    job: SourceJob
+    data: bytes | None  # None: unreadable (the render reports the error with the file)
+    digest: str
+    feed: bool  # the feed variant is needed too
+
+
+@dataclass
+class Sources:
+    """What the check read, handed on to the engine when the check finds work to do."""
+
+    found: Discovered
+    items: dict[str, RenderJob]
+
+
+def read_sources(config: Config) -> Sources:
+    found = discover(config.content_path, config.root)
+    items: dict[str, RenderJob] = {}
+    for job in found.documents:
+        try:
+            data: bytes | None = job.path.read_bytes()
+        except OSError:
+            data = None
+        digest = digest_of(data, config) if data is not None else ""
+        items[job.rel] = RenderJob(job, data, digest, False)
+    return Sources(found, items)
 
 
 @dataclass
@@ -93,36 +123,35 @@ def save_summary(cache: Path, summary: Summary) -> None:
 
 
 def up_to_date(config: Config, cache: Path, output: Path, *, drafts: bool,
-               extra_head: str = "") -> BuildReport | None:
-    """The last build's report when nothing it read or wrote changed since; else None."""
+               extra_head: str = "") -> tuple[BuildReport | None, Sources | None]:
+    """The last build's report when nothing it read or wrote changed since (else None), and
+    the sources it read to know (None when it could tell sooner)."""
     key = state_key(fingerprints.code_fingerprint(), output, drafts)
     try:
         with open(summary_path(cache, key), "rb") as fh:
             summary = pickle.load(fh)
     except Exception:  # missing or damaged: the full build decides
-        return None
+        return None, None
     if not isinstance(summary, Summary) or summary.key != key:
-        return None
+        return None, None
     if not (output / MARKER).is_file():
-        return None
-    found = discover(config.content_path, config.root)
-    digests = []
-    for job in found.documents:
-        try:
-            digests.append((job.rel, digest_of(job.path.read_bytes(), config)))
-        except OSError:
-            return None
-    inputs = inputs_fingerprint(config, found, digests, drafts=drafts, extra_head=extra_head)
+        return None, None
+    sources = read_sources(config)
+    digests = [(rel, item.digest) for rel, item in sources.items.items()]
+    if any(item.data is None for item in sources.items.values()):
+        return None, sources
+    inputs = inputs_fingerprint(config, sources.found, digests, drafts=drafts,
+                                extra_head=extra_head)
     if inputs != summary.inputs:
-        return None
+        return None, sources
     if files_under(output) != set(summary.outputs) | {MARKER}:
-        return None
+        return None, sources
     if not all(intact(output, rel, entry) for rel, entry in summary.outputs.items()):
-        return None
+        return None, sources
     report = summary.report
     report.seconds = 0.0
     report.rendered = 0
     report.templated = set()
     report.cached = report.sources
     report.changed, report.removed, report.fresh = set(), set(), False
-    return report
+    return report, sources

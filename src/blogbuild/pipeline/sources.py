@@ -13,27 +13,14 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from blogbuild.config import Config
-from blogbuild.content.discover import Discovered
 from blogbuild.content.linkmap import DocumentInfo, LinkMap, build_link_map, read_info
 from blogbuild.content.models import Site
-from blogbuild.fingerprints import digest_of
+from blogbuild.pipeline.quick import RenderJob
 from blogbuild.pipeline.render import RenderResult
 from blogbuild.pipeline.state import SourceEntry
 from blogbuild.pipeline.store import RenderCache
-from blogbuild.pipeline.workers import RENDER_POOL_MIN, RenderJob, init_render, render_one, run_jobs
+from blogbuild.pipeline.workers import RENDER_POOL_MIN, init_render, render_one, run_jobs
 from blogbuild.runtimes import katex
-
-
-def read_sources(found: Discovered, config: Config) -> dict[str, RenderJob]:
-    jobs: dict[str, RenderJob] = {}
-    for job in found.documents:
-        try:
-            data: bytes | None = job.path.read_bytes()
-        except OSError:
-            data = None  # the render reports the read error with the file
-        digest = digest_of(data, config) if data is not None else ""
-        jobs[job.rel] = RenderJob(job, data, digest, False)
-    return jobs
 
 
 def document_infos(jobs: dict[str, RenderJob],

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from blogbuild.pipeline.deps import Dep
+    from blogbuild.pipeline.deps import Dep, Reads
     from blogbuild.pipeline.render import RenderResult
 
 #: Bump when the layout of these classes changes (the code fingerprint covers it too).
@@ -45,7 +45,7 @@ class OutputEntry:
 class PageEntry:
     template: str
     inputs: bytes  # fingerprint of template, globals, URL and context shape
-    deps: frozenset[Dep]
+    deps: Reads
     out: OutputEntry
 
 

@@ -22,6 +22,7 @@ from blogbuild.content.linkmap import LinkMap
 from blogbuild.content.models import MissingBody, SourceJob
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
 from blogbuild.pipeline.deps import Dep, Tracker
+from blogbuild.pipeline.quick import RenderJob
 from blogbuild.pipeline.render import RenderResult, render_source
 from blogbuild.pipeline.state import OutputEntry, file_digest
 from blogbuild.pipeline.store import RenderCache, without_body
@@ -69,14 +70,6 @@ def run_jobs(items: Sequence[J], work: Callable[[J], R], init: Callable[..., Non
 
 
 # -- rendering --------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class RenderJob:
-    job: SourceJob
-    data: bytes | None  # None: read it (and report the error) in the worker
-    digest: str
-    feed: bool  # the feed variant is needed too
-
 
 _RENDER: dict[str, Any] = {}
 
