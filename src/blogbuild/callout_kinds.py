@@ -6,11 +6,10 @@ by the callout plugin (how each type renders)."""
 from __future__ import annotations
 
 import dataclasses
+import html
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-
-from markdown_it.common.utils import escapeHtml
 
 from blogbuild.callout_icons import ICONS
 from blogbuild.diagnostics import ConfigError
@@ -89,7 +88,7 @@ def _check_icon(key: str, value: str) -> str:
     if text.lower() in ICONS:
         return ICONS[text.lower()]
     if text and len(text) <= 8 and not re.search(r"[A-Za-z0-9<>&]", text):
-        return escapeHtml(text)  # an emoji or symbol
+        return html.escape(text)  # an emoji or symbol
     raise ConfigError(
         f"'callouts.{key}.icon' must be an icon name ({', '.join(ICONS)}), inline <svg> "
         f"markup or an emoji, not {value!r}"

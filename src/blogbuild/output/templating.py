@@ -66,7 +66,10 @@ CUSTOM_CSS = "css/custom.css"
 CUSTOM_JS = "js/custom.js"
 
 
-def create_environment(config: Config) -> jinja2.Environment:
+def create_environment(config: Config, bytecode: Path | None = None) -> jinja2.Environment:
+    """The environment pages are templated in; `bytecode` is a folder where compiled
+    templates are kept between builds (a template is compiled again when its source
+    changes)."""
     theme = jinja2.FileSystemLoader(str(theme_templates()))
     loaders: list[jinja2.BaseLoader] = []
     site_templates = config.root / "templates"
@@ -82,6 +85,7 @@ def create_environment(config: Config) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         finalize=_printable,
+        bytecode_cache=_bytecode_cache(bytecode),
     )
     urls = config.urls
 
@@ -106,6 +110,16 @@ def create_environment(config: Config) -> jinja2.Environment:
     env.globals["custom_css"] = (site_static / CUSTOM_CSS).is_file()
     env.globals["custom_js"] = (site_static / CUSTOM_JS).is_file()
     return env
+
+
+def _bytecode_cache(folder: Path | None) -> jinja2.BytecodeCache | None:
+    if folder is None:
+        return None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None  # a cache that cannot be written only costs speed
+    return jinja2.FileSystemBytecodeCache(str(folder))
 
 
 def _check_readable(folder: Path, root: Path) -> None:

@@ -359,13 +359,16 @@ class Engine:
             stamp = (st.st_size, st.st_mtime_ns) if st is not None else (0, 0)
             previous = last.files.get(rel)
             if spec.source is None:
-                digest = file_digest(spec.data)
-                if (not fresh and previous is not None and previous.out.digest == digest
+                generated = f"generated:{spec.key}"
+                if (not fresh and previous is not None and previous.source == generated
                         and intact(self.output, rel, previous.out)):
                     files[rel] = previous
                     continue
-                stage.write_bytes(rel, spec.data)
-                files[rel] = FileEntry("", (0, 0), OutputEntry(digest, len(spec.data), 0))
+                assert spec.make is not None
+                data = spec.make()
+                stage.write_bytes(rel, data)
+                files[rel] = FileEntry(generated, (0, 0),
+                                       OutputEntry(file_digest(data), len(data), 0))
                 continue
             if (not fresh and previous is not None and previous.source == source
                     and previous.stamp == stamp and intact(self.output, rel, previous.out)):
@@ -381,7 +384,9 @@ class Engine:
             return []
         previous = {rel: e.out.digest for rel, e in last.pages.items() if rel not in damaged}
         items = [(rel, previous.get(rel)) for rel in paths]
-        initargs = (self.config, site, stage.dir, self.extra_head)
+        bytecode = (self.cache_root / "templates" / fingerprints.code_fingerprint()[:16]
+                    if self.use_cache else None)
+        initargs = (self.config, site, stage.dir, self.extra_head, bytecode)
         done = []
         for n, result in enumerate(run_jobs(items, template_one, init_pages, initargs,
                                             jobs=self.jobs, minimum=PAGE_POOL_MIN), 1):

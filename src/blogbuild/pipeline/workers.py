@@ -120,7 +120,7 @@ _PAGES: dict[str, Any] = {}
 
 
 def init_pages(config: Config | None, site: Any, stage: Path | None,
-               extra_head: str | None = None) -> None:
+               extra_head: str | None = None, bytecode: Path | None = None) -> None:
     """Set up templating: the environment, the read tracker and every planned page."""
     _PAGES.clear()
     if config is None:
@@ -128,7 +128,7 @@ def init_pages(config: Config | None, site: Any, stage: Path | None,
     from blogbuild.output.plan import plan
     from blogbuild.output.templating import create_environment
 
-    env = create_environment(config)
+    env = create_environment(config, bytecode)
     env.globals["site"] = site
     env.globals["extra_head"] = extra_head or ""
     tracker = Tracker()
