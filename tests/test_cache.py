@@ -19,7 +19,8 @@ import pytest
 from blogbuild.commands.build import build
 from blogbuild.config import CalloutType, Config, MathConfig, NavLink, RunnableConfig
 from blogbuild.fingerprints import digest_of
-from blogbuild.pipeline.render import Rendered, RenderResult, SourceJob, render_source
+from blogbuild.pipeline.records import Rendered, RenderResult
+from blogbuild.pipeline.render import SourceJob, render_source
 from blogbuild.pipeline.store import CACHE_DIR, RenderCache
 from blogbuild.runtimes import katex
 

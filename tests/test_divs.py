@@ -14,8 +14,8 @@ from markdown_it.utils import read_fixture_file
 
 from blogbuild.config import Config
 from blogbuild.content.linkmap import LinkMap
+from blogbuild.content.models import Ref
 from blogbuild.markdown import create_markdown
-from blogbuild.markdown.env import Ref
 from blogbuild.markdown.widgets import _SPACE_ICON
 from blogbuild.markdown.widgets.embeds import EmbedError, parse_space, parse_start, parse_video
 

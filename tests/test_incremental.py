@@ -228,3 +228,14 @@ def test_a_damaged_output_is_repaired(site: Path, tmp_path: Path) -> None:
     assert report.changed == report.templated and report.removed == {"stray.txt"}
     assert not (out / "stray.txt").exists()
     assert tree(out) == tree(build_clean(site, tmp_path))
+
+
+def test_another_base_url_is_not_served_from_compiled_templates(site: Path,
+                                                                tmp_path: Path) -> None:
+    """Jinja folds `"/x/" | url` into compiled templates: a preview build under another
+    base URL must not get the first build's links from the template cache."""
+    preview = tmp_path / "preview"
+    build(site / "site.yaml", output=preview, base_url="https://example.org/preview/")
+    html = (preview / "posts" / "p1" / "index.html").read_text()
+    assert 'href="/preview/css/main.css"' in html
+    assert 'href="/css/main.css"' not in html

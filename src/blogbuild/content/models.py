@@ -18,6 +18,16 @@ class TocEntry:
 
 
 @dataclass(frozen=True)
+class Ref:
+    """A link or image that points inside the site; checked once every page is known."""
+
+    kind: str  # "link" or "image"
+    target: str  # a site-root path, `#fragment`, or the relative target as written
+    line: int  # 1-based line in the source file
+    rel: str | None = None  # for a relative target: the content path it points at
+
+
+@dataclass(frozen=True)
 class SourceJob:
     """One Markdown file to read and render; `rel` is its path under content/ (POSIX)."""
 

@@ -4,28 +4,33 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from mdit_py_plugins.footnote import footnote_plugin
-from mdit_py_plugins.gfm_autolink import gfm_autolink_plugin
-
-from blogbuild.markdown.callouts import callouts_plugin
-from blogbuild.markdown.feed import feed_plugin
-from blogbuild.markdown.figures import figures_plugin
-from blogbuild.markdown.highlight import highlight_plugin
-from blogbuild.markdown.limits import limits_plugin
-from blogbuild.markdown.links import links_plugin
-from blogbuild.markdown.math import math_plugin
-from blogbuild.markdown.toc import toc_plugin
-from blogbuild.markdown.widgets.divs import divs_plugin
-
 if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
     from blogbuild.config import Config
 
 __all__ = ["create_markdown"]
 
 
 def create_markdown(config: Config | None = None) -> MarkdownIt:
-    """Build the parser with every plugin on; `config=None` uses the defaults (REPL, tests)."""
+    """Build the parser with every plugin on; `config=None` uses the defaults (REPL, tests).
+
+    The plugins are imported here, not with the package: importing one module of it (a
+    record type, a helper) must not load them all."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.footnote import footnote_plugin
+    from mdit_py_plugins.gfm_autolink import gfm_autolink_plugin
+
+    from blogbuild.markdown.callouts import callouts_plugin
+    from blogbuild.markdown.feed import feed_plugin
+    from blogbuild.markdown.figures import figures_plugin
+    from blogbuild.markdown.highlight import highlight_plugin
+    from blogbuild.markdown.limits import limits_plugin
+    from blogbuild.markdown.links import links_plugin
+    from blogbuild.markdown.math import math_plugin
+    from blogbuild.markdown.toc import toc_plugin
+    from blogbuild.markdown.widgets.divs import divs_plugin
+
     if config is None:
         from blogbuild.config import Config
 

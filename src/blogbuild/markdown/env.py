@@ -23,25 +23,14 @@ Keys of env (all optional; ``render_markdown`` fills them):
 from __future__ import annotations
 
 from collections.abc import MutableMapping
-from dataclasses import dataclass
 from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 
+from blogbuild.content.models import Ref
 from blogbuild.diagnostics import Diagnostic, Severity
-
-
-@dataclass(frozen=True)
-class Ref:
-    """A link or image that points inside the site; checked once every page is known."""
-
-    kind: str  # "link" or "image"
-    target: str  # a site-root path, `#fragment`, or the relative target as written
-    line: int  # 1-based line in the source file
-    rel: str | None = None  # for a relative target: the content path it points at
-
 
 Env = MutableMapping[str, Any]
 

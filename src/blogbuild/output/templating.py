@@ -19,7 +19,7 @@ from blogbuild import __version__
 from blogbuild.config import Config
 from blogbuild.content.models import MissingBody
 from blogbuild.diagnostics import TemplateError
-from blogbuild.output.theme import theme_templates
+from blogbuild.output.theme import CUSTOM_CSS, CUSTOM_JS, THEME_PREFIX, theme_templates
 from blogbuild.runtimes import pyodide
 from blogbuild.sourcetext import decode_source
 
@@ -58,12 +58,6 @@ def _printable(value: object) -> object:
     return value
 
 
-#: Prefix under which the bundled theme's templates stay reachable from a site's overrides.
-THEME_PREFIX = "theme"
-
-#: Files of a site's static/ that the theme's base.html loads after its own CSS and JS.
-CUSTOM_CSS = "css/custom.css"
-CUSTOM_JS = "js/custom.js"
 
 
 def create_environment(config: Config, bytecode: Path | None = None) -> jinja2.Environment:

@@ -5,6 +5,13 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
+#: Prefix under which the bundled theme's templates stay reachable from a site's overrides.
+THEME_PREFIX = "theme"
+
+#: Files of a site's static/ that the theme's base.html loads after its own CSS and JS.
+CUSTOM_CSS = "css/custom.css"
+CUSTOM_JS = "js/custom.js"
+
 _PACKAGE = Path(__file__).resolve().parent.parent  # src/blogbuild
 
 

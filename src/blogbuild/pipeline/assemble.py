@@ -11,11 +11,10 @@ from urllib.parse import unquote
 
 from blogbuild.config import Config
 from blogbuild.content.linkmap import asset_urls, bundle_dir, document_url, slug_for
-from blogbuild.content.models import Bodies, Post, Site, Tag, link
+from blogbuild.content.models import Bodies, Post, Ref, Site, Tag, link
 from blogbuild.diagnostics import Diagnostic, error, warning
-from blogbuild.markdown.env import Ref
 from blogbuild.output.claims import Claims, Owner
-from blogbuild.pipeline.render import RenderResult, shorten
+from blogbuild.pipeline.records import RenderResult, shorten
 from blogbuild.urls import output_path, slugify, unsafe_path
 
 #: Symbols that tell tags apart (C++, C#, Q&A) become words in the slug instead of vanishing.

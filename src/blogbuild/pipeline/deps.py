@@ -13,12 +13,13 @@ import hashlib
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import PurePath
-from typing import Any
-
-import jinja2
+from typing import TYPE_CHECKING, Any
 
 from blogbuild.config import Config
 from blogbuild.content.models import Post, Site
+
+if TYPE_CHECKING:
+    import jinja2
 
 #: Pseudo sources for reads of the site and of the config.
 SITE = "<site>"

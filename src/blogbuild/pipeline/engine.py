@@ -8,6 +8,7 @@ where `build` fails and leaves the output as it was.
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import tempfile
 import time
@@ -384,8 +385,12 @@ class Engine:
             return []
         previous = {rel: e.out.digest for rel, e in last.pages.items() if rel not in damaged}
         items = [(rel, previous.get(rel)) for rel in paths]
-        bytecode = (self.cache_root / "templates" / fingerprints.code_fingerprint()[:16]
-                    if self.use_cache else None)
+        # Jinja folds filters of constants (`"/x/" | url`) into the compiled code: what the
+        # filters read (the base URL, the date format) is part of the cache's name.
+        key = hashlib.sha256(fingerprints.code_fingerprint().encode()
+                             + stale.globals_fingerprint(self.config, self.extra_head))
+        bytecode = self.cache_root / "templates" / key.hexdigest()[:16] if self.use_cache \
+            else None
         initargs = (self.config, site, stage.dir, self.extra_head, bytecode)
         done = []
         for n, result in enumerate(run_jobs(items, template_one, init_pages, initargs,

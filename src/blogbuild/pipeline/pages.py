@@ -11,15 +11,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-
-import jinja2
-import jinja2.nodes
+from typing import Any
 
 from blogbuild import __version__
 from blogbuild.config import Config
 from blogbuild.content.models import Post, Site
 from blogbuild.output.plan import PlannedPage
-from blogbuild.output.templating import CUSTOM_CSS, CUSTOM_JS, THEME_PREFIX, create_environment
+from blogbuild.output.theme import CUSTOM_CSS, CUSTOM_JS, THEME_PREFIX
 from blogbuild.pipeline.deps import (
     CONFIG,
     SITE,
@@ -39,6 +37,10 @@ def closures(config: Config, names: Iterable[str]) -> dict[str, bytes]:
     imports, followed through site overrides and `theme/` names. A name built while
     rendering (``"needs/" ~ need ~ ".html"``) stands for every template it can start
     with; one Jinja cannot foresee at all makes the template depend on every template."""
+    from jinja2 import TemplateError
+
+    from blogbuild.output.templating import create_environment
+
     env = create_environment(config)
     everything = template_files(config).encode()
     known = env.list_templates()
@@ -51,7 +53,7 @@ def closures(config: Config, names: Iterable[str]) -> dict[str, bytes]:
         try:
             source, _, _ = env.loader.get_source(env, name)  # type: ignore[union-attr]
             refs = list(_references(env.parse(source), known))
-        except (jinja2.TemplateError, OSError, RecursionError, UnicodeDecodeError):
+        except (TemplateError, OSError, RecursionError, UnicodeDecodeError):
             return everything  # the templating reports the error itself
         h.update(source.encode())
         for ref in refs:
@@ -65,11 +67,14 @@ def closures(config: Config, names: Iterable[str]) -> dict[str, bytes]:
     return {name: one(name, frozenset({name})) for name in sorted(set(names))}
 
 
-def _references(ast: jinja2.nodes.Template, known: list[str]) -> Iterator[str | None]:
-    """Names of the templates `ast` may load; None for one that could be any template."""
+def _references(ast: Any, known: list[str]) -> Iterator[str | None]:
+    """Names of the templates `ast` (a parsed template) may load; None for one that could
+    be any template."""
+    import jinja2.nodes
+
     for node in ast.find_all((jinja2.nodes.Extends, jinja2.nodes.FromImport,
                               jinja2.nodes.Import, jinja2.nodes.Include)):
-        target = node.template  # type: ignore[attr-defined]
+        target = node.template
         if isinstance(target, jinja2.nodes.Const) and isinstance(target.value, str):
             yield target.value
         elif isinstance(target, jinja2.nodes.Tuple | jinja2.nodes.List):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html as html_lib
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -13,17 +12,17 @@ from markdown_it.token import Token
 from blogbuild.config import Config
 from blogbuild.content.frontmatter import (
     FrontMatter,
-    PostMeta,
     parse_meta,
     split_front_matter,
 )
 from blogbuild.content.linkmap import LinkMap, document_url
 from blogbuild.content.models import SourceJob, TocEntry
-from blogbuild.diagnostics import ContentError, Diagnostic, error, warning
+from blogbuild.diagnostics import ContentError, error, warning
 from blogbuild.fingerprints import digest_of
 from blogbuild.markdown import create_markdown
-from blogbuild.markdown.env import Ref, html_renderer, report, token_line
+from blogbuild.markdown.env import html_renderer, report, token_line
 from blogbuild.markdown.feed import render_feed
+from blogbuild.pipeline.records import Rendered, RenderResult, shorten
 from blogbuild.sourcetext import decode_source
 
 _WORD = re.compile(r"\w+(?:[-'’]\w+)*")
@@ -34,41 +33,6 @@ _ANCHOR = re.compile(
     re.IGNORECASE,
 )
 SUMMARY_CHARS = 220
-
-
-@dataclass(frozen=True)
-class Rendered:
-    html: str
-    toc: tuple[TocEntry, ...]
-    title: str | None
-    title_html: str | None
-    subtitle: str | None
-    summary: str
-    needs: frozenset[str]
-    diagnostics: tuple[Diagnostic, ...]
-    refs: tuple[Ref, ...]
-    word_count: int
-    anchors: frozenset[str] = frozenset()  # the ids a `#fragment` link can point at
-    #: The body as a feed entry carries it: absolute links, math as MathML only (None when
-    #: not asked for: only the posts that some feed lists need it).
-    feed_html: str | None = ""
-    #: Relative targets resolved through the link map: (content path, URL or None).
-    resolved: tuple[tuple[str, str | None], ...] = ()
-
-
-@dataclass(frozen=True)
-class RenderResult:
-    """What the worker returns for a job: metadata and HTML, or the diagnostics that stopped it."""
-
-    job: SourceJob
-    digest: str
-    meta: PostMeta | None = None
-    rendered: Rendered | None = None
-    diagnostics: tuple[Diagnostic, ...] = field(default_factory=tuple)
-
-    @property
-    def ok(self) -> bool:
-        return self.meta is not None and self.rendered is not None
 
 
 _PARSERS: dict[str, MarkdownIt] = {}
@@ -130,13 +94,6 @@ def _summary(tokens: list[Token]) -> str:
             if text:
                 return shorten(text, SUMMARY_CHARS)
     return ""
-
-
-def shorten(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:.—-")
-    return cut + "…"
 
 
 def _word_count(tokens: list[Token]) -> int:

@@ -16,7 +16,7 @@ from blogbuild.config import Config
 from blogbuild.content.linkmap import DocumentInfo, LinkMap, build_link_map, read_info
 from blogbuild.content.models import Site
 from blogbuild.pipeline.quick import RenderJob
-from blogbuild.pipeline.render import RenderResult
+from blogbuild.pipeline.records import RenderResult
 from blogbuild.pipeline.state import SourceEntry
 from blogbuild.pipeline.store import RenderCache
 from blogbuild.pipeline.workers import RENDER_POOL_MIN, init_render, render_one, run_jobs

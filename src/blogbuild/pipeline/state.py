@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from blogbuild.pipeline.deps import Dep, Reads
-    from blogbuild.pipeline.render import RenderResult
+    from blogbuild.pipeline.records import RenderResult
 
 #: Bump when the layout of these classes changes (the code fingerprint covers it too).
 FORMAT = 1

@@ -12,7 +12,7 @@ from pathlib import Path
 from blogbuild.content.frontmatter import PostMeta
 from blogbuild.content.models import MissingBody, SourceJob
 from blogbuild.output.outdir import CACHE_DIR
-from blogbuild.pipeline.render import Rendered, RenderResult
+from blogbuild.pipeline.records import Rendered, RenderResult
 
 
 def _intact(result: RenderResult, digest: str) -> bool:

@@ -23,7 +23,7 @@ from blogbuild.content.models import MissingBody, SourceJob
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
 from blogbuild.pipeline.deps import Dep, Tracker
 from blogbuild.pipeline.quick import RenderJob
-from blogbuild.pipeline.render import RenderResult, render_source
+from blogbuild.pipeline.records import RenderResult
 from blogbuild.pipeline.state import OutputEntry, file_digest
 from blogbuild.pipeline.store import RenderCache, without_body
 from blogbuild.runtimes import katex
@@ -92,6 +92,8 @@ def render_one(item: RenderJob) -> tuple[RenderResult, bool, RenderResult | None
                 and (hit.rendered.feed_html is not None or not item.feed)
                 and (links is None or links.still_valid(hit.rendered.resolved))):
             return without_body(_here(hit, item.job)), False, None
+    from blogbuild.pipeline.render import render_source  # the parser: only to render
+
     result = render_source(item.job, config, item.data, item.digest or None, links,
                            feed=item.feed)
     kept = store.put(result) or not result.ok

@@ -1,0 +1,55 @@
+"""What rendering a source gives: the records the build keeps, and the bodies it stores.
+
+Light on purpose: the build's state and the render store hold these, and reading them
+must not load the Markdown parser."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from blogbuild.content.frontmatter import PostMeta
+from blogbuild.content.models import Ref, SourceJob, TocEntry
+from blogbuild.diagnostics import Diagnostic
+
+
+@dataclass(frozen=True)
+class Rendered:
+    html: str
+    toc: tuple[TocEntry, ...]
+    title: str | None
+    title_html: str | None
+    subtitle: str | None
+    summary: str
+    needs: frozenset[str]
+    diagnostics: tuple[Diagnostic, ...]
+    refs: tuple[Ref, ...]
+    word_count: int
+    anchors: frozenset[str] = frozenset()  # the ids a `#fragment` link can point at
+    #: The body as a feed entry carries it: absolute links, math as MathML only (None when
+    #: not asked for: only the posts that some feed lists need it).
+    feed_html: str | None = ""
+    #: Relative targets resolved through the link map: (content path, URL or None).
+    resolved: tuple[tuple[str, str | None], ...] = ()
+
+
+@dataclass(frozen=True)
+class RenderResult:
+    """What the worker returns for a job: metadata and HTML, or the diagnostics that stopped it."""
+
+    job: SourceJob
+    digest: str
+    meta: PostMeta | None = None
+    rendered: Rendered | None = None
+    diagnostics: tuple[Diagnostic, ...] = field(default_factory=tuple)
+
+    @property
+    def ok(self) -> bool:
+        return self.meta is not None and self.rendered is not None
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` cut at a word before `limit` characters, with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:.—-")
+    return cut + "…"
