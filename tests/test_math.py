@@ -331,6 +331,31 @@ def test_error_and_warnings_come_back_as_data() -> None:
     assert warned.ok and warned.warnings[0].code == "unicodeTextInMathMode"
 
 
+@pytest.mark.parametrize("output", ["htmlAndMathml", "html"])
+@pytest.mark.parametrize(("tex", "display"), [
+    ("x^2", False), ("x^2", True), ("\\begin{align} a &= b \\tag{3.1} \\\\ c \\end{align}", True),
+    ("\\href{#eq-1}{\\text{(1)}}", False), ("\\RR", True),
+    ("\\newcommand\\f{y}\\gdef\\f{x}\\f", False),
+])
+def test_feed_mathml_is_what_output_mathml_renders(
+    no_disk_cache: None, tex: str, display: bool, output: str
+) -> None:
+    """The feed's MathML comes out of the page's render (from its tree when it has MathML)."""
+    katex.clear_memo()
+    macros = {"\\RR": "\\mathbb{R}"}
+    page = katex.render(tex, display=display, options=katex.KatexOptions.make(output, macros))
+    alone = katex.render(tex, display=display, options=katex.KatexOptions.make("mathml", macros))
+    assert page.ok and alone.ok
+    assert page.mathml == alone.html
+
+
+def test_warnings_are_reported_once_per_formula() -> None:
+    for output in ("htmlAndMathml", "html"):
+        result = katex.render("é + \\href{https://x.org}{y}", display=False,
+                              options=katex.KatexOptions(output))
+        assert [w.code for w in result.warnings] == ["unicodeTextInMathMode", "untrusted"]
+
+
 def test_site_files_are_css_fonts_and_licence_only() -> None:
     files = katex.site_files()
     names = [rel for _, rel in files]

@@ -73,15 +73,11 @@ var blogbuildRender = function (tex, displayMode, options) {
     }
   };
   try {
-    var result = {html: katex.renderToString(tex, settings), warnings: warnings};
+    var tree = katex.__renderToDomTree(tex, settings);
+    var result = {html: tree.toMarkup(), warnings: warnings};
     if (options.output !== "mathml") {
       // The feed's variant: MathML alone, readable without KaTeX's stylesheet.
-      result.mathml = katex.renderToString(tex, Object.assign({}, settings, {
-        output: "mathml", strict: "ignore",
-        trust: function (context) {
-          return context.command === "\\href" && String(context.url).charAt(0) === "#";
-        }
-      }));
+      result.mathml = blogbuildMathmlOnly(tree, tex, settings, options);
     }
     return result;
   } catch (e) {
@@ -93,6 +89,26 @@ var blogbuildRender = function (tex, displayMode, options) {
       warnings: warnings
     };
   }
+};
+// What output "mathml" makes: the <math> that htmlAndMathml already built, wrapped in
+// <span class="katex"> instead of <span class="katex-mathml"> (KaTeX's buildMathML makes
+// both wrappers the same way). Reusing it saves a second parse and layout. Output "html"
+// has no MathML in its tree: render again, as output "mathml", with the macros before any
+// \gdef of the first render, and strict and trust answering as before but reporting
+// nothing (the first render did).
+var blogbuildMathmlOnly = function (tree, tex, settings, options) {
+  var node = tree.hasClass("katex-display") ? tree.children[0] : tree;
+  var wrapper = node.hasClass("katex") ? node.children[0] : null;
+  if (wrapper && wrapper.hasClass("katex-mathml") && wrapper.children.length === 1) {
+    wrapper.classes = ["katex"];  // after the page's markup: the tree is not used again
+    return wrapper.toMarkup();
+  }
+  return katex.renderToString(tex, Object.assign({}, settings, {
+    output: "mathml", strict: "ignore", macros: Object.assign({}, options.macros),
+    trust: function (context) {
+      return context.command === "\\href" && String(context.url).charAt(0) === "#";
+    }
+  }));
 };
 var blogbuildRenderMany = function (items, options) {
   return items.map(function (item) { return blogbuildRender(item[0], item[1], options); });
@@ -113,7 +129,10 @@ class KatexOptions:
 
     @property
     def fingerprint(self) -> str:
-        return json.dumps([self.output, self.macros, "mathml-for-feeds"], separators=(",", ":"))
+        # The last item names how results are made: a formula that \gdef-ed a macro it had
+        # \newcommand-ed was an error when the feed's MathML was a second render.
+        return json.dumps([self.output, self.macros, "mathml-from-page-render"],
+                          separators=(",", ":"))
 
 
 @dataclass(frozen=True)
