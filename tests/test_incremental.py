@@ -239,3 +239,30 @@ def test_another_base_url_is_not_served_from_compiled_templates(site: Path,
     html = (preview / "posts" / "p1" / "index.html").read_text()
     assert 'href="/preview/css/main.css"' in html
     assert 'href="/css/main.css"' not in html
+
+
+def test_old_renders_and_states_are_pruned(site: Path, tmp_path: Path) -> None:
+    """Renders no source names any more go once they are old; states of other output
+    folders (previews) are kept only for the few most recent ones."""
+    import os
+
+    store = site / ".blogbuild-cache" / "render"
+
+    def entries() -> set[str]:
+        return {p.name for p in store.rglob("*.pickle")}
+
+    first = entries()
+    edit(posts(site, "p1"), "More words.", "Second words.")()
+    build(site / "site.yaml")
+    assert len(entries()) == len(first) + 1  # the earlier render of p1 is kept for now
+    month_ago = os.stat(site / "site.yaml").st_mtime - 30 * 24 * 3600
+    for path in store.rglob("*.pickle"):
+        os.utime(path, (month_ago, month_ago))
+    edit(posts(site, "p1"), "Second words.", "Third words.")()
+    build(site / "site.yaml")
+    assert len(entries()) == len(first)  # one render per source, nothing older
+    assert build(site / "site.yaml", output=tmp_path / "again", use_cache=True).rendered == 0
+    for n in range(6):
+        build(site / "site.yaml", output=tmp_path / f"preview-{n}")
+    states = {p.name.split(".")[0] for p in (site / ".blogbuild-cache" / "state").iterdir()}
+    assert len(states) == 5  # this build's and the four most recent others

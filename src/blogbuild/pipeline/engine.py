@@ -27,8 +27,7 @@ from blogbuild.output.plan import PlannedPage, page_owner, plan
 from blogbuild.output.writer import Stage
 from blogbuild.pipeline import pages as stale
 from blogbuild.pipeline.assemble import assemble, resolve_refs
-from blogbuild.pipeline.deps import Dep, compact, pairs
-from blogbuild.pipeline.files import FileSpec, claim_files, site_files
+from blogbuild.pipeline.files import FileSpec, claim_files, site_files, stage_files
 from blogbuild.pipeline.outcome import BuildReport
 from blogbuild.pipeline.quick import (
     Sources,
@@ -48,14 +47,11 @@ from blogbuild.pipeline.sources import (
     results_of,
 )
 from blogbuild.pipeline.state import (
-    FileEntry,
-    OutputEntry,
-    PageEntry,
     SourceEntry,
     State,
-    file_digest,
     intact,
     load_state,
+    prune_states,
     save_state,
     state_key,
 )
@@ -70,6 +66,9 @@ from blogbuild.pipeline.workers import (
 )
 from blogbuild.progress import Progress, no_progress
 
+#: Renders no source of this build names are kept this long (other output folders, a
+#: drafts build, may still use them).
+STORE_KEEP_SECONDS = 14 * 24 * 3600
 #: Rounds of falling back to last good versions before the live server gives up a batch.
 _LENIENT_ROUNDS = 8
 
@@ -80,7 +79,8 @@ class Engine:
     def __init__(self, config: Config, *, output: Path | None = None, drafts: bool = False,
                  strict: bool = False, use_cache: bool = True, clean: bool = False,
                  jobs: int | None = None, lenient: bool = False, extra_head: str = "",
-                 progress: Progress = no_progress, option: str | None = None) -> None:
+                 progress: Progress = no_progress, option: str | None = None,
+                 persist: bool = True) -> None:
         self.config = config
         self.output = (output or (config.root / config.output_dir)).resolve()
         # Before anything is read or written: a wrong output folder could delete sources.
@@ -88,6 +88,7 @@ class Engine:
         self.drafts = drafts
         self.strict = strict
         self.use_cache = use_cache
+        self.persist = persist and use_cache  # keep the state for the next process
         self.clean = clean
         self.jobs = jobs or default_jobs()
         self.lenient = lenient
@@ -133,7 +134,7 @@ class Engine:
         config = self.config
         key = state_key(fingerprints.code_fingerprint(), self.output, self.drafts)
         state = self.state
-        if state is None and self.use_cache and not self.clean:
+        if state is None and self.persist and not self.clean:
             state = load_state(self.cache_root, key)
         if self.clean or not (self.output / MARKER).is_file():
             state = None
@@ -219,10 +220,13 @@ class Engine:
         report.cached = len(items) - report.rendered
         report.diagnostics = diagnostics
         report.errors = sorted({*errors, *report.errors})
-        if self.use_cache and self.state is not None and not report.errors:
+        if self.persist and self.state is not None and not report.errors:
             outputs = {rel: e.out for rel, e in self.state.pages.items()}
             outputs.update((rel, e.out) for rel, e in self.state.files.items())
             save_summary(self.cache_root, Summary(self.state.key, inputs, outputs, report))
+            if report.rendered:  # renders of older versions of these sources may go
+                self.store.prune({e.digest for e in entries.values()},
+                                 older_than=STORE_KEEP_SECONDS)
         return report
 
     def _fall_back(self, entries: dict[str, SourceEntry], fresh: set[str],
@@ -306,7 +310,8 @@ class Engine:
             outdated = set(stale.stale_pages(pages, inputs, last, values, unchanged))
             todo = [p for p in pages if p.path in outdated]
         with Stage(self.output, fresh=fresh) as stage:
-            files = self._copy_files(stage, chosen, last, fresh)
+            self.progress("copying files", 0, 0)
+            files = stage_files(stage, chosen, last.files, self.output, fresh)
             self.progress("writing pages", 0, len(todo))
             own = [p.path for p in todo if p.sources & edited]
             done = self._template(site, own, last, stage, damaged)
@@ -331,12 +336,13 @@ class Engine:
             keep = set(chosen) | {p.path for p in pages}
             keep.discard(MARKER)
             written, removed = stage.commit(keep)
-        state = self._next_state(last, entries, pages, inputs, closures, templates_fp,
-                                 done, files, prints, values, written)
+        state = stale.next_state(last, entries, pages, inputs, closures, templates_fp, done,
+                                 files, prints, values, written, self.output)
         self.state = state
         self.site = site
-        if self.use_cache:
+        if self.persist:
             save_state(self.cache_root, state)
+            prune_states(self.cache_root, state.key)
         return BuildReport(
             output=self.output, posts=len(site.posts), pages=len(pages),
             files=len(keep) + 1, seconds=time.perf_counter() - start,
@@ -345,39 +351,6 @@ class Engine:
             changed=written, removed=removed, fresh=fresh,
             errors=_first_per_place([d.error for d in failed if d.error is not None]),
         )
-
-    def _copy_files(self, stage: Stage, chosen: dict[str, FileSpec], last: State,
-                    fresh: bool) -> dict[str, FileEntry]:
-        """Stage the files that are new or changed; returns every file's new entry."""
-        files: dict[str, FileEntry] = {}
-        self.progress("copying files", 0, 0)
-        for rel, spec in chosen.items():
-            source = str(spec.source) if spec.source is not None else ""
-            try:
-                st = spec.source.stat() if spec.source is not None else None
-            except OSError:
-                st = None
-            stamp = (st.st_size, st.st_mtime_ns) if st is not None else (0, 0)
-            previous = last.files.get(rel)
-            if spec.source is None:
-                generated = f"generated:{spec.key}"
-                if (not fresh and previous is not None and previous.source == generated
-                        and intact(self.output, rel, previous.out)):
-                    files[rel] = previous
-                    continue
-                assert spec.make is not None
-                data = spec.make()
-                stage.write_bytes(rel, data)
-                files[rel] = FileEntry(generated, (0, 0),
-                                       OutputEntry(file_digest(data), len(data), 0))
-                continue
-            if (not fresh and previous is not None and previous.source == source
-                    and previous.stamp == stamp and intact(self.output, rel, previous.out)):
-                files[rel] = previous
-                continue
-            stage.copy(rel, spec.source, shown=spec.owner.file)
-            files[rel] = FileEntry(source, stamp, OutputEntry(b"", stamp[0], 0))
-        return files
 
     def _template(self, site: Site, paths: list[str], last: State, stage: Stage,
                   damaged: set[str]) -> list[PageDone]:
@@ -401,42 +374,6 @@ class Engine:
             self.progress("writing pages", n, len(items))
         return done
 
-    def _next_state(self, last: State, entries: dict[str, SourceEntry],
-                    pages: list[PlannedPage],
-                    inputs: dict[str, bytes], closures: dict[str, bytes], templates_fp: str,
-                    done: list[PageDone], files: dict[str, FileEntry],
-                    prints: dict[str, bytes], values: stale.Values,
-                    written: set[str]) -> State:
-        state = State(last.key, sources=entries, templates=templates_fp,
-                      closures=dict(closures), posts=prints)
-        templated = {d.path: d for d in done}
-        shared: dict[frozenset[str], frozenset[str]] = {}
-        for page in pages:
-            result = templated.get(page.path)
-            if result is None:
-                state.pages[page.path] = last.pages[page.path]
-                continue
-            if result.out is None:  # a template error (lenient): try again next time
-                continue
-            out = result.out if result.written else last.pages[page.path].out \
-                if page.path in last.pages else result.out
-            state.pages[page.path] = PageEntry(page.template, inputs[page.path],
-                                               compact(result.deps, shared),
-                                               out)
-        for rel in written:
-            entry: PageEntry | FileEntry | None = state.pages.get(rel) or files.get(rel)
-            if entry is not None:
-                st = (self.output / rel).stat()
-                entry.out = OutputEntry(entry.out.digest or _digest_of(self.output / rel),
-                                        st.st_size, st.st_mtime_ns)
-        state.files = files
-        deps: set[Dep] = set()
-        for entry in state.pages.values():
-            deps.update(pairs(entry.deps))
-        state.values = {dep: values(dep) for dep in deps}
-        return state
-
-
 def relink_from_infos(infos: list[DocumentInfo], assets: list[str], config: Config,
                       drafts: bool) -> LinkMap:
     return build_link_map(infos, assets, config, drafts=drafts)
@@ -448,10 +385,6 @@ def _first_per_place(errors: list[Diagnostic]) -> list[Diagnostic]:
     for found in errors:
         seen.setdefault((found.file, found.line), found)
     return list(seen.values())
-
-
-def _digest_of(path: Path) -> bytes:
-    return file_digest(path.read_bytes())
 
 
 __all__ = ["BuildReport", "Engine"]

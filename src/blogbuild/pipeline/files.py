@@ -14,7 +14,8 @@ from blogbuild.diagnostics import Diagnostic
 from blogbuild.output.claims import SITE_STATIC, THEME, Claims, Owner
 from blogbuild.output.plan import code_css, code_css_key
 from blogbuild.output.theme import theme_dir, theme_static
-from blogbuild.output.writer import bundle_files
+from blogbuild.output.writer import Stage, bundle_files
+from blogbuild.pipeline.state import FileEntry, OutputEntry, file_digest, intact
 
 #: The generated stylesheet of code blocks.
 CODE_CSS = "css/pygments.css"
@@ -74,3 +75,37 @@ def claim_files(claims: Claims, specs: list[FileSpec]) -> dict[str, FileSpec]:
         if claims.claim(spec.rel, spec.owner):
             chosen[spec.rel] = spec
     return chosen
+
+
+def stage_files(stage: Stage, chosen: dict[str, FileSpec], last: dict[str, FileEntry],
+                output: Path, fresh: bool) -> dict[str, FileEntry]:
+    """Stage the files that are new or changed; returns every file's new entry (a file
+    the output still has as the last build left it is not copied again)."""
+    files: dict[str, FileEntry] = {}
+    for rel, spec in chosen.items():
+        source = str(spec.source) if spec.source is not None else ""
+        try:
+            st = spec.source.stat() if spec.source is not None else None
+        except OSError:
+            st = None
+        stamp = (st.st_size, st.st_mtime_ns) if st is not None else (0, 0)
+        previous = last.get(rel)
+        if spec.source is None:
+            generated = f"generated:{spec.key}"
+            if (not fresh and previous is not None and previous.source == generated
+                    and intact(output, rel, previous.out)):
+                files[rel] = previous
+                continue
+            assert spec.make is not None
+            data = spec.make()
+            stage.write_bytes(rel, data)
+            files[rel] = FileEntry(generated, (0, 0),
+                                   OutputEntry(file_digest(data), len(data), 0))
+            continue
+        if (not fresh and previous is not None and previous.source == source
+                and previous.stamp == stamp and intact(output, rel, previous.out)):
+            files[rel] = previous
+            continue
+        stage.copy(rel, spec.source, shown=spec.owner.file)
+        files[rel] = FileEntry(source, stamp, OutputEntry(b"", stamp[0], 0))
+    return files

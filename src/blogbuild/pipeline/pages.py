@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from blogbuild import __version__
@@ -22,13 +23,23 @@ from blogbuild.pipeline.deps import (
     CONFIG,
     SITE,
     Dep,
+    compact,
     fingerprint,
     other_value,
+    pairs,
     post_fingerprint,
     post_value,
 )
 from blogbuild.pipeline.quick import template_files
-from blogbuild.pipeline.state import State
+from blogbuild.pipeline.state import (
+    FileEntry,
+    OutputEntry,
+    PageEntry,
+    SourceEntry,
+    State,
+    file_digest,
+)
+from blogbuild.pipeline.workers import PageDone
 from blogbuild.runtimes import pyodide
 
 
@@ -157,3 +168,39 @@ def stale_pages(pages: list[PlannedPage], inputs: dict[str, bytes], state: State
 
 def page_inputs(page: PlannedPage, template: bytes, globals_fp: bytes) -> bytes:
     return fingerprint((template, globals_fp, page.template, page.url, page.context))
+
+
+def next_state(last: State, entries: dict[str, SourceEntry], pages: list[PlannedPage],
+               inputs: dict[str, bytes], closures: dict[str, bytes], templates_fp: str,
+               done: list[PageDone], files: dict[str, FileEntry],
+               prints: dict[str, bytes], values: Values, written: set[str],
+               output: Path) -> State:
+    """What this build knew, for the next: every page's inputs and reads, every file."""
+    state = State(last.key, sources=entries, templates=templates_fp,
+                  closures=dict(closures), posts=prints)
+    templated = {d.path: d for d in done}
+    shared: dict[frozenset[str], frozenset[str]] = {}
+    for page in pages:
+        result = templated.get(page.path)
+        if result is None:
+            state.pages[page.path] = last.pages[page.path]
+            continue
+        if result.out is None:  # a template error (lenient): try again next time
+            continue
+        out = result.out if result.written else last.pages[page.path].out \
+            if page.path in last.pages else result.out
+        state.pages[page.path] = PageEntry(page.template, inputs[page.path],
+                                           compact(result.deps, shared),
+                                           out)
+    for rel in written:
+        entry: PageEntry | FileEntry | None = state.pages.get(rel) or files.get(rel)
+        if entry is not None:
+            st = (output / rel).stat()
+            entry.out = OutputEntry(entry.out.digest or file_digest((output / rel).read_bytes()),
+                                    st.st_size, st.st_mtime_ns)
+    state.files = files
+    deps: set[Dep] = set()
+    for entry in state.pages.values():
+        deps.update(pairs(entry.deps))
+    state.values = {dep: values(dep) for dep in deps}
+    return state

@@ -106,8 +106,26 @@ def save_pickle(path: Path, value: object) -> None:
         pass
 
 
-def forget_state(cache: Path, key: str) -> None:
-    state_path(cache, key).unlink(missing_ok=True)
+#: States of other output folders kept beside the current one (previews, drafts builds).
+KEEP_STATES = 4
+
+
+def prune_states(cache: Path, key: str) -> None:
+    """Keep the current state and the few most recently written others."""
+    current = state_path(cache, key).name.removesuffix(".pickle")
+    try:
+        found = sorted(((p.stat().st_mtime, p) for p in (cache / "state").iterdir()),
+                       reverse=True)
+    except OSError:
+        return
+    names: list[str] = []
+    for _, path in found:
+        name = path.name.split(".")[0]
+        if name != current and name not in names:
+            names.append(name)
+    for _, path in found:
+        if path.name.split(".")[0] in names[KEEP_STATES:]:
+            path.unlink(missing_ok=True)
 
 
 def stat_entry(path: Path, data: bytes) -> OutputEntry:

@@ -7,6 +7,7 @@ import dataclasses
 import os
 import pickle
 import tempfile
+import time
 from pathlib import Path
 
 from blogbuild.content.frontmatter import PostMeta
@@ -76,6 +77,31 @@ class RenderCache:
         except OSError:
             return False
         return True
+
+    def prune(self, keep: set[str], *, older_than: float) -> int:
+        """Remove entries no digest in `keep` names and not written for `older_than`
+        seconds (another output folder, a drafts build, may still want a newer one);
+        returns how many went. Never fails."""
+        now = time.time()
+        removed = 0
+        try:
+            folders = list(os.scandir(self.dir))
+        except OSError:
+            return 0
+        for folder in folders:
+            try:
+                entries = list(os.scandir(folder.path)) if folder.is_dir() else []
+            except OSError:
+                continue
+            for entry in entries:
+                digest = entry.name.removesuffix(".pickle").removesuffix(".tmp")
+                try:
+                    if digest not in keep and now - entry.stat().st_mtime > older_than:
+                        os.unlink(entry.path)
+                        removed += 1
+                except OSError:
+                    pass
+        return removed
 
     def keep(self, result: RenderResult) -> None:
         self.kept[result.digest] = result

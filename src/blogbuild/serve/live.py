@@ -74,7 +74,8 @@ class LiveBuild:
         if self.engine is not None:
             self.engine.close()
         self.engine = Engine(self.config, output=self.output, drafts=self.drafts,
-                             lenient=True, extra_head=self.extra_head, option="--output")
+                             lenient=True, extra_head=self.extra_head, option="--output",
+                             persist=False)  # its state lives in memory, with the server
         return self._run(None)
 
     def apply(self, paths: Iterable[Path],
