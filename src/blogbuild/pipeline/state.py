@@ -94,8 +94,10 @@ def save_state(cache: Path, state: State) -> None:
     save_pickle(state_path(cache, state.key), state)
 
 
-def save_pickle(path: Path, value: object) -> None:
-    """Write atomically; a cache that cannot be written only costs speed next time."""
+def save_pickle(path: Path, value: object) -> bool:
+    """Write atomically; False when it could not be written (a cache that cannot be
+    written only costs speed next time)."""
+    tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
@@ -103,7 +105,10 @@ def save_pickle(path: Path, value: object) -> None:
             pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)
     except OSError:
-        pass
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        return False
+    return True
 
 
 #: States of other output folders kept beside the current one (previews, drafts builds).

@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import pickle
-import tempfile
 import time
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from blogbuild.content.frontmatter import PostMeta
 from blogbuild.content.models import MissingBody, SourceJob
 from blogbuild.output.outdir import CACHE_DIR
 from blogbuild.pipeline.records import Rendered, RenderResult
+from blogbuild.pipeline.state import save_pickle
 
 
 def _intact(result: RenderResult, digest: str) -> bool:
@@ -67,16 +67,7 @@ class RenderCache:
         """Keep a result (bodies included); False when it was not kept."""
         if not self.enabled or not result.ok or any(d.is_error for d in result.diagnostics):
             return False
-        path = self._path(result.digest)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            with os.fdopen(fd, "wb") as fh:
-                pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, path)
-        except OSError:
-            return False
-        return True
+        return save_pickle(self._path(result.digest), result)
 
     def prune(self, keep: set[str], *, older_than: float) -> int:
         """Remove entries no digest in `keep` names and not written for `older_than`
