@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,11 +28,16 @@ def discover(content: Path, site_root: Path) -> Discovered:
     allowed = [site_root.resolve(), content.resolve()]
     files, diagnostics = walk_files(content, allowed, root=site_root,
                                     skip=lambda name: ignored(name, in_content=True))
+    under = str(content) + os.sep
+    site = str(site_root) + os.sep
     for path in files:
-        rel = path.relative_to(content).as_posix()
-        if path.name.endswith(".md"):
+        text = str(path)  # the walk keeps `content` as given: plain string slicing suffices
+        rel = text[len(under):].replace(os.sep, "/")
+        if text.endswith(".md"):
             kind = "post" if rel.startswith(POSTS_DIR + "/") else "page"
-            documents.append(SourceJob(path, rel, kind, shown(path, site_root)))
+            display = text[len(site):].replace(os.sep, "/") if text.startswith(site) \
+                else shown(path, site_root)
+            documents.append(SourceJob(path, rel, kind, display))
         else:
             assets.append((path, rel))
     return Discovered(documents, assets, diagnostics)

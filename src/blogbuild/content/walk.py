@@ -86,12 +86,12 @@ def walk_files(
         for name in sorted(filenames):
             if skip(name):
                 continue
-            path = here / name
-            reason = _file_problem(path, allowed)
+            full = os.path.join(dirpath, name)  # strings: thousands of files, few problems
+            reason = _file_problem(full, allowed)
             if reason is not None:
-                problems.append(warning(shown(path, root), 0, reason))
+                problems.append(warning(shown(Path(full), root), 0, reason))
                 continue
-            files.append(path)
+            files.append(Path(full))
     return files, problems
 
 
@@ -109,13 +109,14 @@ def _link_problem(path: Path, allowed: Sequence[Path], *, folder: bool) -> str |
     return None
 
 
-def _file_problem(path: Path, allowed: Sequence[Path]) -> str | None:
-    if path.is_symlink():
-        reason = _link_problem(path, allowed, folder=False)
-        if reason is not None:
-            return reason
+def _file_problem(path: str, allowed: Sequence[Path]) -> str | None:
     try:
-        mode = path.stat().st_mode
+        mode = os.lstat(path).st_mode
+        if stat.S_ISLNK(mode):
+            reason = _link_problem(Path(path), allowed, folder=False)
+            if reason is not None:
+                return reason
+            mode = os.stat(path).st_mode
     except OSError as exc:
         return f"cannot read the file ({exc.strerror or exc}); skipped"
     if not stat.S_ISREG(mode):
