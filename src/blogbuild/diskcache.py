@@ -1,4 +1,5 @@
-"""The sqlite file in the site's cache folder that keeps rendered formulas across builds.
+"""The sqlite file in the site's cache folder that keeps results across builds: rendered
+formulas (blogbuild.runtimes.katex) and highlighted code (blogbuild.markdown.highlight).
 
 Every process of a build (the main one and its workers) opens the same file, in WAL
 mode, and writes in batches: a transaction per row would make the workers queue for its
@@ -38,7 +39,7 @@ log = logging.getLogger(__name__)
 CACHE_ENV = "BLOGBUILD_KATEX_CACHE"
 CACHE_FILE = "katex-formulas.sqlite"
 #: One table per kind of result, each a (key, result) text pair.
-TABLES = ("formulas",)
+TABLES = ("formulas", "code")
 
 #: Seconds to wait for another process's lock: workers of one build take turns quickly,
 #: while a lock held longer (another program, a stuck build) only turns the cache off.
@@ -264,8 +265,8 @@ def flush() -> None:
     """Write the rows made since the last flush, in one transaction.
 
     Worker processes share the file, and a write transaction per row would make them
-    queue for its lock. The math plugin flushes after each document; `close()` (at exit)
-    flushes the rest.
+    queue for its lock. `render_markdown` flushes after each document; `close()` (at
+    exit) flushes the rest (worker processes of a pool exit without it).
     """
     _cache.flush()
 

@@ -9,6 +9,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from blogbuild import diskcache
 from blogbuild.config import Config
 from blogbuild.content.frontmatter import (
     FrontMatter,
@@ -146,6 +147,7 @@ def render_markdown(
             toc = [entry for entry in toc if entry.id != removed]
     html = md.renderer.render(tokens, md.options, env)
     feed_html = render_feed(md, tokens, env) if feed else None
+    diskcache.flush()  # the formulas and code made for this document: one transaction
     if any(t.type in ("fence",) for t in tokens) or "codeblock" in html:
         env["needs"].add("code")
     return Rendered(
