@@ -202,6 +202,18 @@ def test_cache_key_covers_code_and_library_versions(monkeypatch: pytest.MonkeyPa
         render.code_fingerprint.cache_clear()
 
 
+def test_cache_key_covers_javascript_but_not_vendored_runtimes() -> None:
+    """KaTeX's entry points are JavaScript: an edit there must render again. The vendored
+    runtimes are named by their VERSION files instead of hashed on every build."""
+    from blogbuild import fingerprints
+
+    names = {path.relative_to(fingerprints.PACKAGE).as_posix()
+             for path in fingerprints._code_files()}
+    assert {"runtimes/katex_render.js", "runtimes/katex.py", "fingerprints.py"} <= names
+    assert not any(name.startswith("vendor/") for name in names)
+    assert not any("__pycache__" in name for name in names)
+
+
 def test_failed_build_leaves_previous_output(tmp_path: Path) -> None:
     site = tmp_path / "site"
     shutil.copytree(BASIC, site, ignore=shutil.ignore_patterns("expected"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 from importlib import metadata
 from pathlib import Path
 
@@ -26,9 +27,11 @@ def code_fingerprint() -> str:
     """blogbuild's version and code and the versions of the libraries it renders with.
 
     A render cache restored on another machine (a CI runner) or kept across an upgrade is
-    only reused by the very same code; the source files are hashed, not their mtimes."""
+    only reused by the very same code; the source files are hashed, not their mtimes.
+    JavaScript counts too (KaTeX's entry points are a .js file), but not the vendored
+    runtimes: those are named by their VERSION files below."""
     h = hashlib.sha256(__version__.encode())
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in _code_files():
         h.update(path.relative_to(PACKAGE).as_posix().encode())
         h.update(path.read_bytes())
     for name in RENDER_LIBRARIES:
@@ -42,6 +45,16 @@ def code_fingerprint() -> str:
         except OSError:
             h.update(f"{name}=?".encode())
     return h.hexdigest()
+
+
+def _code_files() -> list[Path]:
+    """blogbuild's .py and .js files, in a fixed order; nothing under vendor/."""
+    found = []
+    for folder, dirs, files in os.walk(PACKAGE):
+        dirs[:] = [name for name in dirs if name != "__pycache__"
+                   and not (name == "vendor" and folder == str(PACKAGE))]
+        found += [Path(folder, name) for name in files if name.endswith((".py", ".js"))]
+    return sorted(found)
 
 
 def digest_of(data: bytes, config: Config) -> str:

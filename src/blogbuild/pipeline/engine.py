@@ -98,9 +98,10 @@ class Engine:
         self.state: State | None = None  # kept between runs of one process
         self.site: Site | None = None
         self._scratch: Path | None = None
-        from blogbuild.runtimes import katex
+        from blogbuild import diskcache
 
-        katex.set_cache_dir(self.cache_root if use_cache else None)  # the formula cache
+        # Formulas and highlighted code, shared with the worker processes.
+        diskcache.set_cache_dir(self.cache_root if use_cache else None)
         self.store = self._store()
 
     def _store(self) -> RenderCache:

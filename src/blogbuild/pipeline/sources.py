@@ -12,6 +12,7 @@ import datetime as dt
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from blogbuild import diskcache
 from blogbuild.config import Config
 from blogbuild.content.linkmap import DocumentInfo, LinkMap, build_link_map, read_info
 from blogbuild.content.models import Site
@@ -20,7 +21,6 @@ from blogbuild.pipeline.records import RenderResult
 from blogbuild.pipeline.state import SourceEntry
 from blogbuild.pipeline.store import RenderCache
 from blogbuild.pipeline.workers import RENDER_POOL_MIN, init_render, render_one, run_jobs
-from blogbuild.runtimes import katex
 
 
 def document_infos(jobs: dict[str, RenderJob],
@@ -92,7 +92,7 @@ class Renderer:
                reuse: bool = True) -> dict[str, SourceEntry]:
         """Records of `items`: from the store when `reuse` and it has them, else rendered."""
         out: dict[str, SourceEntry] = {}
-        initargs = (self.config, links, self.store, reuse, katex.cache_dir())
+        initargs = (self.config, links, self.store, reuse, diskcache.cache_dir())
         results = run_jobs(items, render_one, init_render, initargs, jobs=self.jobs,
                            minimum=RENDER_POOL_MIN)
         for done, (item, (record, rendered, unkept)) in enumerate(

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from blogbuild import diskcache
 from blogbuild.config import Config
 from blogbuild.content.linkmap import LinkMap
 from blogbuild.content.models import MissingBody, SourceJob
@@ -26,7 +27,6 @@ from blogbuild.pipeline.quick import RenderJob
 from blogbuild.pipeline.records import RenderResult
 from blogbuild.pipeline.state import OutputEntry, file_digest
 from blogbuild.pipeline.store import RenderCache, without_body
-from blogbuild.runtimes import katex
 
 #: Below these many jobs the work stays in this process.
 RENDER_POOL_MIN = 24
@@ -75,10 +75,10 @@ _RENDER: dict[str, Any] = {}
 
 
 def init_render(config: Config | None, links: LinkMap | None, store: RenderCache | None,
-                reuse: bool = True, formula_cache: str | None = None) -> None:
+                reuse: bool = True, disk_cache: str | None = None) -> None:
     _RENDER.update(config=config, links=links, store=store, reuse=reuse)
     if config is not None:
-        katex.set_cache_dir(formula_cache)
+        diskcache.set_cache_dir(disk_cache)
 
 
 def render_one(item: RenderJob) -> tuple[RenderResult, bool, RenderResult | None]:

@@ -270,4 +270,3 @@ def number_and_render(
     )
     for job in jobs:
         job.token.meta["html"], job.token.meta["feed_html"] = _render(env, job, labels, options)
-    katex.flush()  # one cache transaction per document

@@ -1,0 +1,276 @@
+"""The sqlite file in the site's cache folder that keeps results across builds: rendered
+formulas (blogbuild.runtimes.katex) and highlighted code (blogbuild.markdown.highlight).
+
+Every process of a build (the main one and its workers) opens the same file, in WAL
+mode, and writes in batches: a transaction per row would make the workers queue for its
+lock. It only ever saves time: a damaged file is replaced, and one that stays locked or
+cannot be opened turns the cache off for the process; neither fails a build. A
+connection must not cross a fork, so a forked child forgets its parent's and opens its own.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import logging
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "CACHE_ENV",
+    "CACHE_FILE",
+    "TABLES",
+    "DiskCache",
+    "cache_dir",
+    "close",
+    "flush",
+    "get",
+    "put",
+    "set_cache_dir",
+]
+
+log = logging.getLogger(__name__)
+
+#: Child processes started with spawn/forkserver find the cache folder here.
+CACHE_ENV = "BLOGBUILD_KATEX_CACHE"
+CACHE_FILE = "katex-formulas.sqlite"
+#: One table per kind of result, each a (key, result) text pair.
+TABLES = ("formulas", "code")
+
+#: Seconds to wait for another process's lock: workers of one build take turns quickly,
+#: while a lock held longer (another program, a stuck build) only turns the cache off.
+_OPEN_WAIT = 1.0
+_WRITE_WAIT = 30.0
+#: Rows kept before they are written anyway; after a failed write, rows kept for the next
+#: one only up to the limit (a cache that stays broken must not grow without bound).
+_BATCH = 512
+_RETRY_LIMIT = 4096
+
+
+class DiskCache:
+    """One process's connection to the cache file and the rows it has not written yet."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.db: sqlite3.Connection | None = None
+        self.folder = ""
+        self.pending: list[tuple[str, str, str]] = []  # (table, key, result)
+
+    def set_folder(self, path: str | os.PathLike[str] | None) -> None:
+        """Write what is pending, then use the cache file in `path` (None: no cache)."""
+        with self.lock:
+            self.close()
+            self.folder = ""
+            if path is None:
+                os.environ.pop(CACHE_ENV, None)
+                return
+            os.environ[CACHE_ENV] = str(Path(path).resolve())
+            # Create the file and switch it to WAL here, once: workers that open it together
+            # would otherwise race for the exclusive lock that changing the journal mode needs.
+            self.connection()
+
+    def connection(self) -> sqlite3.Connection | None:
+        """The connection to the file the environment names, opened on first use; None
+        while the cache is off (never set, or turned off because it could not be opened)."""
+        folder = os.environ.get(CACHE_ENV)
+        if not folder:
+            return None
+        if self.db is not None and self.folder == folder:
+            return self.db
+        target = Path(folder) / CACHE_FILE
+        for attempt in range(5):
+            try:
+                db = _open(target)
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" in str(exc) and attempt < 2:
+                    time.sleep(0.05 * (attempt + 1))
+                    continue
+                _disable(target, exc)
+                return None
+            except sqlite3.DatabaseError as exc:
+                # Not a database (a truncated or overwritten file): it only holds results
+                # that can be made again, so start a new one.
+                if attempt < 4 and _discard(target):
+                    log.info("result cache %s was damaged (%s); starting a new one", target, exc)
+                    continue
+                _disable(target, exc)
+                return None
+            except OSError as exc:
+                _disable(target, exc)
+                return None
+        else:
+            return None
+        self.db, self.folder = db, folder
+        _close_at_exit()
+        return db
+
+    def get(self, table: str, key: str) -> str | None:
+        """The result kept under `key` in `table`, or None (a miss, or no cache)."""
+        with self.lock:
+            db = self.connection()
+            if db is None:
+                return None
+            try:
+                row = db.execute(f"SELECT result FROM {table} WHERE key = ?", (key,)).fetchone()
+            except sqlite3.Error as exc:
+                if not self._damaged(exc):
+                    log.warning("result cache read failed: %s", exc)
+                return None
+            return row[0] if row is not None and isinstance(row[0], str) else None
+
+    def put(self, table: str, key: str, result: str) -> None:
+        """Keep `result` for the next `flush` (or write a full batch now)."""
+        with self.lock:
+            if self.connection() is None:
+                return
+            self.pending.append((table, key, result))
+            if len(self.pending) >= _BATCH:
+                self.flush()
+
+    def flush(self) -> None:
+        """Write the pending rows in one transaction; on a lock, keep them for the next."""
+        with self.lock:
+            pending, self.pending = self.pending, []
+            db = self.db
+            if not pending or db is None:
+                return
+            try:
+                db.execute("BEGIN")
+                for table in TABLES:
+                    rows = [(key, result) for kind, key, result in pending if kind == table]
+                    if rows:
+                        db.executemany(
+                            f"INSERT OR REPLACE INTO {table} (key, result) VALUES (?, ?)", rows)
+                db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if self._damaged(exc):
+                    return
+                # Another worker may have held the lock: try again at the next flush.
+                if len(pending) < _RETRY_LIMIT:
+                    self.pending[:0] = pending
+                log.warning("result cache write failed (will retry): %s", exc)
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+
+    def close(self) -> None:
+        """Write what is pending and close the connection (the next use opens it again)."""
+        with self.lock:
+            self.flush()
+            db, self.db = self.db, None
+            if db is not None:
+                db.close()
+
+    def _damaged(self, exc: sqlite3.Error) -> bool:
+        """True when `exc` says the file is damaged (then it is dropped and made anew)."""
+        if isinstance(exc, sqlite3.OperationalError) or not isinstance(exc, sqlite3.DatabaseError):
+            return False
+        db, self.db = self.db, None
+        if db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                db.close()
+        folder = os.environ.get(CACHE_ENV)
+        if folder:
+            _discard(Path(folder) / CACHE_FILE)
+        return True
+
+
+def _open(target: Path) -> sqlite3.Connection:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(target, timeout=_OPEN_WAIT, isolation_level=None,
+                         check_same_thread=False)
+    try:
+        if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            db.execute("PRAGMA journal_mode=WAL")
+        # A lost row is made again next time: no need to fsync every insert.
+        db.execute("PRAGMA synchronous=OFF")
+        for table in TABLES:
+            db.execute(f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, result TEXT)")
+            db.execute(f"SELECT count(*) FROM {table} WHERE key = ''").fetchone()
+        db.execute(f"PRAGMA busy_timeout={int(_WRITE_WAIT * 1000)}")
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _disable(target: Path, exc: Exception) -> None:
+    log.warning("result cache disabled: cannot open %s: %s", target, exc)
+    os.environ.pop(CACHE_ENV, None)
+
+
+def _discard(target: Path) -> bool:
+    """Remove a damaged cache file and its journal files; False when that is not possible."""
+    try:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{target}{suffix}").unlink(missing_ok=True)
+    except OSError:
+        return False
+    return True
+
+
+_cache = DiskCache()
+#: Connections inherited through fork: kept referenced so they are never closed (a sqlite
+#: connection must not be used after a fork, not even to close it).
+_orphans: list[Any] = []
+_atexit_registered = False
+
+
+def _after_fork_in_child() -> None:
+    global _cache
+    if _cache.db is not None:
+        _orphans.append(_cache.db)
+    _cache = DiskCache()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _close_at_exit() -> None:
+    global _atexit_registered
+    if not _atexit_registered:
+        atexit.register(close)
+        _atexit_registered = True
+
+
+def set_cache_dir(path: str | os.PathLike[str] | None) -> None:
+    """Keep results in `path` (the site's .blogbuild-cache/); None turns the cache off.
+
+    Also exported to the environment so worker processes started later (spawn,
+    forkserver) use the same folder without being told.
+    """
+    _cache.set_folder(path)
+
+
+def cache_dir() -> str | None:
+    """The folder set by `set_cache_dir` (for a pool initializer to pass to its workers)."""
+    return os.environ.get(CACHE_ENV) or None
+
+
+def get(table: str, key: str) -> str | None:
+    """This process's `DiskCache.get`."""
+    return _cache.get(table, key)
+
+
+def put(table: str, key: str, result: str) -> None:
+    """This process's `DiskCache.put`."""
+    _cache.put(table, key, result)
+
+
+def flush() -> None:
+    """Write the rows made since the last flush, in one transaction.
+
+    Worker processes share the file, and a write transaction per row would make them
+    queue for its lock. `render_markdown` flushes after each document; `close()` (at
+    exit) flushes the rest (worker processes of a pool exit without it).
+    """
+    _cache.flush()
+
+
+def close() -> None:
+    """Flush and close this process's connection (runs at exit by itself)."""
+    _cache.close()
