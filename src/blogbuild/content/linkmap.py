@@ -9,6 +9,7 @@ same functions, so a page's URL is decided in one way only.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import posixpath
 import re
 from collections.abc import Iterable, Mapping
@@ -31,8 +32,12 @@ from blogbuild.urls import slugify
 
 
 def slug_for(rel: str, meta: PostMeta) -> str:
-    if meta.slug:
-        return meta.slug
+    return meta.slug or _slug_of_path(rel)
+
+
+@functools.lru_cache(maxsize=65536)
+def _slug_of_path(rel: str) -> str:
+    """The slug a file name gives (asked for every post at every build and run of serve)."""
     stem = posixpath.splitext(posixpath.basename(rel))[0]
     if stem == "index" and "/" in rel:
         stem = posixpath.basename(posixpath.dirname(rel))

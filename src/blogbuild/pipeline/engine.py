@@ -97,6 +97,7 @@ class Engine:
         self.cache_root = config.root / CACHE_DIR
         self.state: State | None = None  # kept between runs of one process
         self.site: Site | None = None
+        self.sources: Sources | None = None  # what the last run read
         self._scratch: Path | None = None
         from blogbuild import diskcache
 
@@ -145,6 +146,7 @@ class Engine:
 
         self.progress("reading sources", 0, 0)
         sources = sources or read_sources(config)
+        self.sources = sources
         found, items = sources.found, sources.items
         inputs = inputs_fingerprint(config, found, [(r, i.digest) for r, i in items.items()],
                                     drafts=self.drafts, extra_head=self.extra_head)

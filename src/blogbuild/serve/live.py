@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from blogbuild.config import CONFIG_NAME, Config, load_config
 from blogbuild.content.models import Site, SourceJob
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
+from blogbuild.fingerprints import digest_of
 from blogbuild.output.outdir import check_output
 from blogbuild.output.writer import write_placeholder
 from blogbuild.pipeline.engine import Engine
+from blogbuild.pipeline.quick import Sources
 
 __all__ = ["LiveBuild", "Update"]
 
@@ -92,9 +94,38 @@ class LiveBuild:
             return self.full()
         if self.engine is None or self.needs_full:
             return self.full()
-        return self._run(publish)
+        return self._run(publish, self._edited(paths))
 
-    def _run(self, publish: Callable[[Update], None] | None) -> Update:
+    def _edited(self, paths: Iterable[Path]) -> Sources | None:
+        """The sources of the last run with only these files read again, when they are all
+        edits of files it knew (or lie outside content/); None: read everything again."""
+        last = self.engine.sources if self.engine is not None else None
+        if last is None:
+            return None
+        content = self.config.content_path.resolve()
+        documents = {str(item.job.path): rel for rel, item in last.items.items()}
+        assets = {str(path) for path, _ in last.found.assets}
+        items = dict(last.items)
+        for changed in paths:
+            path = _located(changed)
+            if not path.is_relative_to(content):
+                continue  # templates, static files, site.yaml: the sources stay
+            if path.is_symlink() or not path.is_file():
+                return None  # gone, new or odd: the walk decides
+            rel = documents.get(str(path))
+            if rel is None:
+                if str(path) not in assets:
+                    return None
+                continue
+            try:
+                data = path.read_bytes()
+            except OSError:
+                return None
+            items[rel] = replace(items[rel], data=data, digest=digest_of(data, self.config))
+        return Sources(last.found, items)
+
+    def _run(self, publish: Callable[[Update], None] | None,
+             sources: Sources | None = None) -> Update:
         assert self.engine is not None
         start = time.perf_counter()
 
@@ -103,7 +134,7 @@ class LiveBuild:
                 publish(Update(written=set(paths), errors=sorted(errors)))
 
         try:
-            report = self.engine.run(early=early)
+            report = self.engine.run(early=early, sources=sources)
         except BlogbuildError as exc:
             self.errors = [error(exc.file or "", exc.line, exc.message)]
             self.needs_full = True
