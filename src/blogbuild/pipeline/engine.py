@@ -284,45 +284,44 @@ class Engine:
                start: float, render_again: Callable[[set[str]], None],
                edited: set[str], early: Callable[[set[str]], None] | None) -> BuildReport:
         config = self.config
-        documents: dict[str, Post] = {p.source: p for p in [*site.posts, *site.pages]}
-        templates_fp = template_files(config)
-        names = {page.template for page in pages}
-        if templates_fp == last.templates and names <= set(last.closures):
-            closures = last.closures
-        else:
-            closures = stale.closures(config, names | set(last.closures))
-        globals_fp = stale.globals_fingerprint(config, self.extra_head)
-        inputs = {p.path: stale.page_inputs(p, closures[p.template], globals_fp) for p in pages}
-        changed, prints = stale.changed_posts(documents, last)
-        values = stale.Values(site, config, documents, last.values, changed)
-
-        damaged: set[str] = set()  # in the output, but not as the last build left it
-
-        def unchanged(rel: str) -> bool:
-            entry = last.pages.get(rel)
-            if entry is None:
-                return False
-            if not intact(self.output, rel, entry.out):
-                damaged.add(rel)
-                return False
-            return True
-
-        if fresh:
-            todo = pages
-        else:
-            outdated = set(stale.stale_pages(pages, inputs, last, values, unchanged))
-            todo = [p for p in pages if p.path in outdated]
         with Stage(self.output, fresh=fresh) as stage:
             self.progress("copying files", 0, 0)
             files = stage_files(stage, chosen, last.files, self.output, fresh)
-            self.progress("writing pages", 0, len(todo))
-            own = [p.path for p in todo if p.sources & edited]
-            done = self._template(site, own, last, stage, damaged)
-            if early is not None and own:
-                shown = stage.publish_now({d.path for d in done if d.written})
-                if shown:
-                    early(shown)
-            done += self._template(site, [p.path for p in todo if not p.sources & edited],
+            # The live server shows an edited page first, before anything else is decided.
+            own = [p.path for p in pages if p.sources & edited] if early is not None else []
+            done = self._template(site, own, last, stage, set())
+            shown = stage.publish_now({d.path for d in done if d.written})
+            if early is not None and shown:
+                early(shown)
+            documents: dict[str, Post] = {p.source: p for p in [*site.posts, *site.pages]}
+            templates_fp = template_files(config)
+            names = {page.template for page in pages}
+            if templates_fp == last.templates and names <= set(last.closures):
+                closures = last.closures
+            else:
+                closures = stale.closures(config, names | set(last.closures))
+            globals_fp = stale.globals_fingerprint(config, self.extra_head)
+            inputs = {p.path: stale.page_inputs(p, closures[p.template], globals_fp)
+                      for p in pages}
+            changed, prints = stale.changed_posts(documents, last)
+            values = stale.Values(site, config, documents, last.values, changed)
+            damaged: set[str] = set()  # in the output, but not as the last build left it
+
+            def unchanged(rel: str) -> bool:
+                entry = last.pages.get(rel)
+                if entry is None:
+                    return False
+                if not intact(self.output, rel, entry.out):
+                    damaged.add(rel)
+                    return False
+                return True
+
+            outdated = {p.path for p in pages} if fresh else set(
+                stale.stale_pages(pages, inputs, last, values, unchanged))
+            first = set(own) - damaged
+            todo = [p for p in pages if p.path in outdated | set(own)]
+            self.progress("writing pages", len(first), len(todo))
+            done += self._template(site, [p.path for p in todo if p.path not in first],
                                    last, stage, damaged)
             lost = {d.missing for d in done if d.missing is not None}
             if lost:
@@ -332,10 +331,10 @@ class Engine:
                 done = [d for d in done if d.missing is None] + again
             failed = [d for d in done if d.out is None]
             if failed and not self.lenient:
-                first = failed[0].error  # in the order pages are planned: posts first
-                assert first is not None
+                error_ = failed[0].error  # in the order pages are planned: posts first
+                assert error_ is not None
                 more = f" (and {len(failed) - 1} more pages)" if len(failed) > 1 else ""
-                raise TemplateError(first.message + more, file=first.file, line=first.line)
+                raise TemplateError(error_.message + more, file=error_.file, line=error_.line)
             keep = set(chosen) | {p.path for p in pages}
             keep.discard(MARKER)
             written, removed = stage.commit(keep)
