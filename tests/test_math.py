@@ -515,3 +515,16 @@ def test_a_page_renders_its_formulas_in_one_v8_call(no_disk_cache: None) -> None
     assert html.count('class="katex"') == 40
     assert katex.stats()["calls"] - calls_before == 40  # every formula rendered once
     assert katex.round_trips() - before == 1  # in a single call into V8
+
+
+def test_the_formula_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker renders thousands of posts: the in-process memo keeps only recent ones."""
+    monkeypatch.setattr(katex, "MEMO_LIMIT", 8)
+    katex.clear_memo()
+    try:
+        katex.prefetch([(f"x_{{{i}}}", False) for i in range(20)])
+        results = [katex.render(f"x_{{{i}}}", display=False) for i in range(20)]
+        assert all(r.ok and f"{i}" in str(r.html) for i, r in enumerate(results))
+        assert len(katex._rt.memo) <= 8
+    finally:
+        katex.clear_memo()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import itertools
 import json
 import logging
 import os
@@ -48,6 +49,8 @@ KATEX_VERSION = (VENDOR_DIR / "VERSION").read_text(encoding="utf-8").strip()
 #: Seconds one formula may take before V8 is interrupted (KaTeX's maxExpand already
 #: stops macro loops; this guards against anything else).
 TIMEOUT = 10.0
+#: Formulas a process keeps in memory (a post's formulas are fetched together, then used).
+MEMO_LIMIT = 4096
 
 #: blogbuild's functions around KaTeX, evaluated after katex.min.js in the same context.
 _JS_RENDER = Path(__file__).with_name("katex_render.js").read_text(encoding="utf-8")
@@ -193,8 +196,19 @@ def render(tex: str, *, display: bool, options: KatexOptions | None = None) -> K
                 return KatexResult(message=f"KaTeX stopped: {type(exc).__name__}")
             result = KatexResult.from_data(dict(data))
             _disk_put(disk_key, result)
-        _rt.memo[memo_key] = result
+        _remember(memo_key, result)
         return result
+
+
+def _remember(key: tuple[str, bool, str], result: KatexResult) -> None:
+    """Keep a result in the memo; past MEMO_LIMIT the oldest half goes (a worker renders
+    thousands of posts whose formulas rarely repeat; the disk cache keeps them all)."""
+    memo = _rt.memo
+    memo[key] = result
+    if len(memo) > MEMO_LIMIT:
+        for old in list(itertools.islice(memo, len(memo) - MEMO_LIMIT // 2)):
+            del memo[old]
+            _rt.prefetched.discard(old)
 
 
 def prefetch(items: Sequence[tuple[str, bool]], options: KatexOptions | None = None) -> None:
@@ -215,7 +229,7 @@ def prefetch(items: Sequence[tuple[str, bool]], options: KatexOptions | None = N
             cached = _disk_get(disk_key)
             if cached is not None:
                 _rt.disk_hits += 1
-                _rt.memo[(tex, display, fingerprint)] = cached
+                _remember((tex, display, fingerprint), cached)
                 _rt.prefetched.add((tex, display, fingerprint))
             else:
                 missing[key] = disk_key
@@ -237,7 +251,7 @@ def prefetch(items: Sequence[tuple[str, bool]], options: KatexOptions | None = N
         for (key, disk_key), raw in zip(missing.items(), data, strict=True):
             result = KatexResult.from_data(dict(raw))
             _rt.calls += 1
-            _rt.memo[(key[0], key[1], fingerprint)] = result
+            _remember((key[0], key[1], fingerprint), result)
             _rt.prefetched.add((key[0], key[1], fingerprint))
             _disk_put(disk_key, result)
 
