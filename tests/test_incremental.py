@@ -92,6 +92,7 @@ def posts(site: Path, name: str) -> Path:
 def test_nothing_changed(site: Path, tmp_path: Path) -> None:
     report = rebuild(site, lambda: None, tmp_path)
     assert (report.rendered, report.templated, report.changed) == (0, set(), set())
+    assert report.cached == len(POSTS) + 1 and report.seconds > 0  # the summary says so
 
 
 def test_the_body_of_a_post_no_feed_lists(site: Path, tmp_path: Path) -> None:

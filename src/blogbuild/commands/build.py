@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from blogbuild.config import load_config
@@ -38,11 +39,13 @@ def build(
     out = Path(output).resolve() if output is not None else None
     option = "--output" if output is not None else None
     sources = None
+    start = time.perf_counter()
     if use_cache and not clean:
         target = out or (config.root / config.output_dir).resolve()
         check_output(target, config, option=option)
         report, sources = up_to_date(config, config.root / CACHE_DIR, target, drafts=drafts)
         if report is not None:
+            report.seconds = time.perf_counter() - start
             if strict and report.diagnostics:
                 raise BuildFailed(report.diagnostics, strict=True)
             return report
