@@ -140,3 +140,12 @@ def test_code_is_highlighted_once_for_page_and_feed(monkeypatch: pytest.MonkeyPa
     assert calls == ["x = 1\n"]
     assert 'class="language-python"' in rendered.html
     assert 'class="language-python"' in rendered.feed_html
+
+
+def test_code_text_is_escaped_the_same_with_every_pygments_version() -> None:
+    """Pygments 2.21 stopped escaping quotes; pages must not change with the library."""
+    from blogbuild.markdown.highlight import highlight_code
+
+    html = highlight_code("print(\"a\" + 'b') & x < 1\n", "python")
+    assert "&quot;a&quot;" in html and "&#39;b&#39;" in html
+    assert "&amp;" in html and "&lt;" in html and '"a"' not in html

@@ -138,12 +138,22 @@ def _plain(code: str, hl_lines: Sequence[int]) -> str:
     return "".join(out)
 
 
+#: How code text is escaped, whatever the Pygments version: Pygments 2.21 stopped escaping
+#: quotes, which changed every highlighted page (and the render cache cannot tell).
+_ESCAPES = {ord("&"): "&amp;", ord("<"): "&lt;", ord(">"): "&gt;", ord('"'): "&quot;",
+            ord("'"): "&#39;"}
+
+
 @lru_cache(maxsize=64)
 def _formatter(hl_lines: tuple[int, ...]) -> HtmlFormatter:  # type: ignore[type-arg]
     # Building a formatter computes the style's class table: do it once, not per block.
     from pygments.formatters.html import HtmlFormatter
 
-    return HtmlFormatter(nowrap=True, hl_lines=list(hl_lines))
+    class Formatter(HtmlFormatter):  # type: ignore[type-arg]
+        def _translate_parts(self, value: str) -> list[str]:
+            return value.translate(_ESCAPES).split("\n")
+
+    return Formatter(nowrap=True, hl_lines=list(hl_lines))
 
 
 def render_codeblock(code: str, info: str) -> str:
