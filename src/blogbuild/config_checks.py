@@ -17,8 +17,6 @@ if TYPE_CHECKING:
 
 PERMALINK_FIELDS = ("slug", "year", "month", "day")
 MATH_OUTPUTS = ("html", "htmlAndMathml", "mathml")
-#: Link schemes a nav item may use; anything else (javascript:, data:, file:) is refused.
-NAV_SCHEMES = ("http", "https", "mailto")
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*")
 _MACRO_NAME = re.compile(r"\\(?:[A-Za-z@]+|[^A-Za-z@\s])")
 _PARENT = re.compile(r"(?:\.[^.\[]*|\[\d+\])$")

@@ -21,8 +21,7 @@ class PlannedPage:
     path: str  # file path in the output folder
     template: str
     context: dict[str, Any] = field(hash=False, compare=False)
-    sources: frozenset[str] = frozenset()  # content sources whose change affects this page
-    lists_posts: bool = False  # depends on the set of posts (new/removed/retitled posts)
+    sources: frozenset[str] = frozenset()  # the document this page shows (served first when edited)
     #: Who wants this page (collision messages); None: a page blogbuild makes by itself.
     owner: Owner | None = field(default=None, hash=False, compare=False)
 
@@ -37,8 +36,7 @@ def plan(site: Site, config: Config) -> Iterator[PlannedPage]:
     yield from _documents(site)
     yield from _lists(site, config)
     yield from _feeds(site, config)
-    yield PlannedPage("/404.html", "404.html", "404.html", {"page": None, "needs": frozenset()},
-                      lists_posts=True)
+    yield PlannedPage("/404.html", "404.html", "404.html", {"page": None, "needs": frozenset()})
 
 
 def _documents(site: Site) -> Iterator[PlannedPage]:
@@ -47,7 +45,6 @@ def _documents(site: Site) -> Iterator[PlannedPage]:
         yield PlannedPage(post.url, output_path(post.url), template,
                           {"page": post, "needs": post.needs},
                           sources=frozenset({post.source}),
-                          lists_posts=post.kind == "post",  # prev/next links
                           owner=Owner(post.display, post.display))
 
 
@@ -57,34 +54,30 @@ def _lists(site: Site, config: Config) -> Iterator[PlannedPage]:
         index_url = "/blog/"
     for pager in paginate(site.posts, config.posts_per_page, index_url):
         yield PlannedPage(pager.url, output_path(pager.url), "index.html",
-                          {"page": None, "paginator": pager, "needs": frozenset()},
-                          lists_posts=True)
+                          {"page": None, "paginator": pager, "needs": frozenset()})
     for tag, posts in site.tags.values():
         yield PlannedPage(tag.url, output_path(tag.url), "tag.html",
                           {"page": None, "tag": tag, "posts": posts, "needs": frozenset()},
-                          lists_posts=True,
                           owner=Owner(f"the page of the tag '{tag.name}'", posts[-1].display))
     yield PlannedPage("/tags/", "tags/index.html", "tags.html",
-                      {"page": None, "needs": frozenset()}, lists_posts=True)
+                      {"page": None, "needs": frozenset()})
     yield PlannedPage("/archive/", "archive/index.html", "archive.html",
-                      {"page": None, "needs": frozenset()}, lists_posts=True)
+                      {"page": None, "needs": frozenset()})
 
 
 def _feeds(site: Site, config: Config) -> Iterator[PlannedPage]:
     entries = site.posts[: config.feed_entries]
     yield PlannedPage("/feed.xml", "feed.xml", "feed.xml",
                       {"title": config.title, "feed_url": "/feed.xml", "home_url": "/",
-                       "entries": entries}, lists_posts=True)
+                       "entries": entries})
     for tag, posts in site.tags.values():
         yield PlannedPage(tag.feed_url, tag.feed_url.lstrip("/"), "feed.xml",
                           {"title": f"{config.title} — {tag.name}", "feed_url": tag.feed_url,
                            "home_url": tag.url, "entries": posts[: config.feed_entries]},
-                          lists_posts=True,
                           owner=Owner(f"the feed of the tag '{tag.name}'", posts[-1].display))
     yield PlannedPage("/sitemap.xml", "sitemap.xml", "sitemap.xml",
-                      {"documents": [*site.posts, *site.pages], "tags": site.tags},
-                      lists_posts=True)
-    yield PlannedPage("/robots.txt", "robots.txt", "robots.txt", {}, lists_posts=False)
+                      {"documents": [*site.posts, *site.pages], "tags": site.tags})
+    yield PlannedPage("/robots.txt", "robots.txt", "robots.txt", {})
 
 
 def code_css_key() -> str:
@@ -115,10 +108,6 @@ def code_css() -> str:
         + _scoped(dark)
         + "\n}\n"
     )
-
-
-def all_posts_sources(posts: list[Post]) -> frozenset[str]:
-    return frozenset(p.source for p in posts)
 
 
 def paginate(posts: list[Post], per_page: int, first_url: str = "/") -> list[Paginator]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from blogbuild import fingerprints
 from blogbuild.config import Config
-from blogbuild.content.linkmap import DocumentInfo, LinkMap, build_link_map
+from blogbuild.content.linkmap import build_link_map
 from blogbuild.content.models import Post, Site
 from blogbuild.diagnostics import BuildFailed, Diagnostic, TemplateError, error
 from blogbuild.output.claims import Claims, Owner
@@ -35,7 +35,6 @@ from blogbuild.pipeline.quick import (
     inputs_fingerprint,
     read_sources,
     save_summary,
-    template_files,
 )
 from blogbuild.pipeline.sources import (
     Renderer,
@@ -148,11 +147,12 @@ class Engine:
         sources = sources or read_sources(config)
         self.sources = sources
         found, items = sources.found, sources.items
-        inputs = inputs_fingerprint(config, found, [(r, i.digest) for r, i in items.items()],
-                                    drafts=self.drafts, extra_head=self.extra_head)
+        # Only a build that saves its state needs this (the live server keeps it in memory).
+        inputs = inputs_fingerprint(config, sources, drafts=self.drafts,
+                                    extra_head=self.extra_head) if self.persist else b""
         infos = document_infos(items, last.sources)
         assets = asset_rels(found.assets)
-        links = relink_from_infos(infos, assets, config, self.drafts)
+        links = build_link_map(infos, assets, config, drafts=self.drafts)
         candidates = feed_candidates(infos, config, self.drafts)
         items = {rel: replace(i, feed=rel in candidates) for rel, i in items.items()}
 
@@ -294,7 +294,8 @@ class Engine:
             if early is not None and shown:
                 early(shown)
             documents: dict[str, Post] = {p.source: p for p in [*site.posts, *site.pages]}
-            templates_fp = template_files(config)
+            assert self.sources is not None
+            templates_fp = self.sources.template_files(config)  # read once per run
             names = {page.template for page in pages}
             if templates_fp == last.templates and names <= set(last.closures):
                 closures = last.closures
@@ -375,11 +376,6 @@ class Engine:
                 stage.staged.add(result.path)
             self.progress("writing pages", n, len(items))
         return done
-
-def relink_from_infos(infos: list[DocumentInfo], assets: list[str], config: Config,
-                      drafts: bool) -> LinkMap:
-    return build_link_map(infos, assets, config, drafts=drafts)
-
 
 def _first_per_place(errors: list[Diagnostic]) -> list[Diagnostic]:
     """One error per template line: a broken footer fails every page the same way."""

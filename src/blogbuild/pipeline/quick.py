@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +41,13 @@ class Sources:
 
     found: Discovered
     items: dict[str, RenderJob]
+    templates: str = ""  # fingerprint of the template files, once read
+    inputs: bytes = b""  # fingerprint of everything the build reads, once worked out
+
+    def template_files(self, config: Config) -> str:
+        if not self.templates:
+            self.templates = template_files(config)
+        return self.templates
 
 
 def read_sources(config: Config) -> Sources:
@@ -95,12 +101,16 @@ def _tree(h: hashlib._Hash, prefix: str, folder: Path, *, contents: bool) -> Non
                 h.update(b"unreadable")
 
 
-def inputs_fingerprint(config: Config, found: Discovered, digests: Iterable[tuple[str, str]],
-                       *, drafts: bool, extra_head: str) -> bytes:
+def inputs_fingerprint(config: Config, sources: Sources, *, drafts: bool,
+                       extra_head: str) -> bytes:
+    """One fingerprint of everything a build reads (kept in `sources`, made once)."""
+    if sources.inputs:
+        return sources.inputs
     h = hashlib.sha256(f"{config!r}\0{drafts}\0{extra_head}\0".encode())
-    h.update(template_files(config).encode())
-    for rel, digest in digests:
-        h.update(f"doc {rel}\0{digest}\0".encode())
+    h.update(sources.template_files(config).encode())
+    for rel, item in sources.items.items():
+        h.update(f"doc {rel}\0{item.digest}\0".encode())
+    found = sources.found
     for path, rel in found.assets:
         try:
             st = path.stat()
@@ -111,7 +121,8 @@ def inputs_fingerprint(config: Config, found: Discovered, digests: Iterable[tupl
         h.update(repr(problem).encode())
     _tree(h, "theme", theme_static(), contents=False)
     _tree(h, "static", config.root / "static", contents=False)
-    return h.digest()
+    sources.inputs = h.digest()
+    return sources.inputs
 
 
 def summary_path(cache: Path, key: str) -> Path:
@@ -137,11 +148,9 @@ def up_to_date(config: Config, cache: Path, output: Path, *, drafts: bool,
     if not (output / MARKER).is_file():
         return None, None
     sources = read_sources(config)
-    digests = [(rel, item.digest) for rel, item in sources.items.items()]
     if any(item.data is None for item in sources.items.values()):
         return None, sources
-    inputs = inputs_fingerprint(config, sources.found, digests, drafts=drafts,
-                                extra_head=extra_head)
+    inputs = inputs_fingerprint(config, sources, drafts=drafts, extra_head=extra_head)
     if inputs != summary.inputs:
         return None, sources
     if files_under(output) != set(summary.outputs) | {MARKER}:

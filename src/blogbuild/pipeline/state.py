@@ -133,11 +133,6 @@ def prune_states(cache: Path, key: str) -> None:
             path.unlink(missing_ok=True)
 
 
-def stat_entry(path: Path, data: bytes) -> OutputEntry:
-    st = path.stat()
-    return OutputEntry(file_digest(data), st.st_size, st.st_mtime_ns)
-
-
 def file_digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 

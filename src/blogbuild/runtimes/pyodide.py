@@ -74,8 +74,3 @@ def packages_url(config: Config) -> str:
                           file=str(config.root / "site.yaml"))
     url = configured if has_scheme(configured) else config.urls.url(configured)
     return url if url.endswith("/") else url + "/"
-
-
-def runtime_url(config: Config) -> str:
-    """The site URL of the vendored runtime folder (with the site's sub-path)."""
-    return config.urls.url(SITE_FOLDER)
