@@ -53,7 +53,9 @@ def serve(
         if open_browser:
             threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
         while True:
-            time.sleep(3600)
+            # Short sleeps: Ctrl-C delivered to another thread (the KaTeX engine's, the
+            # watcher's) only runs its handler when this thread next wakes up.
+            time.sleep(0.25)
     except KeyboardInterrupt:
         log.info("stopping")
     finally:
