@@ -553,3 +553,25 @@ def test_incremental_output_equals_a_full_build(site: Path, tmp_path: Path) -> N
     check(site / "templates" / "robots.txt", "User-agent: *\n")
     check(first, first.read_text().replace("title:", "draft: true\ntitle:"), 1)
     check(first, first.read_text(), 0)  # saved without a change: nothing to do
+
+
+def test_ctrl_c_stops_serve_started_with_sigint_ignored(site: Path) -> None:
+    """A shell or test runner may start serve with SIGINT ignored: Ctrl-C still stops it."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "blogbuild", "serve", "--config", str(site / "site.yaml"),
+         "--port", "0", "--no-watch"],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    try:
+        assert proc.stderr is not None
+        end = time.monotonic() + 60
+        while time.monotonic() < end and " at http://" not in proc.stderr.readline():
+            pass
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

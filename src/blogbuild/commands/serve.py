@@ -45,7 +45,10 @@ def serve(
     _setup_logging()
     session = Session(config_path, host=host, port=port, watch=watch, drafts=drafts,
                       output=output, base_url=base_url, isolate=isolate)
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    # SIGINT too: a shell that starts serve in the background hands it SIGINT ignored, and
+    # then Python installs no KeyboardInterrupt handler of its own.
+    previous = {sig: signal.signal(sig, _raise_interrupt)
+                for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         url = session.start()
         log.info("serving %s at %s%s — Ctrl-C to stop", session.live.config.title
@@ -60,5 +63,6 @@ def serve(
         log.info("stopping")
     finally:
         session.stop()
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return 0
