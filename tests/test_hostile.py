@@ -1,4 +1,5 @@
-"""The bad-input corpus (tests/hostile/*.yaml): exit code, messages, sources kept, no leak."""
+"""The case corpora: bad input (tests/hostile/*.yaml) and posts written for other generators
+(tests/migration/*.yaml). Each case: exit code, messages, sources kept, no leak."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 import yaml
 
 HERE = Path(__file__).parent
-CASES = sorted((HERE / "hostile").glob("*.yaml"))
+CASES = sorted([*(HERE / "hostile").glob("*.yaml"), *(HERE / "migration").glob("*.yaml")])
 SRC = HERE.parent / "src"
 DEFAULT_SITE = "title: Test\nbase_url: https://example.org/blog/\n"
 NEVER = ("Traceback", "internal error")
@@ -44,7 +45,7 @@ def snapshot(site: Path) -> dict[str, bytes]:
     return found
 
 
-@pytest.mark.parametrize("case_file", CASES, ids=[c.stem for c in CASES])
+@pytest.mark.parametrize("case_file", CASES, ids=[f"{c.parent.name}/{c.stem}" for c in CASES])
 def test_case(case_file: Path, tmp_path: Path) -> None:
     case = yaml.safe_load(case_file.read_text(encoding="utf-8"))
     site = tmp_path / "site"
@@ -98,6 +99,10 @@ def test_case(case_file: Path, tmp_path: Path) -> None:
         text = (out / rel).read_text(encoding="utf-8")
         for needle in needles:
             assert needle in text, f"{needle!r} not in {rel}"
+    for rel, needles in (case.get("output_not") or {}).items():
+        text = (out / rel).read_text(encoding="utf-8")
+        for needle in needles:
+            assert needle not in text, f"{needle!r} in {rel}"
     lacks = case.get("output_lacks") or []
     if lacks and out.is_dir():
         for path in out.rglob("*"):
