@@ -269,7 +269,8 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
         feed_base=config.urls.absolute(self_url) if self_url is not None else None,
         feed=feed,
     )
-    diagnostics = rendered.diagnostics
+    diagnostics = (*(warning(job.display, line, note) for line, note in meta.notes),
+                   *rendered.diagnostics)
     if not fm.body.strip():
         what = "is empty" if not text.strip() else "has no text after its front matter"
         diagnostics = (warning(job.display, fm.body_line_offset + 1 if text.strip() else 0,
