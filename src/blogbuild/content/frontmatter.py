@@ -205,7 +205,7 @@ class _Reader:
         if node is None:
             return []
         items = node.value if isinstance(node, SequenceNode) else [node]
-        found = []
+        found: list[tuple[str, Node]] = []
         for item in items:
             if not isinstance(item, ScalarNode) or item.tag not in (STR, INT):
                 raise self.fail(f"'{key}' must be a path or a list of paths (like "
@@ -301,9 +301,9 @@ def _redirects(read: _Reader) -> tuple[tuple[str, ...], tuple[tuple[int, str], .
                 found.append(redirect_path(text))
             except BadRedirect as exc:
                 raise read.fail(f"'{key}' {exc}", node) from None
-    node = read.node("redirect_to")
-    if node is not None:
-        notes.append((read.line(node), "'redirect_to' is not supported: this page is built "
+    target = read.node("redirect_to")
+    if target is not None:
+        notes.append((read.line(target), "'redirect_to' is not supported: this page is built "
                       "as usual; to send its readers elsewhere, list its URL in the 'aliases' "
                       "of the post it moved to and delete this file"))
     return tuple(dict.fromkeys(found)), tuple(notes)
