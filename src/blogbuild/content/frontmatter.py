@@ -192,7 +192,8 @@ class _Reader:
         names = []
         for item in node.value:
             if not isinstance(item, ScalarNode):
-                raise self.fail(f"each of '{key}' must be a name, not {describe(item)}; {hint}",
+                what = "category" if key.startswith("categor") else "tag"
+                raise self.fail(f"each {what} must be a name, not {describe(item)}; {hint}",
                                 item)
             text = text_of(item)
             if text is not None and text.strip():
