@@ -72,8 +72,8 @@ def test_keys_of_other_generators_stand_in_for_ours() -> None:
 def test_old_urls() -> None:
     meta = meta_of("---\nredirect_from: /2019/05/old-name.html\naliases:\n  - /old/post\n"
                    "  - old/other/\n  - /old/post/\npermalink: /2019/old.html\n---\n")
-    assert meta.aliases == ("/old/post/", "/old/other/", "/2019/05/old-name.html",
-                            "/2019/old.html")
+    assert meta.aliases == (("/old/post/", 4), ("/old/other/", 5),
+                            ("/2019/05/old-name.html", 2), ("/2019/old.html", 7))
     assert meta.notes == ()
 
 

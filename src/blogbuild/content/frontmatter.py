@@ -81,6 +81,10 @@ def split_front_matter(text: str, file: str) -> FrontMatter:
     return FrontMatter(data, body, offset, nodes, doc)
 
 
+Aliases = tuple[tuple[str, int], ...]  # (site-root path, line in the file)
+Notes = tuple[tuple[int, str], ...]  # (line, warning)
+
+
 @dataclass(frozen=True)
 class PostMeta:
     """Validated metadata of a post or page (what front matter and the file name say)."""
@@ -99,9 +103,9 @@ class PostMeta:
     extra: dict[str, Any] = field(default_factory=dict)
     #: Old URLs of the post as site-root paths (`/old/post/`, `/2019/05/x.html`): each
     #: gets a page that redirects to the post (see blogbuild.content.redirects).
-    aliases: tuple[str, ...] = ()
+    aliases: Aliases = ()
     #: Warnings about the front matter: (line, message).
-    notes: tuple[tuple[int, str], ...] = ()
+    notes: Notes = ()
 
 
 KNOWN = {"title", "date", "updated", "author", "description", "tags", "draft", "slug",
@@ -285,10 +289,10 @@ def _first_string(read: _Reader, *keys: str) -> str | None:
     return None
 
 
-def _redirects(read: _Reader) -> tuple[tuple[str, ...], tuple[tuple[int, str], ...]]:
+def _redirects(read: _Reader) -> tuple[Aliases, Notes]:
     """The post's old URLs (`aliases`, `redirect_from`, and a Jekyll `permalink` or Hugo
     `url`, which name where the post lived), and warnings about what is not read."""
-    found: list[str] = []
+    found: dict[str, int] = {}  # path -> line
     notes: list[tuple[int, str]] = []
     for key in ("aliases", "redirect_from", "permalink", "url"):
         for text, node in read.paths(key):
@@ -299,7 +303,7 @@ def _redirects(read: _Reader) -> tuple[tuple[str, ...], tuple[tuple[int, str], .
                               "keep it working)"))
                 continue
             try:
-                found.append(redirect_path(text))
+                found.setdefault(redirect_path(text), read.line(node))
             except BadRedirect as exc:
                 raise read.fail(f"'{key}' {exc}", node) from None
     target = read.node("redirect_to")
@@ -307,7 +311,7 @@ def _redirects(read: _Reader) -> tuple[tuple[str, ...], tuple[tuple[int, str], .
         notes.append((read.line(target), "'redirect_to' is not supported: this page is built "
                       "as usual; to send its readers elsewhere, list its URL in the 'aliases' "
                       "of the post it moved to and delete this file"))
-    return tuple(dict.fromkeys(found)), tuple(notes)
+    return tuple(found.items()), tuple(notes)
 
 
 def slug_from_filename(stem: str) -> str:

@@ -56,7 +56,7 @@ def _redirects(site: Site, config: Config) -> Iterator[PlannedPage]:
     base = config.urls.base_path
     for post in [*site.posts, *site.pages]:
         own = output_path(post.url)
-        for alias in post.meta.aliases:
+        for alias, line in post.meta.aliases:
             url = site_relative(alias, base)
             path = output_path(url)
             if path == own:  # the post lives there already
@@ -64,11 +64,10 @@ def _redirects(site: Site, config: Config) -> Iterator[PlannedPage]:
             yield PlannedPage(url, path, "redirect.html",
                               {"page": None, "target": post, "needs": frozenset()},
                               owner=Owner(f"the redirect from {alias} (of {post.display})",
-                                          post.display, fix=_REDIRECT_FIX))
+                                          post.display, line, fix=_REDIRECT_FIX))
 
 
-_REDIRECT_FIX = ("take the path out of the post's 'aliases' or 'redirect_from' (a Jekyll "
-                 "'permalink' or Hugo 'url' counts as one too)")
+_REDIRECT_FIX = "take that old URL out of the front matter, or move what is there"
 
 
 def _lists(site: Site, config: Config) -> Iterator[PlannedPage]:
