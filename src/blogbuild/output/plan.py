@@ -55,12 +55,13 @@ def _redirects(site: Site, config: Config) -> Iterator[PlannedPage]:
     so a collision is reported at the post whose alias wants a taken path."""
     base = config.urls.base_path
     for post in [*site.posts, *site.pages]:
-        own = output_path(post.url)
+        taken = {output_path(post.url)}  # the post lives there already
         for alias, line in post.meta.aliases:
             url = site_relative(alias, base)
             path = output_path(url)
-            if path == own:  # the post lives there already
+            if path in taken:  # `/blog/old/` and `/old/` of a site at /blog/ are one page
                 continue
+            taken.add(path)
             yield PlannedPage(url, path, "redirect.html",
                               {"page": None, "target": post, "needs": frozenset()},
                               owner=Owner(f"the redirect from {alias} (of {post.display})",
