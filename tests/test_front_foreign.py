@@ -127,3 +127,10 @@ def test_the_quick_reading_agrees() -> None:
     assert quick is not None and full is not None
     assert (quick.meta.draft, quick.meta.tags) == (full.meta.draft, full.meta.tags) \
         == (True, ("a", "b", "c"))
+
+
+def test_a_permalink_that_cannot_be_a_redirect_is_a_warning() -> None:
+    assert meta_of("---\npermalink: /\n---\n").notes == ()  # a Jekyll home page
+    meta = meta_of("---\ntitle: x\nurl: /search?q=1\n---\n")
+    assert meta.aliases == () and meta.notes[0][0] == 3
+    assert "'url' is '/search?q=1'" in meta.notes[0][1]

@@ -28,6 +28,8 @@ from blogbuild.yamlcore import (
 DATE_IN_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[-_]?(.*)$")
 _CLOSING = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 _TOML_CLOSING = re.compile(r"^\+\+\+[ \t]*$", re.MULTILINE)
+#: Jekyll's permalink placeholders (`/:year/:title/`): a pattern, not a path.
+_PLACEHOLDER = re.compile(r"(?:^|/):[a-z_]+")
 _YAML11_BOOLS = {"yes", "no", "on", "off", "y", "n"}
 #: Longer front matter is refused: it is metadata, and YAML this long is a mistake (a missing
 #: closing line far down a big file) or an attempt to make the build slow.
@@ -161,8 +163,10 @@ class _Reader:
             except BadDate:
                 pass
         if node.tag != BOOL:
+            yaml11 = isinstance(node, ScalarNode) and str(node.value).lower() in _YAML11_BOOLS
+            hint = " (only true and false are booleans in YAML 1.2)" if yaml11 else ""
             raise self.fail(f"'published' must be true or false (false makes the post a "
-                            f"draft), not {describe(node)}", node)
+                            f"draft), not {describe(node)}{hint}", node)
         return str(node.value).lower() == "true"
 
     def date(self, key: str) -> dt.datetime | None:
@@ -228,7 +232,10 @@ def split_names(text: str) -> tuple[str, ...]:
 def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
     """Validate front matter values (`file_name`: the file's stem, which may hold the date).
 
-    Keys other generators write stand in for ours when ours is absent (see FOREIGN)."""
+    Keys Jekyll and Hugo write stand in for ours when ours is absent: `published`,
+    `publishDate` and `pubdate` for `date`, `lastmod` and `last_modified_at` for `updated`,
+    `summary` and `excerpt` for `description`; `published: false` makes a draft, and
+    categories are tags too. They stay in `extra` as well, where templates found them."""
     read = _Reader(fm, file)
     published = read.published()
     date = read.date("date") or _first_date(read, "publishDate", "pubdate") or (
@@ -295,8 +302,11 @@ def _redirects(read: _Reader) -> tuple[Aliases, Notes]:
     found: dict[str, int] = {}  # path -> line
     notes: list[tuple[int, str]] = []
     for key in ("aliases", "redirect_from", "permalink", "url"):
+        own = key in ("permalink", "url")  # where the post lived: a redirect if it can be
         for text, node in read.paths(key):
-            if key in ("permalink", "url") and ":" in text:
+            if own and text.strip() == "/":  # a home page: it still is one
+                continue
+            if own and _PLACEHOLDER.search(text):
                 notes.append((read.line(node), f"'{key}: {text}' has placeholders, which "
                               "are not read; the post's URL comes from its slug and "
                               "site.yaml's 'permalink' (list the old URL in 'aliases' to "
@@ -305,7 +315,10 @@ def _redirects(read: _Reader) -> tuple[Aliases, Notes]:
             try:
                 found.setdefault(redirect_path(text), read.line(node))
             except BadRedirect as exc:
-                raise read.fail(f"'{key}' {exc}", node) from None
+                if not own:
+                    raise read.fail(f"'{key}' {exc}", node) from None
+                notes.append((read.line(node), f"'{key}' {exc}; it is not made a redirect "
+                              "to this page"))
     target = read.node("redirect_to")
     if target is not None:
         notes.append((read.line(target), "'redirect_to' is not supported: this page is built "
