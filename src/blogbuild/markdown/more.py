@@ -30,6 +30,9 @@ def _is_marker(token: Token) -> bool:
 
 
 def more(state: StateCore) -> None:
+    if _MARKER.search(state.src) is None:  # most posts: no need to look at the tokens
+        return
+    state.env["more"] = True
     for token in state.tokens:
         if _is_marker(token):
             token.type, token.content = "more", ""
@@ -41,7 +44,8 @@ def more(state: StateCore) -> None:
 
 def excerpt(tokens: list[Token]) -> list[Token] | None:
     """The tokens of the summary, or None when the body has no marker (or nothing before
-    it). Call after the tokens are final (the title heading taken out)."""
+    it). Call after the tokens are final (the title heading taken out), when the `more`
+    rule said there may be a marker (`env["more"]`)."""
     for i, token in enumerate(tokens):
         inline = token.type == "inline" and any(c.type == "more" for c in token.children or ())
         if token.type != "more" and not inline:

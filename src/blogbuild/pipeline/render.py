@@ -170,7 +170,7 @@ def render_markdown(
             toc = [entry for entry in toc if entry.id != removed]
     html = md.renderer.render(tokens, md.options, env)
     feed_html = render_feed(md, tokens, env) if feed else None
-    cut = excerpt(tokens)
+    cut = excerpt(tokens) if env.get("more") else None
     # Shown on other pages (lists, feeds): rendered as a feed entry is, with absolute
     # links and math that needs no stylesheet.
     excerpt_html = render_feed(md, cut, env) if cut is not None else None
