@@ -49,3 +49,12 @@ def test_the_excerpt_links_to_the_post_and_needs_no_stylesheet() -> None:
     assert 'href="https://example.org/p/#fn1"' in excerpt
     assert "<math" in excerpt and "katex-html" not in excerpt
     assert 'href="#fn1"' in rendered.html  # the page itself keeps its own links
+
+
+def test_a_marker_in_a_callout_keeps_the_whole_callout() -> None:
+    source = ("Intro.\n\n> [!WARNING]- Folded\n> In a note.\n>\n> <!--more-->\n>\n"
+              "> - a list <!--more-->\n\nAfter.\n")
+    excerpt = render_markdown(create_markdown(), source).excerpt_html or ""
+    html5lib.HTMLParser(strict=True).parseFragment(excerpt)
+    assert excerpt.count("<details") == excerpt.count("</details>") == 1
+    assert "a list" in excerpt and "After." not in excerpt and "<!--" not in excerpt

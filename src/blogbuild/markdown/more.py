@@ -5,7 +5,8 @@ The `more` core rule turns the comment (`<!--more-->`, `<!-- more -->`, any case
 up to the first marker, as a well-formed whole: a marker inside a paragraph or heading
 ends it there (the inline tags open at that point are closed); a marker inside a list,
 quote, callout or table ends the summary after that whole block, which is never cut in
-half. A marker in code is text, and one inside a raw HTML block is that block's own.
+half. A marker in code is text, one inside a raw HTML block is that block's own, and one
+in a footnote is ignored.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ def excerpt(tokens: list[Token]) -> list[Token] | None:
     it). Call after the tokens are final (the title heading taken out), when the `more`
     rule said there may be a marker (`env["more"]`)."""
     for i, token in enumerate(tokens):
+        if token.type == "footnote_block_open":  # footnotes come last: not the summary
+            return None
         inline = token.type == "inline" and any(c.type == "more" for c in token.children or ())
         if token.type != "more" and not inline:
             continue
