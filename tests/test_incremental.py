@@ -267,3 +267,27 @@ def test_old_renders_and_states_are_pruned(site: Path, tmp_path: Path) -> None:
         build(site / "site.yaml", output=tmp_path / f"preview-{n}")
     states = {p.name.split(".")[0] for p in (site / ".blogbuild-cache" / "state").iterdir()}
     assert len(states) == 5  # this build's and the four most recent others
+
+
+def test_old_urls_follow_the_post(site: Path, tmp_path: Path) -> None:
+    """A redirect page goes with its alias, and points wherever the post lives now."""
+    rebuild(site, edit(posts(site, "p2"), "tags: [a, b]",
+                       "tags: [a, b]\naliases: [/old/p2/, /2019/p2.html]"), tmp_path)
+    assert (site / "_site/old/p2/index.html").is_file()
+    report = rebuild(site, edit(posts(site, "p2"), "aliases: [/old/p2/, /2019/p2.html]",
+                                "aliases: [/old/p2/]"), tmp_path)
+    assert report.removed == {"2019/p2.html"}
+    assert "page/3/index.html" not in report.templated  # the list shows nothing new
+    report = rebuild(site, edit(posts(site, "p2"), "aliases:", "slug: new-p2\naliases:"),
+                     tmp_path)
+    assert "old/p2/index.html" in report.changed
+    assert 'url=/new-p2/"' not in (site / "_site/old/p2/index.html").read_text()
+    assert 'url=/posts/new-p2/"' in (site / "_site/old/p2/index.html").read_text()
+
+
+def test_a_summary_cut_with_more(site: Path, tmp_path: Path) -> None:
+    report = rebuild(site, edit(posts(site, "p6"), "## A section",
+                                "<!--more-->\n\n## A section"), tmp_path)
+    assert {"index.html", "tags/c/index.html", "feed.xml"} <= report.templated
+    assert '<div class="post-item-summary"><p>The summary of p6.</p>' in (
+        site / "_site/index.html").read_text()

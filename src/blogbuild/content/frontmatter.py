@@ -10,13 +10,26 @@ from typing import Any
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from blogbuild.content.dates import DATE_FORMAT_HINT, BadDate, date_in_name, parse_date
+from blogbuild.content.redirects import BadRedirect, redirect_path
 from blogbuild.diagnostics import ContentError
 from blogbuild.urls import is_allowed_url, scheme_of
-from blogbuild.yamlcore import BOOL, STR, Document, compose, describe, is_null, text_of, to_python
+from blogbuild.yamlcore import (
+    BOOL,
+    INT,
+    STR,
+    Document,
+    compose,
+    describe,
+    is_null,
+    text_of,
+    to_python,
+)
 
 DATE_IN_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[-_]?(.*)$")
 _CLOSING = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 _TOML_CLOSING = re.compile(r"^\+\+\+[ \t]*$", re.MULTILINE)
+#: Jekyll's permalink placeholders (`/:year/:title/`): a pattern, not a path.
+_PLACEHOLDER = re.compile(r"(?:^|/):[a-z_]+")
 _YAML11_BOOLS = {"yes", "no", "on", "off", "y", "n"}
 #: Longer front matter is refused: it is metadata, and YAML this long is a mistake (a missing
 #: closing line far down a big file) or an attempt to make the build slow.
@@ -70,6 +83,10 @@ def split_front_matter(text: str, file: str) -> FrontMatter:
     return FrontMatter(data, body, offset, nodes, doc)
 
 
+Aliases = tuple[tuple[str, int], ...]  # (site-root path, line in the file)
+Notes = tuple[tuple[int, str], ...]  # (line, warning)
+
+
 @dataclass(frozen=True)
 class PostMeta:
     """Validated metadata of a post or page (what front matter and the file name say)."""
@@ -86,6 +103,11 @@ class PostMeta:
     math: bool
     comments: bool
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Old URLs of the post as site-root paths (`/old/post/`, `/2019/05/x.html`): each
+    #: gets a page that redirects to the post (see blogbuild.content.redirects).
+    aliases: Aliases = ()
+    #: Warnings about the front matter: (line, message).
+    notes: Notes = ()
 
 
 KNOWN = {"title", "date", "updated", "author", "description", "tags", "draft", "slug",
@@ -99,9 +121,11 @@ class _Reader:
         self.fm = fm
         self.file = file
 
+    def line(self, node: Node) -> int:
+        return self.fm.doc.line(node) if self.fm.doc is not None else 0
+
     def fail(self, message: str, node: Node) -> ContentError:
-        line = self.fm.doc.line(node) if self.fm.doc is not None else 0
-        return ContentError(message, file=self.file, line=line)
+        return ContentError(message, file=self.file, line=self.line(node))
 
     def node(self, key: str) -> Node | None:
         node = self.fm.nodes.get(key)
@@ -127,6 +151,24 @@ class _Reader:
             raise self.fail(f"'{key}' must be true or false, not {describe(node)}{hint}", node)
         return str(node.value).lower() == "true"
 
+    def published(self) -> bool | dt.datetime | None:
+        """Jekyll's `published: false` (a draft), or Hugo's `published: DATE` (its publish
+        date: the post's date when it has no `date:`); None when absent."""
+        node = self.node("published")
+        if node is None:
+            return None
+        if isinstance(node, ScalarNode) and node.tag == STR:
+            try:
+                return parse_date(str(node.value))
+            except BadDate:
+                pass
+        if node.tag != BOOL:
+            yaml11 = isinstance(node, ScalarNode) and str(node.value).lower() in _YAML11_BOOLS
+            hint = " (only true and false are booleans in YAML 1.2)" if yaml11 else ""
+            raise self.fail(f"'published' must be true or false (false makes the post a "
+                            f"draft), not {describe(node)}{hint}", node)
+        return str(node.value).lower() == "true"
+
     def date(self, key: str) -> dt.datetime | None:
         node = self.node(key)
         if node is None:
@@ -140,33 +182,64 @@ class _Reader:
             raise self.fail(f"'{key}' {exc}; {DATE_FORMAT_HINT}",
                             node) from None
 
-    def tags(self) -> tuple[str, ...]:
-        node = self.node("tags")
+    def names(self, key: str) -> tuple[str, ...]:
+        """Tags or categories: a list, or a string split at commas (at spaces when it has
+        none, as Jekyll does: `tags: python machine-learning` is two tags)."""
+        node = self.node(key)
         if node is None:
             return ()
-        hint = 'write tags: [python, math] or tags: "python, math"'
+        hint = f'write {key}: [python, math] or {key}: "python, math"'
         if isinstance(node, ScalarNode):
             if node.tag != STR:
-                raise self.fail(f"'tags' must be a list of names or a comma-separated string, "
-                                f"not {describe(node)}; {hint}", node)
-            return tuple(t.strip() for t in str(node.value).split(",") if t.strip())
+                raise self.fail(f"'{key}' must be a list of names or a comma-separated "
+                                f"string, not {describe(node)}; {hint}", node)
+            return split_names(str(node.value))
         if not isinstance(node, SequenceNode):
-            raise self.fail(f"'tags' must be a list of names, not {describe(node)}; {hint}",
+            raise self.fail(f"'{key}' must be a list of names, not {describe(node)}; {hint}",
                             node)
         names = []
         for item in node.value:
             if not isinstance(item, ScalarNode):
-                raise self.fail(f"each tag must be a name, not {describe(item)}; {hint}", item)
+                what = "category" if key.startswith("categor") else "tag"
+                raise self.fail(f"each {what} must be a name, not {describe(item)}; {hint}",
+                                item)
             text = text_of(item)
             if text is not None and text.strip():
                 names.append(text.strip())
         return tuple(names)
 
+    def paths(self, key: str) -> list[tuple[str, Node]]:
+        """The old URLs of `key` (one string or a list of them), each with its node."""
+        node = self.node(key)
+        if node is None:
+            return []
+        items = node.value if isinstance(node, SequenceNode) else [node]
+        found: list[tuple[str, Node]] = []
+        for item in items:
+            if not isinstance(item, ScalarNode) or item.tag not in (STR, INT):
+                raise self.fail(f"'{key}' must be a path or a list of paths (like "
+                                f"/2019/05/old-name.html), not {describe(item)}", item)
+            found.append((str(item.value), item))
+        return found
+
+
+def split_names(text: str) -> tuple[str, ...]:
+    """A string of tags: split at commas when it has any, else at spaces."""
+    parts = text.split(",") if "," in text else text.split()
+    return tuple(t.strip() for t in parts if t.strip())
+
 
 def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
-    """Validate front matter values (`file_name`: the file's stem, which may hold the date)."""
+    """Validate front matter values (`file_name`: the file's stem, which may hold the date).
+
+    Keys Jekyll and Hugo write stand in for ours when ours is absent: `published`,
+    `publishDate` and `pubdate` for `date`, `lastmod` and `last_modified_at` for `updated`,
+    `summary` and `excerpt` for `description`; `published: false` makes a draft, and
+    categories are tags too. They stay in `extra` as well, where templates found them."""
     read = _Reader(fm, file)
-    date = read.date("date")
+    published = read.published()
+    date = read.date("date") or _first_date(read, "publishDate", "pubdate") or (
+        published if isinstance(published, dt.datetime) else None)
     match = DATE_IN_NAME.match(file_name)
     if date is None and match:
         try:
@@ -186,20 +259,72 @@ def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
         raise read.fail(f"'image' must be a path or an http(s) URL, not {image!r} (a "
                         f"'{scheme_of(image)}:' URL is not allowed in a page's metadata)",
                         fm.nodes["image"])
+    names = [*read.names("tags"), *read.names("tag"), *read.names("categories"),
+             *read.names("category")]
+    aliases, notes = _redirects(read)
     return PostMeta(
         title=read.string("title"),
         date=date,
-        updated=read.date("updated"),
+        updated=read.date("updated") or _first_date(read, "lastmod", "last_modified_at"),
         author=read.string("author"),
-        description=read.string("description"),
-        tags=tuple(dict.fromkeys(read.tags())),
-        draft=read.boolean("draft"),
+        description=_first_string(read, "description", "summary", "excerpt"),
+        tags=tuple(dict.fromkeys(names)),
+        draft=read.boolean("draft") or published is False,
         slug=slug,
         image=image,
         math=read.boolean("math"),
         comments=read.boolean("comments"),
         extra={k: v for k, v in fm.data.items() if k not in KNOWN},
+        aliases=aliases,
+        notes=notes,
     )
+
+
+def _first_date(read: _Reader, *keys: str) -> dt.datetime | None:
+    for key in keys:
+        found = read.date(key)
+        if found is not None:
+            return found
+    return None
+
+
+def _first_string(read: _Reader, *keys: str) -> str | None:
+    for key in keys:
+        found = read.string(key)
+        if found is not None:
+            return found
+    return None
+
+
+def _redirects(read: _Reader) -> tuple[Aliases, Notes]:
+    """The post's old URLs (`aliases`, `redirect_from`, and a Jekyll `permalink` or Hugo
+    `url`, which name where the post lived), and warnings about what is not read."""
+    found: dict[str, int] = {}  # path -> line
+    notes: list[tuple[int, str]] = []
+    for key in ("aliases", "redirect_from", "permalink", "url"):
+        own = key in ("permalink", "url")  # where the post lived: a redirect if it can be
+        for text, node in read.paths(key):
+            if own and text.strip() == "/":  # a home page: it still is one
+                continue
+            if own and _PLACEHOLDER.search(text):
+                notes.append((read.line(node), f"'{key}: {text}' has placeholders, which "
+                              "are not read; the post's URL comes from its slug and "
+                              "site.yaml's 'permalink' (list the old URL in 'aliases' to "
+                              "keep it working)"))
+                continue
+            try:
+                found.setdefault(redirect_path(text), read.line(node))
+            except BadRedirect as exc:
+                if not own:
+                    raise read.fail(f"'{key}' {exc}", node) from None
+                notes.append((read.line(node), f"'{key}' {exc}; it is not made a redirect "
+                              "to this page"))
+    target = read.node("redirect_to")
+    if target is not None:
+        notes.append((read.line(target), "'redirect_to' is not supported: this page is built "
+                      "as usual; to send its readers elsewhere, list its URL in the 'aliases' "
+                      "of the post it moved to and delete this file"))
+    return tuple(found.items()), tuple(notes)
 
 
 def slug_from_filename(stem: str) -> str:

@@ -26,6 +26,7 @@ from blogbuild.content.frontmatter import (
     parse_meta,
     slug_from_filename,
     split_front_matter,
+    split_names,
 )
 from blogbuild.diagnostics import ContentError
 from blogbuild.urls import slugify
@@ -164,7 +165,9 @@ def _meta_hint(front: Mapping[str, Any], stem: str) -> PostMeta:
     """The fields that place a document (slug, date, draft, tags) from a quick YAML reading; the
     full reading in the render is the truth, and the build compares the two."""
     slug = front.get("slug")
-    when = front.get("date")
+    published = front.get("published")
+    when = front.get("date") or front.get("publishDate") or front.get("pubdate") or (
+        published if not isinstance(published, bool) else None)
     date: dt.datetime | None
     if isinstance(when, dt.datetime):
         date = when
@@ -175,13 +178,18 @@ def _meta_hint(front: Mapping[str, Any], stem: str) -> PostMeta:
     else:
         match = DATE_IN_NAME.match(stem)
         date = date_in_name(match[1], match[2], match[3]) if match else None
-    tags = front.get("tags")
-    if isinstance(tags, str):
-        tags = [t for t in (t.strip() for t in tags.split(",")) if t]
-    hinted = tuple(str(t) for t in tags) if isinstance(tags, list) else ()
+    hinted: list[str] = []
+    for key in ("tags", "tag", "categories", "category"):
+        names = front.get(key)
+        if isinstance(names, str):
+            hinted += split_names(names)
+        elif isinstance(names, list):
+            hinted += [str(t) for t in names]
     return PostMeta(
-        title=None, date=date, updated=None, author=None, description=None, tags=hinted,
-        draft=front.get("draft") is True, slug=str(slug) if slug is not None else None,
+        title=None, date=date, updated=None, author=None, description=None,
+        tags=tuple(dict.fromkeys(hinted)),
+        draft=front.get("draft") is True or published is False,
+        slug=str(slug) if slug is not None else None,
         image=None, math=False, comments=False)
 
 

@@ -87,6 +87,9 @@ class Post:
     needs: frozenset[str]
     word_count: int
     tags: tuple[Tag, ...] = ()
+    #: The summary cut with `<!--more-->` as HTML (absolute links, math without a
+    #: stylesheet), shown by lists and feeds; "" when there is none or a description.
+    excerpt_html: str = ""
     bodies: Bodies | None = field(default=None, repr=False, compare=False)
     previous: Post | None = field(default=None, repr=False)
     next: Post | None = field(default=None, repr=False)

@@ -28,6 +28,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.limits import limits_plugin
     from blogbuild.markdown.links import links_plugin
     from blogbuild.markdown.math import math_plugin
+    from blogbuild.markdown.more import more_plugin
     from blogbuild.markdown.toc import toc_plugin
     from blogbuild.markdown.widgets.divs import divs_plugin
 
@@ -49,4 +50,5 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(toc_plugin)
     md.use(links_plugin, urls=config.urls)
     md.use(limits_plugin)
+    md.use(more_plugin)
     return md

@@ -8,6 +8,7 @@ from typing import Any
 
 from blogbuild.config import Config
 from blogbuild.content.models import Paginator, Post, Site
+from blogbuild.content.redirects import site_relative
 from blogbuild.output.claims import Owner
 from blogbuild.urls import output_path
 
@@ -37,6 +38,7 @@ def plan(site: Site, config: Config) -> Iterator[PlannedPage]:
     yield from _lists(site, config)
     yield from _feeds(site, config)
     yield PlannedPage("/404.html", "404.html", "404.html", {"page": None, "needs": frozenset()})
+    yield from _redirects(site, config)
 
 
 def _documents(site: Site) -> Iterator[PlannedPage]:
@@ -46,6 +48,27 @@ def _documents(site: Site) -> Iterator[PlannedPage]:
                           {"page": post, "needs": post.needs},
                           sources=frozenset({post.source}),
                           owner=Owner(post.display, post.display))
+
+
+def _redirects(site: Site, config: Config) -> Iterator[PlannedPage]:
+    """A page at each old URL of a document that sends the reader on to it. Planned last,
+    so a collision is reported at the post whose alias wants a taken path."""
+    base = config.urls.base_path
+    for post in [*site.posts, *site.pages]:
+        taken = {output_path(post.url)}  # the post lives there already
+        for alias, line in post.meta.aliases:
+            url = site_relative(alias, base)
+            path = output_path(url)
+            if path in taken:  # `/blog/old/` and `/old/` of a site at /blog/ are one page
+                continue
+            taken.add(path)
+            yield PlannedPage(url, path, "redirect.html",
+                              {"page": None, "target": post, "needs": frozenset()},
+                              owner=Owner(f"the redirect from {alias} (of {post.display})",
+                                          post.display, line, fix=_REDIRECT_FIX))
+
+
+_REDIRECT_FIX = "take that old URL out of the front matter, or move what is there"
 
 
 def _lists(site: Site, config: Config) -> Iterator[PlannedPage]:

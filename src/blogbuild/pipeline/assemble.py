@@ -102,7 +102,9 @@ def assemble(
         title_html = html_lib.escape(meta.title or title)
         if not meta.title and rendered.title and rendered.title_html:
             title_html = rendered.title_html
-        description = meta.description or rendered.subtitle or rendered.summary
+        cut = rendered.excerpt_html is not None  # the summary ends at <!--more-->
+        description = meta.description or (rendered.summary if cut else None) \
+            or rendered.subtitle or rendered.summary
         post = Post(
             kind=result.job.kind,
             source=result.job.rel,
@@ -121,6 +123,7 @@ def assemble(
             needs=rendered.needs,
             word_count=rendered.word_count,
             tags=tuple(tag_for(t) for t in meta.tags),
+            excerpt_html=(rendered.excerpt_html or "") if meta.description is None else "",
         )
         unsafe = unsafe_path(output_path(url))
         if unsafe is not None:

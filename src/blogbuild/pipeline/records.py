@@ -28,6 +28,9 @@ class Rendered:
     #: The body as a feed entry carries it: absolute links, math as MathML only (None when
     #: not asked for: only the posts that some feed lists need it).
     feed_html: str | None = ""
+    #: The summary the author cut with `<!--more-->`, rendered as a feed entry is; None
+    #: when the body has no marker.
+    excerpt_html: str | None = None
     #: Relative targets resolved through the link map: (content path, URL or None).
     resolved: tuple[tuple[str, str | None], ...] = ()
 

@@ -23,6 +23,7 @@ from blogbuild.fingerprints import digest_of
 from blogbuild.markdown import create_markdown
 from blogbuild.markdown.env import html_renderer, report, token_line
 from blogbuild.markdown.feed import render_feed
+from blogbuild.markdown.more import excerpt
 from blogbuild.pipeline.records import Rendered, RenderResult, shorten
 from blogbuild.sourcetext import decode_source
 
@@ -105,6 +106,12 @@ def _summary(tokens: list[Token]) -> str:
     return ""
 
 
+def _excerpt_text(tokens: list[Token]) -> str:
+    """The plain text of the summary the author cut with `<!--more-->`."""
+    text = " ".join(_plain(t.children or []) for t in tokens if t.type == "inline")
+    return shorten(" ".join(text.split()), SUMMARY_CHARS)
+
+
 def _word_count(tokens: list[Token]) -> int:
     """_WORD's matches in the prose and code. The texts are joined by spaces (no word
     spans two), and ASCII ones, most of them, are counted without a regex per character."""
@@ -163,6 +170,10 @@ def render_markdown(
             toc = [entry for entry in toc if entry.id != removed]
     html = md.renderer.render(tokens, md.options, env)
     feed_html = render_feed(md, tokens, env) if feed else None
+    cut = excerpt(tokens) if env.get("more") else None
+    # Shown on other pages (lists, feeds): rendered as a feed entry is, with absolute
+    # links and math that needs no stylesheet.
+    excerpt_html = render_feed(md, cut, env) if cut is not None else None
     diskcache.flush()  # the formulas and code made for this document: one transaction
     if any(t.type in ("fence",) for t in tokens) or "codeblock" in html:
         env["needs"].add("code")
@@ -172,7 +183,8 @@ def render_markdown(
         title=title,
         title_html=title_html,
         subtitle=subtitle,
-        summary=_summary(tokens),
+        summary=_summary(tokens) if cut is None else _excerpt_text(cut),
+        excerpt_html=excerpt_html,
         needs=frozenset(env["needs"]),
         diagnostics=tuple(env["diagnostics"]),
         refs=tuple(env["refs"]),
@@ -269,7 +281,8 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
         feed_base=config.urls.absolute(self_url) if self_url is not None else None,
         feed=feed,
     )
-    diagnostics = rendered.diagnostics
+    diagnostics = (*(warning(job.display, line, note) for line, note in meta.notes),
+                   *rendered.diagnostics)
     if not fm.body.strip():
         what = "is empty" if not text.strip() else "has no text after its front matter"
         diagnostics = (warning(job.display, fm.body_line_offset + 1 if text.strip() else 0,
