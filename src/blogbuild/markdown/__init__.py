@@ -21,6 +21,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from mdit_py_plugins.footnote import footnote_plugin
     from mdit_py_plugins.gfm_autolink import gfm_autolink_plugin
 
+    from blogbuild.markdown.admonitions import admonitions_plugin
     from blogbuild.markdown.callouts import callouts_plugin
     from blogbuild.markdown.feed import feed_plugin
     from blogbuild.markdown.figures import figures_plugin
@@ -43,6 +44,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(feed_plugin)
     md.use(math_plugin, config=config.math)
     md.use(callouts_plugin, types=config.callouts)
+    md.use(admonitions_plugin, types=config.callouts)
     md.use(divs_plugin, urls=config.urls)
     md.use(highlight_plugin)
     md.use(figures_plugin)

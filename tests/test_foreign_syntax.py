@@ -1,0 +1,48 @@
+"""Markdown written for other generators (syntax.md §7): native forms and the warnings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import html5lib
+import pytest
+from markdown_it.utils import read_fixture_file
+
+from blogbuild.callout_icons import ICONS
+from blogbuild.markdown import create_markdown
+from blogbuild.pipeline.render import render_markdown
+
+FIXTURES = Path(__file__).parent / "fixtures"
+PLUGINS = ["admonitions"]
+CASES = [
+    pytest.param(name, *case[1:], id=f"{name}-{case[0]}-{case[1]}")
+    for name in PLUGINS
+    for case in read_fixture_file(FIXTURES / f"{name}.md")
+]
+MD = create_markdown()
+
+
+def abbreviate_icons(html: str) -> str:
+    for name, icon in ICONS.items():
+        html = html.replace(icon, f"[icon:{name}]")
+    return html
+
+
+def warnings_of(source: str, **env: Any) -> list[tuple[int, str]]:
+    rendered = render_markdown(MD, source, file="p.md", **env)
+    return [(d.line, d.message) for d in rendered.diagnostics]
+
+
+@pytest.mark.parametrize(("plugin", "title", "source", "expected"), CASES)
+def test_fixture(plugin: str, title: str, source: str, expected: str) -> None:
+    html = MD.render(source, {})
+    assert abbreviate_icons(html) == expected
+    html5lib.HTMLParser(strict=True).parseFragment(html)  # raises on any parse error
+
+
+def test_unknown_admonition_type_warns_like_a_callout() -> None:
+    ((line, message),) = warnings_of("Intro.\n\n!!! notte\n    Body.\n", line_offset=3)
+    assert line == 6
+    assert "unknown callout type '!!! notte'" in message
+    assert "did you mean '!!! NOTE'?" in message
