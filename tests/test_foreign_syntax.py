@@ -14,7 +14,7 @@ from blogbuild.markdown import create_markdown
 from blogbuild.pipeline.render import render_markdown
 
 FIXTURES = Path(__file__).parent / "fixtures"
-PLUGINS = ["admonitions"]
+PLUGINS = ["admonitions", "comments"]
 CASES = [
     pytest.param(name, *case[1:], id=f"{name}-{case[0]}-{case[1]}")
     for name in PLUGINS
@@ -46,3 +46,18 @@ def test_unknown_admonition_type_warns_like_a_callout() -> None:
     assert line == 6
     assert "unknown callout type '!!! notte'" in message
     assert "did you mean '!!! NOTE'?" in message
+
+
+def test_percent_signs_in_math_are_not_a_comment() -> None:
+    html = MD.render("$a %% b$ and %% hidden %% text\n", {})
+    assert "a %% b</annotation>" in html
+    assert "and  text" in html
+
+
+def test_unclosed_comment_block_warns_and_shows_the_text() -> None:
+    source = "Text.\n\n%% draft starts here\nand never ends.\n"
+    rendered = render_markdown(MD, source, file="p.md", line_offset=2)
+    assert "draft starts here" in rendered.html
+    ((line, message),) = [(d.line, d.message) for d in rendered.diagnostics]
+    assert line == 5
+    assert "'%%' opens a comment that is never closed" in message

@@ -23,6 +23,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
 
     from blogbuild.markdown.admonitions import admonitions_plugin
     from blogbuild.markdown.callouts import callouts_plugin
+    from blogbuild.markdown.comments import comments_plugin
     from blogbuild.markdown.feed import feed_plugin
     from blogbuild.markdown.figures import figures_plugin
     from blogbuild.markdown.highlight import highlight_plugin
@@ -42,6 +43,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(gfm_autolink_plugin)
     md.use(footnote_plugin)
     md.use(feed_plugin)
+    md.use(comments_plugin)
     md.use(math_plugin, config=config.math)
     md.use(callouts_plugin, types=config.callouts)
     md.use(admonitions_plugin, types=config.callouts)
