@@ -18,6 +18,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     The plugins are imported here, not with the package: importing one module of it (a
     record type, a helper) must not load them all."""
     from markdown_it import MarkdownIt
+    from mdit_py_plugins.deflist import deflist_plugin
     from mdit_py_plugins.footnote import footnote_plugin
     from mdit_py_plugins.gfm_autolink import gfm_autolink_plugin
 
@@ -42,6 +43,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.options["tasklists"] = True
     md.use(gfm_autolink_plugin)
     md.use(footnote_plugin)
+    md.use(deflist_plugin)
     md.use(feed_plugin)
     md.use(comments_plugin)
     md.use(math_plugin, config=config.math)
