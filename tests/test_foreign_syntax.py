@@ -14,7 +14,7 @@ from blogbuild.markdown import create_markdown
 from blogbuild.pipeline.render import render_markdown
 
 FIXTURES = Path(__file__).parent / "fixtures"
-PLUGINS = ["admonitions", "comments", "deflist"]
+PLUGINS = ["admonitions", "comments", "deflist", "attrs"]
 CASES = [
     pytest.param(name, *case[1:], id=f"{name}-{case[0]}-{case[1]}")
     for name in PLUGINS
@@ -61,3 +61,37 @@ def test_unclosed_comment_block_warns_and_shows_the_text() -> None:
     ((line, message),) = [(d.line, d.message) for d in rendered.diagnostics]
     assert line == 5
     assert "'%%' opens a comment that is never closed" in message
+
+
+def test_refused_attributes_are_named_in_a_warning() -> None:
+    source = 'Text.\n{: .ok style="color:red" onclick="x()" src=a.png}\n'
+    ((line, message),) = warnings_of(source, line_offset=4)
+    assert line == 6
+    assert "refused style, onclick, src" in message
+
+
+def test_unreadable_attribute_list_and_definitions_are_named() -> None:
+    ((line, message),) = warnings_of("Text.\n{: .ok myref}\n")
+    assert line == 2
+    assert message.startswith("attribute list {: .ok myref}: cannot read myref (")
+
+
+def test_attribute_list_between_blank_lines_warns() -> None:
+    ((line, message),) = warnings_of("One.\n\n{: .lost}\n\nTwo.\n")
+    assert line == 3
+    assert "belongs to no block" in message
+
+
+def test_duplicate_heading_ids_stay_unique_and_warn() -> None:
+    rendered = render_markdown(MD, "## A {#x}\n\n## B {#x}\n\n## x\n", file="p.md")
+    assert [e.id for e in rendered.toc] == ["x", "x-1", "x-2"]
+    ((line, message),) = [(d.line, d.message) for d in rendered.diagnostics]
+    assert line == 3
+    assert "heading id #x is already used" in message
+
+
+def test_no_toc_headings_stay_out_of_the_toc_and_keep_their_anchor() -> None:
+    rendered = render_markdown(MD, "## Contents\n{: .no_toc}\n\n## One\n", file="p.md")
+    assert [e.id for e in rendered.toc] == ["one"]
+    assert 'id="contents"' in rendered.html
+    assert "contents" in rendered.anchors

@@ -23,6 +23,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from mdit_py_plugins.gfm_autolink import gfm_autolink_plugin
 
     from blogbuild.markdown.admonitions import admonitions_plugin
+    from blogbuild.markdown.attrs import attrs_plugin
     from blogbuild.markdown.callouts import callouts_plugin
     from blogbuild.markdown.comments import comments_plugin
     from blogbuild.markdown.feed import feed_plugin
@@ -44,6 +45,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(gfm_autolink_plugin)
     md.use(footnote_plugin)
     md.use(deflist_plugin)
+    md.use(attrs_plugin)
     md.use(feed_plugin)
     md.use(comments_plugin)
     md.use(math_plugin, config=config.math)
