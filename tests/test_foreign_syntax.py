@@ -95,3 +95,74 @@ def test_no_toc_headings_stay_out_of_the_toc_and_keep_their_anchor() -> None:
     assert [e.id for e in rendered.toc] == ["one"]
     assert 'id="contents"' in rendered.html
     assert "contents" in rendered.anchors
+
+
+WARNED = [
+    ("{% highlight python linenos %}\nx = 1\n{% endhighlight %}\n", 1,
+     "Liquid tag {% highlight %} does not run in blogbuild (shown as text); write a fenced "
+     "code block: ```python … ```"),
+    ("Intro.\n\n{% include figure.html src=x %}\n", 3, "the HTML the include produced"),
+    ("{% raw %}{{ page.title }}{% endraw %}\n", 1, "delete {% raw %} and {% endraw %}"),
+    ("{% if page.math %}x{% endif %}\n", 1, "Liquid logic does not run in blogbuild"),
+    ("![plot]({{ site.baseurl }}/assets/plot.png)\n", 1,
+     "Liquid output {{ site.baseurl }} does not run in blogbuild (shown as text); site-root "
+     "paths start with '/'"),
+    ('<img src="{{ "/a.png" | relative_url }}">\n', 1, "site-root paths start with '/'"),
+    ("By {{ page.author }}.\n", 1, "Liquid output {{ page.author }}"),
+    ("{{< youtube dQw4w9WgXcQ >}}\n", 1,
+     'Hugo shortcode {{< youtube >}} does not run in blogbuild (shown as text); write a video '
+     'embed: <div class="video-embed" data-src="https://www.youtube.com/watch?v=dQw4w9WgXcQ">'),
+    ('{{< figure src="/a.png" caption="A" >}}\n', 1, '![alt text](/path/image.png "Caption")'),
+    ("{{< highlight go >}}\nx\n{{< /highlight >}}\n", 1, "```go … ```"),
+    ('See [the post]({{< ref "other.md" >}}).\n', 1, "[text](other-post.md)"),
+    ("{{% notice warning %}}\nCareful.\n{{% /notice %}}\n", 1, "> [!NOTE]"),
+    ("{{< mystery >}}\n", 1, "Hugo shortcode {{< mystery >}}"),
+    ('=== "Python"\n\n    print(1)\n', 1, "MkDocs content tabs"),
+    ('Text\n\n--8<-- "snippets/a.md"\n', 3, "pymdownx snippet (--8<--)"),
+    ("{::nomarkdown}\n<b>x</b>\n{:/nomarkdown}\n", 1, "kramdown extension {::nomarkdown}"),
+    ('{::options parse_block_html="true" /}\n', 1, "delete the line"),
+    ("{:note: .warning}\n", 1, "attribute list definition"),
+    ("A *word*{: .red} here.\n", 1, "span attribute list"),
+]
+
+
+@pytest.mark.parametrize(("source", "line", "text"), WARNED, ids=[w[2][:40] for w in WARNED])
+def test_foreign_construct_warns_once_with_its_line(source: str, line: int, text: str) -> None:
+    rendered = render_markdown(MD, source, file="p.md", line_offset=10)
+    ((diagnostic),) = rendered.diagnostics
+    assert diagnostic.line == 10 + line
+    assert text in diagnostic.message
+    assert not diagnostic.is_error
+
+
+NOT_WARNED = [
+    "`{% highlight python %}` and `{{ site.baseurl }}` and `{{< youtube x >}}`\n",
+    "```liquid\n{% raw %}{{ page.title }}{% endraw %}\n```\n",
+    "    {{< youtube x >}}\n    --8<-- \"a.md\"\n",
+    "```\n=== \"Tab\"\n```\n",
+    "$x^{{2}}$ and $${{a}}$$\n",
+    "<pre>{{ site.baseurl }}</pre>\n",
+    "[[Wiki link]] and ![[embed.png]] and [[post|text]]\n",
+    "{{</* youtube x */>}}\n",
+    "Braces {like this} and {{ }} and 50% off and {% unclosed.\n",
+]
+
+
+@pytest.mark.parametrize("source", NOT_WARNED)
+def test_code_math_and_wiki_links_are_not_warned_about(source: str) -> None:
+    assert warnings_of(source) == []
+
+
+def test_warnings_are_capped_per_file() -> None:
+    source = "".join(f"{{{{< youtube v{i} >}}}}\n\n" for i in range(25))
+    found = warnings_of(source)
+    assert len(found) == 11
+    assert [line for line, _ in found[:10]] == list(range(1, 21, 2))
+    assert found[10] == (21, "and 15 more constructs of other generators in this file from "
+                             "here on, not listed one by one")
+
+
+def test_mkdocs_toc_marker_is_dropped() -> None:
+    rendered = render_markdown(MD, "[TOC]\n\n## One\n\n## Two\n", file="p.md")
+    assert "[TOC]" not in rendered.html
+    assert not rendered.diagnostics

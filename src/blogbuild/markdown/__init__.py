@@ -28,6 +28,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.comments import comments_plugin
     from blogbuild.markdown.feed import feed_plugin
     from blogbuild.markdown.figures import figures_plugin
+    from blogbuild.markdown.foreign import foreign_plugin
     from blogbuild.markdown.highlight import highlight_plugin
     from blogbuild.markdown.limits import limits_plugin
     from blogbuild.markdown.links import links_plugin
@@ -46,6 +47,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(footnote_plugin)
     md.use(deflist_plugin)
     md.use(attrs_plugin)
+    md.use(foreign_plugin)
     md.use(feed_plugin)
     md.use(comments_plugin)
     md.use(math_plugin, config=config.math)

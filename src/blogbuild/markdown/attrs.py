@@ -29,8 +29,9 @@ __all__ = ["attrs_plugin", "parse_attributes"]
 
 SAFE = frozenset({"class", "id", "title", "lang", "dir", "width", "height", "align"})
 _DATA = re.compile(r"data-[a-z0-9][a-z0-9._:-]*")
-# `{: …}` (kramdown) or `{.class …}` / `{#id …}` (Pandoc, Hugo); not `{::ext}` nor `{:ref: …}`.
-_LINE = re.compile(r"\{(?::(?![:\w-]*:)|(?=[.#]))[ \t]*(.*?)[ \t]*\}[ \t]*$")
+# `{: …}` (kramdown) or `{.class …}` / `{#id …}` (Pandoc, Hugo); not `{::ext}`, `{:/ext}` nor
+# `{:ref: …}`.
+_LINE = re.compile(r"\{(?::(?![:\w-]*:|/)|(?=[.#]))[ \t]*(.*?)[ \t]*\}[ \t]*$")
 _HEADING_ID = re.compile(r"[ \t]+\{[ \t]*([.#][^{}]*?|-)[ \t]*\}[ \t]*$")
 _ITEM = re.compile(
     r"""\.([\w-]+)|\#([\w:.-]+)|([A-Za-z_][\w:.-]*)=(?:"([^"]*)"|'([^']*)'|([^\s"'}]+))|([\w-]+)"""
