@@ -123,6 +123,7 @@ WARNED = [
     ('{::options parse_block_html="true" /}\n', 1, "delete the line"),
     ("{:note: .warning}\n", 1, "attribute list definition"),
     ("A *word*{: .red} here.\n", 1, "span attribute list"),
+    ("Text.\n\n::: {.note}\nBody.\n:::\n", 3, "fenced div (::: name)"),
 ]
 
 

@@ -48,6 +48,7 @@ class Attributes:
         self.attrs: dict[str, str] = {}
         self.refused: list[str] = []
         self.refs: list[str] = []
+        self.file = ""  # Chirpy's `{: file="path" }` under a code block: its title
         pos, rest = 0, []
         for match in _ITEM.finditer(text):
             rest.append(text[pos : match.start()])
@@ -64,7 +65,9 @@ class Attributes:
             self.attrs["id"] = ident
         elif name:
             value = next((v for v in values if v is not None), "")
-            if name.lower() in SAFE or _DATA.fullmatch(name.lower()):
+            if name.lower() == "file":
+                self.file = value.replace('"', "")
+            elif name.lower() in SAFE or _DATA.fullmatch(name.lower()):
                 key = name.lower()
                 joined = f"{self.attrs.get(key, '')} {value}" if key == "class" else value
                 self.attrs[key] = joined.strip()
@@ -102,6 +105,13 @@ def apply(token: Token, attrs: Mapping[str, str | int | float]) -> None:
             token.attrSet(name, value)
 
 
+def give(target: Token, found: Attributes) -> None:
+    """Give `target` what `found` says; a code block takes `file=` as its title."""
+    apply(target, found.attrs)
+    if found.file and target.type == "fence":
+        target.info = f'{target.info} title="{found.file}"'
+
+
 def _opener(tokens: Sequence[Token], level: int) -> int | None:
     """Index of the last complete block at `level` (the opener of a closed one), or None."""
     if not tokens or tokens[-1].level != level or tokens[-1].nesting > 0:
@@ -126,7 +136,7 @@ def _attach_before(state: StateBlock, start_line: int, found: Attributes) -> boo
     if "toc" in found.refs and target.type in ("bullet_list_open", "ordered_list_open"):
         del state.tokens[index:]  # kramdown's TOC placeholder: the page has its own TOC
     else:
-        apply(target, found.attrs)
+        give(target, found)
     return True
 
 
@@ -164,7 +174,7 @@ def attrs_forward(state: StateCore) -> None:
         level = tokens[i].level
         target = next((t for t in tokens[i + 1 :] if t.level <= level and t.block), None)
         if target is not None and target.level == level and target.type in _TARGETS:
-            apply(target, tokens[i].meta["found"].attrs)
+            give(target, tokens[i].meta["found"])
     state.tokens = [t for t in tokens if t.type != "block_attrs"]
     _lift_from_tight_items(state.tokens)
 

@@ -34,6 +34,7 @@ _FOUND = re.compile(
     r"|(?P<kramdown_ald>^\{:[\w-]+:)"
     r"|(?P<kramdown_span>\{:[ \t]*[.#][^}\n]{0,200}\})"
     r'|(?P<tabs>^===[!+]?[ \t]+")'
+    r"|(?P<fenced_div>^:::+[ \t]*[{\w])"
     r"|(?P<snippet>-{1,2}8<-{1,2})",
     re.MULTILINE,
 )
