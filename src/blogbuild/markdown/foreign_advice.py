@@ -111,7 +111,7 @@ _FIXED = {
             "the indented bodies as code blocks; write each tab as a section under a heading, "
             f"or as {_COLLAPSIBLE}",
     "fenced_div": "fenced div (::: name) is not supported (shown as text); write a callout "
-                  f"(> [!NOTE]) or <div class=\"name\" markdown=\"1\"> … </div>",
+                  "(> [!NOTE]) or <div class=\"name\" markdown=\"1\"> … </div>",
     "snippet": "pymdownx snippet (--8<--) includes another file, which blogbuild does not do "
                "(shown as text); paste the file's text here, code in a fenced code block",
     "kramdown_ald": "kramdown attribute list definition ({:name: …}) is not supported (shown "
