@@ -84,7 +84,7 @@ def _finding(match: re.Match[str], text: str) -> str | None:
             return advice("hugo", "", "")
         if hugo.group(2) or hugo.group(3):
             return None  # a closing shortcode, or Hugo's escaped `{{</* … */>}}`
-        return advice("hugo", hugo.group(4), hugo.group(5).strip(" /"))
+        return advice("hugo", hugo.group(4), hugo.group(5).strip(" /"), delimiter=hugo.group(1))
     if match.group("liquid_tag"):
         tag = match.group("tag")
         return None if _NOT_OPENING.match(tag) else advice("liquid_tag", tag, match["targs"])

@@ -57,10 +57,13 @@ _SHORTCODES = {
 
 
 def _first_arg(args: str) -> str:
-    """The first positional argument of a shortcode (`youtube ID`), without quotes."""
+    """The first argument of a shortcode (`youtube ID`, `youtube id="ID"`), without quotes."""
     words = args.split()
-    first = words[0].strip("\"'") if words else ""
-    return "" if "=" in first else first
+    first = words[0] if words else ""
+    name, equals, value = first.partition("=")
+    if equals:
+        first = value if name == "id" else ""
+    return first.strip("\"'")
 
 
 def _liquid_tag(name: str, args: str) -> str:
@@ -82,8 +85,10 @@ def _liquid_output(expr: str) -> str:
     return f"{construct} does not run in blogbuild (shown as text); write the value itself"
 
 
-def _shortcode(name: str, args: str) -> str:
-    construct = f"Hugo shortcode {{{{< {name} >}}}}" if name else "Hugo shortcode"
+def _shortcode(name: str, args: str, delimiter: str) -> str:
+    closing = ">" if delimiter == "<" else delimiter
+    construct = (f"Hugo shortcode {{{{{delimiter} {name} {closing}}}}}" if name
+                 else "Hugo shortcode")
     first = _first_arg(args)
     if name in ("youtube", "vimeo"):
         url = (f"https://www.youtube.com/watch?v={first or 'ID'}" if name == "youtube"
@@ -122,10 +127,12 @@ _FIXED = {
 }
 
 
-def advice(kind: str, name: str, args: str) -> str:
-    """The warning for one construct: what it is, that it stays text, what to write instead."""
+def advice(kind: str, name: str, args: str, *, delimiter: str = "<") -> str:
+    """The warning for one construct: what it is, that it stays text, what to write instead.
+
+    `delimiter` is the one a Hugo shortcode was written with: `<` or `%`."""
     if kind == "hugo":
-        return _shortcode(name, args)
+        return _shortcode(name, args, delimiter)
     if kind == "liquid_tag":
         return _liquid_tag(name, args)
     if kind == "liquid_out":
