@@ -167,3 +167,14 @@ def test_mkdocs_toc_marker_is_dropped() -> None:
     rendered = render_markdown(MD, "[TOC]\n\n## One\n\n## Two\n", file="p.md")
     assert "[TOC]" not in rendered.html
     assert not rendered.diagnostics
+
+
+def test_generated_heading_ids_step_aside_for_ids_on_other_blocks() -> None:
+    rendered = render_markdown(MD, "Intro.\n{: #setup}\n\n## Setup\n", file="p.md")
+    assert [e.id for e in rendered.toc] == ["setup-1"]
+    assert 'id="setup"' in rendered.html
+
+
+def test_an_id_with_spaces_is_refused() -> None:
+    ((_, message),) = warnings_of('Text.\n{: id="two words"}\n')
+    assert "refused id" in message

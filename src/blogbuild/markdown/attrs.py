@@ -67,6 +67,8 @@ class Attributes:
             value = next((v for v in values if v is not None), "")
             if name.lower() == "file":
                 self.file = value.replace('"', "")
+            elif name.lower() == "id" and (not value or len(value.split()) != 1):
+                self.refused.append(name)  # an id is one word
             elif name.lower() in SAFE or _DATA.fullmatch(name.lower()):
                 key = name.lower()
                 joined = f"{self.attrs.get(key, '')} {value}" if key == "class" else value

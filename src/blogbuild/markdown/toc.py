@@ -55,6 +55,9 @@ def heading_ids(state: StateCore) -> None:
     md = state.md
     tokens = state.tokens
     headings = [t for t in tokens[:-1] if t.type == "heading_open"]
+    for token in tokens:  # ids on other blocks (`{: #id}` on a paragraph): headings avoid them
+        if token.type != "heading_open" and token.attrGet("id") is not None:
+            seen.setdefault(str(token.attrGet("id")), 0)
     _explicit_ids(state, headings, seen)
     for i, token in enumerate(tokens[:-1]):
         if token.type != "heading_open":
