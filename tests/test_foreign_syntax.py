@@ -14,7 +14,7 @@ from blogbuild.markdown import create_markdown
 from blogbuild.pipeline.render import render_markdown
 
 FIXTURES = Path(__file__).parent / "fixtures"
-PLUGINS = ["admonitions", "comments", "deflist", "attrs"]
+PLUGINS = ["admonitions", "comments", "deflist", "attrs", "foreign"]
 CASES = [
     pytest.param(name, *case[1:], id=f"{name}-{case[0]}-{case[1]}")
     for name in PLUGINS
