@@ -171,25 +171,34 @@ def block_attrs(state: StateBlock, start_line: int, end_line: int, silent: bool)
 
 def attrs_forward(state: StateCore) -> None:
     """Give each pending list (one written above a block) to the next block at its level."""
-    tokens = state.tokens
-    for i in [i for i, t in enumerate(tokens) if t.type == "block_attrs"]:
-        level = tokens[i].level
-        target = next((t for t in tokens[i + 1 :] if t.level <= level and t.block), None)
-        if target is not None and target.level == level and target.type in _TARGETS:
-            give(target, tokens[i].meta["found"])
-    state.tokens = [t for t in tokens if t.type != "block_attrs"]
-    _lift_from_tight_items(state.tokens)
+    pending: list[Token] = []
+    kept: list[Token] = []
+    for token in state.tokens:
+        if token.type == "block_attrs":
+            pending.append(token)
+            continue
+        if pending and token.block:
+            for marker in pending:
+                if marker.level == token.level and token.type in _TARGETS:
+                    give(token, marker.meta["found"])
+            pending = [marker for marker in pending if marker.level < token.level]
+        kept.append(token)
+    state.tokens = kept
+    _lift_from_tight_items(kept)
 
 
 def _lift_from_tight_items(tokens: list[Token]) -> None:
     """A tight list item shows no `<p>`: a list meant for its paragraph goes to the `<li>`."""
-    for i, token in enumerate(tokens):
-        if token.type != "paragraph_open" or not token.hidden or not token.attrs:
-            continue
-        item = next((t for t in reversed(tokens[:i]) if t.level < token.level), None)
-        if item is not None and item.type == "list_item_open":
-            apply(item, token.attrs)
-        token.attrs = {}
+    open_blocks: list[Token] = []
+    for token in tokens:
+        if token.type == "paragraph_open" and token.hidden and token.attrs:
+            if open_blocks and open_blocks[-1].type == "list_item_open":
+                apply(open_blocks[-1], token.attrs)
+            token.attrs = {}
+        if token.nesting == 1:
+            open_blocks.append(token)
+        elif token.nesting == -1 and open_blocks:
+            open_blocks.pop()
 
 
 def heading_attrs(state: StateCore) -> None:
