@@ -18,12 +18,17 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     The plugins are imported here, not with the package: importing one module of it (a
     record type, a helper) must not load them all."""
     from markdown_it import MarkdownIt
+    from mdit_py_plugins.deflist import deflist_plugin
     from mdit_py_plugins.footnote import footnote_plugin
     from mdit_py_plugins.gfm_autolink import gfm_autolink_plugin
 
+    from blogbuild.markdown.admonitions import admonitions_plugin
+    from blogbuild.markdown.attrs import attrs_plugin
     from blogbuild.markdown.callouts import callouts_plugin
+    from blogbuild.markdown.comments import comments_plugin
     from blogbuild.markdown.feed import feed_plugin
     from blogbuild.markdown.figures import figures_plugin
+    from blogbuild.markdown.foreign import foreign_plugin
     from blogbuild.markdown.highlight import highlight_plugin
     from blogbuild.markdown.limits import limits_plugin
     from blogbuild.markdown.links import links_plugin
@@ -41,9 +46,14 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.options["tasklists"] = True
     md.use(gfm_autolink_plugin)
     md.use(footnote_plugin)
+    md.use(deflist_plugin)
+    md.use(attrs_plugin)
+    md.use(foreign_plugin)
     md.use(feed_plugin)
+    md.use(comments_plugin)
     md.use(math_plugin, config=config.math)
     md.use(callouts_plugin, types=config.callouts)
+    md.use(admonitions_plugin, types=config.callouts)
     md.use(divs_plugin, urls=config.urls)
     md.use(highlight_plugin)
     md.use(figures_plugin)

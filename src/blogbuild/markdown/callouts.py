@@ -32,7 +32,14 @@ from blogbuild.callout_icons import ICONS
 from blogbuild.callout_kinds import BUILTIN_TYPES, CalloutType, Kind, build_kinds, title_of
 from blogbuild.markdown.env import Env, need, report, source_line
 
-__all__ = ["BUILTIN_TYPES", "callouts_plugin"]
+__all__ = [
+    "BUILTIN_TYPES",
+    "callouts_plugin",
+    "push_title",
+    "style_opening",
+    "tokenize_body",
+    "unknown_kind",
+]
 
 # `[!TYPE]`, then `-`/`+` right after the bracket, then whitespace before an optional title.
 # A bracket followed by anything else (`[!NOTE]: /url`, `[!NOTE]x`) is not a marker.
@@ -42,18 +49,61 @@ _QED_END = re.compile(r"(?:∎|■|□|\\qed|\\blacksquare|\\square|\\Box)(?:\s|
 _MD_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 
 
-def _unknown(env: Env, line: int, name: str, kinds: Mapping[str, Kind]) -> Kind:
+def unknown_kind(
+    env: Env, line: int, name: str, kinds: Mapping[str, Kind], marker: str = "[!{}]"
+) -> Kind:
+    """A neutral kind for a type nobody defined, and the warning that says what to write.
+
+    `marker` shows how the author wrote the type (`[!{}]` here, `!!! {}` for admonitions)."""
     key = name.lower()
     close = difflib.get_close_matches(key, list(kinds), n=1)
-    hint = f"did you mean [!{close[0].upper()}]? " if close else ""
+    hint = f"did you mean {marker.format(close[0].upper())}? " if close else ""
     known = ", ".join(sorted({kind.type for kind in kinds.values()}))
     report(
         env,
         line,
-        f"unknown callout type [!{name}] (rendered as a neutral callout); {hint}known types: "
-        f"{known}; add your own under 'callouts:' in site.yaml",
+        f"unknown callout type {marker.format(name)} (rendered as a neutral callout); {hint}"
+        f"known types: {known}; add your own under 'callouts:' in site.yaml",
     )
     return Kind(key, title_of(key), ICONS["neutral"])
+
+
+def style_opening(opening: Token, name: str, kind: Kind, fold: str) -> None:
+    """Make `opening` the root of a callout of `kind`; `fold` is "", "-" (closed) or "+"."""
+    opening.type, opening.tag = "callout_open", "details" if fold else "div"
+    opening.info = name
+    opening.attrs = {"class": f"callout callout-{kind.type}", "data-callout": kind.type}
+    if not fold:
+        opening.attrs["role"] = "note"
+    if kind.color:
+        opening.attrs["style"] = f"--callout-color: {kind.color}"
+    opening.meta = {"type": kind.type, "fold": fold, "open": fold == "+"}
+
+
+def push_title(state: StateBlock, line: int, kind: Kind, title: str, fold: str) -> None:
+    """The title row: the icon and `title` (inline Markdown), or the type's default title."""
+    tag = "summary" if fold else "p"
+    token = state.push("callout_title_open", tag, 1)
+    token.attrs = {"class": "callout-title"}
+    token.map = [line, line + 1]
+    token.meta = {"icon": kind.icon}
+    token = state.push("inline", "", 0)
+    token.content = title or _MD_PUNCTUATION.sub(r"\\\1", kind.title)
+    token.map = [line, line + 1]
+    token.children = []
+    state.push("callout_title_close", tag, -1)
+
+
+def tokenize_body(state: StateBlock, start_line: int, end_line: int, kind: Kind) -> None:
+    """The body: full block Markdown from `start_line`, and a proof's closing ∎."""
+    token = state.push("callout_body_open", "div", 1)
+    token.attrs = {"class": "callout-body"}
+    token.map = [start_line, end_line]
+    body_start = len(state.tokens)
+    state.md.block.tokenize(state, start_line, end_line)
+    if kind.type == "proof":
+        _close_proof(state, body_start)
+    state.push("callout_body_close", "div", -1)
 
 
 def _make_callout_rule(kinds: Mapping[str, Kind]) -> Any:
@@ -75,41 +125,16 @@ def _make_callout_rule(kinds: Mapping[str, Kind]) -> Any:
 
         env = state.env
         name, fold, title = match.group(1), match.group(2), (match.group(3) or "").strip()
-        kind = kinds.get(name.lower()) or _unknown(env, source_line(env, start_line), name, kinds)
+        kind = kinds.get(name.lower()) or unknown_kind(env, source_line(env, start_line), name,
+                                                       kinds)
         need(env, "callouts")
-
-        opening.type, opening.tag = "callout_open", "details" if fold else "div"
-        opening.info = name
-        opening.attrs = {"class": f"callout callout-{kind.type}", "data-callout": kind.type}
-        if not fold:
-            opening.attrs["role"] = "note"
-        if kind.color:
-            opening.attrs["style"] = f"--callout-color: {kind.color}"
-        opening.meta = {"type": kind.type, "fold": fold, "open": fold == "+"}
-
-        tag = "summary" if fold else "p"
-        token = state.push("callout_title_open", tag, 1)
-        token.attrs = {"class": "callout-title"}
-        token.map = [start_line, start_line + 1]
-        token.meta = {"icon": kind.icon}
-        token = state.push("inline", "", 0)
-        token.content = title or _MD_PUNCTUATION.sub(r"\\\1", kind.title)
-        token.map = [start_line, start_line + 1]
-        token.children = []
-        state.push("callout_title_close", tag, -1)
-
+        style_opening(opening, name, kind, fold)
+        push_title(state, start_line, kind, title, fold)
         state.line = start_line + 1
         body_line = state.skipEmptyLines(start_line + 1)
         # A lazy continuation line (sCount < 0) can only continue a paragraph: not a body.
         if body_line < end_line and state.sCount[body_line] >= state.blkIndent:
-            token = state.push("callout_body_open", "div", 1)
-            token.attrs = {"class": "callout-body"}
-            token.map = [start_line + 1, end_line]
-            body_start = len(state.tokens)
-            state.md.block.tokenize(state, start_line + 1, end_line)
-            if kind.type == "proof":
-                _close_proof(state, body_start)
-            state.push("callout_body_close", "div", -1)
+            tokenize_body(state, start_line + 1, end_line, kind)
         return True
 
     return callout
@@ -130,11 +155,15 @@ def _close_proof(state: StateBlock, body_start: int) -> None:
 
 
 def callouts(state: StateCore) -> None:
-    """Rename the `blockquote_close` of every blockquote the `callout` rule turned into one."""
+    """Rename the `blockquote_close` of every blockquote the `callout` rule turned into one.
+
+    Admonitions (blogbuild.markdown.admonitions) push their own `callout_close`: it ends them."""
     stack: list[Token] = []
     for token in state.tokens:
         if token.type in ("blockquote_open", "callout_open"):
             stack.append(token)
+        elif token.type == "callout_close" and stack:
+            stack.pop()
         elif token.type == "blockquote_close" and stack:
             opening = stack.pop()
             if opening.type == "callout_open":

@@ -4,7 +4,8 @@ A feed entry has no stylesheet and no page around it, so `render_feed` renders t
 tokens a second time with ``env["feed"]`` set: tokens take the absolute URLs stored in
 ``meta["feed_attrs"]`` (see links.py), math renders as MathML only (math.py), and links to
 the page's own footnotes and headings, ``#fn1`` on the page, get the post's absolute URL
-(``env["feed_base"]``, set by the build) in front. Ids are numbers or slugs we made.
+(``env["feed_base"]``, set by the build) in front. Ids are numbers, slugs we made or ids
+the author wrote (`{#id}`); each is escaped where it is written.
 """
 
 from __future__ import annotations

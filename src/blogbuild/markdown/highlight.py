@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -156,8 +156,20 @@ def _formatter(hl_lines: tuple[int, ...]) -> HtmlFormatter:  # type: ignore[type
     return Formatter(nowrap=True, hl_lines=list(hl_lines))
 
 
-def render_codeblock(code: str, info: str) -> str:
-    """The full code block: header (title, language label, copy button) and highlighted body."""
+def _box_attrs(extra: Mapping[str, str | int | float]) -> str:
+    """The outer div's attributes: its class (plus the author's) and the author's others."""
+    classes = " ".join(["codeblock", *str(extra.get("class", "")).split()])
+    others = "".join(f' {name}="{escapeHtml(str(value))}"'
+                     for name, value in extra.items() if name != "class")
+    return f'class="{escapeHtml(classes)}"{others}'
+
+
+def render_codeblock(
+    code: str, info: str, extra: Mapping[str, str | int | float] | None = None
+) -> str:
+    """The full code block: header (title, language label, copy button) and highlighted body.
+
+    `extra` holds attributes from a block attribute list (`{: .wide}`) for the outer div."""
     lang, attrs, hl_lines = parse_info(info)
     body = highlight_code(code, lang, hl_lines)
     label = _LABELS.get(lang.lower(), lang.lower())
@@ -174,7 +186,7 @@ def render_codeblock(code: str, info: str) -> str:
         "Copy</button></div>"
     )
     return (
-        f'<div class="codeblock"{lang_attr}>{"".join(header)}'
+        f'<div {_box_attrs(extra or {})}{lang_attr}>{"".join(header)}'
         f'<pre class="highlight"><code{code_class}>{body}</code></pre></div>\n'
     )
 
@@ -186,7 +198,7 @@ def _fence(
     # The feed renders the page's tokens a second time (feed.py): highlight only once.
     html = token.meta.get("codeblock_html") if token.meta else None
     if html is None:
-        html = render_codeblock(token.content, unescapeAll(token.info))
+        html = render_codeblock(token.content, unescapeAll(token.info), token.attrs)
         token.meta = {**(token.meta or {}), "codeblock_html": html}
     return str(html)
 

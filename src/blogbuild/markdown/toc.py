@@ -7,7 +7,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from blogbuild.content.models import TocEntry
-from blogbuild.markdown.env import html_renderer
+from blogbuild.markdown.env import html_renderer, report, token_line
 from blogbuild.urls import slugify
 
 
@@ -21,30 +21,58 @@ def _plain_text(children: list[Token]) -> str:
     return "".join(parts)
 
 
+def _unique(seen: dict[str, int], base: str) -> str:
+    """`base`, or `base-N` with the first N no heading has yet; records it in `seen`."""
+    slug = base
+    if slug in seen:
+        seen[base] += 1
+        slug = f"{base}-{seen[base]}"
+        while slug in seen:
+            seen[base] += 1
+            slug = f"{base}-{seen[base]}"
+    seen[slug] = 0
+    return slug
+
+
+def _explicit_ids(state: StateCore, headings: list[Token], seen: dict[str, int]) -> None:
+    """Ids the author wrote (`## T {#id}`, `{: #id}`) first, so generated ones step aside."""
+    for token in headings:
+        wanted = token.attrGet("id")
+        if wanted is None:
+            continue
+        ident = _unique(seen, str(wanted))
+        if ident != wanted:
+            report(state.env, token_line(state.env, token),
+                   f"heading id #{wanted} is already used on this page: this heading gets "
+                   f"#{ident}; give it an id of its own")
+        token.attrSet("id", ident)
+        token.meta = {**(token.meta or {}), "explicit_id": True}
+
+
 def heading_ids(state: StateCore) -> None:
     seen: dict[str, int] = state.env.setdefault("heading_ids", {})
     toc: list[TocEntry] = state.env.setdefault("toc", [])
     md = state.md
     tokens = state.tokens
-    for i, token in enumerate(tokens):
-        if token.type != "heading_open" or i + 1 >= len(tokens):
+    headings = [t for t in tokens[:-1] if t.type == "heading_open"]
+    for token in tokens:  # ids on other blocks (`{: #id}` on a paragraph): headings avoid them
+        if token.type != "heading_open" and token.attrGet("id") is not None:
+            seen.setdefault(str(token.attrGet("id")), 0)
+    _explicit_ids(state, headings, seen)
+    for i, token in enumerate(tokens[:-1]):
+        if token.type != "heading_open":
             continue
         inline = tokens[i + 1]
         children = inline.children or []
-        base = slugify(_plain_text(children))
-        slug = base
-        if slug in seen:
-            seen[base] += 1
-            slug = f"{base}-{seen[base]}"
-            while slug in seen:
-                seen[base] += 1
-                slug = f"{base}-{seen[base]}"
-        seen[slug] = 0
-        token.attrSet("id", slug)
-        # The TOC entry is itself a link: the heading's own links keep their text only.
-        unlinked = [c for c in children if c.type not in ("link_open", "link_close")]
-        html = html_renderer(md).renderInline(unlinked, md.options, state.env)
-        toc.append(TocEntry(int(token.tag[1]), slug, html.strip()))
+        if not (token.meta or {}).get("explicit_id"):
+            token.attrSet("id", _unique(seen, slugify(_plain_text(children))))
+        slug = str(token.attrGet("id"))
+        # kramdown's `{: .no_toc}`: the heading keeps its id and anchor but stays out of the TOC.
+        if "no_toc" not in str(token.attrGet("class") or "").split():
+            # The TOC entry is itself a link: the heading's own links keep their text only.
+            unlinked = [c for c in children if c.type not in ("link_open", "link_close")]
+            html = html_renderer(md).renderInline(unlinked, md.options, state.env)
+            toc.append(TocEntry(int(token.tag[1]), slug, html.strip()))
         anchor = Token("heading_anchor", "a", 0)  # rendered by blogbuild.markdown.feed
         anchor.meta = {"slug": slug}
         inline.children = [*children, anchor]
