@@ -1,0 +1,133 @@
+"""Jekyll: posts in _posts/ (drafts in _drafts/), old URLs from _config.yml's permalink."""
+
+from __future__ import annotations
+
+import datetime as dt
+import posixpath
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from blogbuild.importers import liquid
+from blogbuild.importers.links import Resolver
+from blogbuild.importers.meta import alias_list, as_date, map_front, title_from_name
+from blogbuild.importers.model import Converted, FoundSite, Line, Note, SourcePost
+from blogbuild.importers.scan import BlockRule, InlineRule, Outcome
+from blogbuild.importers.sources import file_date, name_date, read_post, rel, walk
+from blogbuild.urls import slugify
+
+SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")
+#: Folders of a Jekyll site that hold no posts and no files posts link to.
+_NOT_SOURCE = {"_site", "vendor", "node_modules", ".jekyll-cache", ".sass-cache"}
+_PRESETS = {
+    "date": "/:categories/:year/:month/:day/:title:output_ext",
+    "pretty": "/:categories/:year/:month/:day/:title/",
+    "ordinal": "/:categories/:year/:y_day/:title:output_ext",
+    "weekdate": "/:categories/:year/W:week/:short_day/:title:output_ext",
+    "none": "/:categories/:title:output_ext",
+}
+_PLACEHOLDER = re.compile(r":(year|short_year|month|i_month|short_month|day|i_day|y_day|"
+                          r"title|slug|name|categories|output_ext)")
+
+
+def find(root: Path) -> FoundSite:
+    files, skipped = walk(root, skip=lambda name: name in _NOT_SOURCE)
+    posts: list[SourcePost] = []
+    others: list[Path] = []
+    for path in files:
+        name = rel(path, root)
+        top = name.split("/", 1)[0]
+        if top in ("_posts", "_drafts") and "/" in name:
+            if path.suffix.lower() in SUFFIXES:
+                post = read_post(path, root, skipped, draft=top == "_drafts")
+                if post is not None:
+                    posts.append(post)
+            elif path.suffix.lower() in (".html", ".textile"):
+                skipped.append(Note(0, f"{name}: a {path.suffix} post; only Markdown posts "
+                                       "are imported"))
+            else:
+                others.append(path)
+        else:
+            others.append(path)
+    return FoundSite(posts, others, skipped, [root])
+
+
+def _config(root: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def front(post: SourcePost, root: Path, outcome: Outcome) -> Converted:
+    """Our front matter, slug and date for a Jekyll post."""
+    data = post.data
+    stem = Path(post.path.name).stem
+    day, name = name_date(stem)
+    date = as_date(data.get("date")) or day
+    if date is None:
+        date = file_date(post.path)
+        outcome.note(1, f"no date in the front matter or file name: dated {date.isoformat()}, "
+                        "the day the file was last changed")
+    slug = slugify(str(data.get("slug") or name), default="post")
+    meta = map_front(data, split_spaces=True, line=1, outcome=outcome)
+    meta.setdefault("title", title_from_name(name))
+    meta["date"] = date
+    if post.draft:
+        meta["draft"] = True
+    old = _old_url(data, date, name, _config(root).get("permalink"))
+    aliases = alias_list(data.get("redirect_from"), data.get("permalink"))
+    if old is not None and not post.draft:
+        aliases = list(dict.fromkeys([old, *aliases]))
+    if aliases:
+        meta["aliases"] = aliases
+    return Converted(post, slug, date, meta)
+
+
+def _old_url(data: dict[str, Any], date: dt.date, name: str, pattern: Any) -> str | None:
+    """The URL Jekyll gave the post (front matter permalink, else the site's pattern)."""
+    if isinstance(data.get("permalink"), str):
+        return None  # listed among the aliases as written
+    template = data.get("permalink") or pattern or "date"
+    if not isinstance(template, str):
+        return None
+    template = _PRESETS.get(template, template)
+    categories = [c.lower() for c in _categories(data)]
+    slug = str(data.get("slug") or name)
+    values = {
+        "year": f"{date.year:04d}", "short_year": f"{date.year % 100:02d}",
+        "month": f"{date.month:02d}", "i_month": str(date.month),
+        "short_month": date.strftime("%b"), "day": f"{date.day:02d}", "i_day": str(date.day),
+        "y_day": f"{date.timetuple().tm_yday:03d}", "title": slug, "slug": slugify(slug),
+        "name": name, "categories": "/".join(categories), "output_ext": ".html",
+    }
+    url = _PLACEHOLDER.sub(lambda m: values[m[1]], template)
+    url = re.sub(r"/{2,}", "/", "/" + url)
+    return posixpath.normpath(url) + ("/" if url.endswith("/") else "")
+
+
+def _categories(data: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for key in ("category", "categories"):
+        value = data.get(key)
+        items = value.split() if isinstance(value, str) else value if isinstance(value, list) \
+            else []
+        out.extend(str(item) for item in items)
+    return list(dict.fromkeys(out))
+
+
+def prepare(lines: list[Line], outcome: Outcome) -> list[Line]:
+    return liquid.unraw(lines, outcome)
+
+
+def rules(resolver: Resolver, root: Path, files: list[Path]) -> tuple[
+        list[BlockRule], list[InlineRule]]:
+    includes = {rel(p, root / "_includes"): p for p in files
+                if p.is_relative_to(root / "_includes")}
+    return liquid.rules(resolver, includes)
+
+
+residue = liquid.residue

@@ -1,0 +1,129 @@
+"""Jekyll's Liquid in a post body, rewritten into plain Markdown where there is an equivalent."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from pathlib import Path
+
+from blogbuild.importers.links import Resolver, target_rules
+from blogbuild.importers.model import Converted, Line
+from blogbuild.importers.rewrite import (
+    fenced,
+    params,
+    protect,
+    read_include,
+    youtube,
+)
+from blogbuild.importers.scan import BlockRule, InlineRule, Outcome
+
+_RAW = re.compile(r"\{%-?\s*(end)?raw\s*-?%\}")
+_HIGHLIGHT = re.compile(r"^\s*\{%-?\s*highlight\s+([\w+#.-]+)((?:[^%]|%(?!\}))*?)-?%\}")
+_END_HIGHLIGHT = re.compile(r"\{%-?\s*endhighlight\s*-?%\}")
+_INCLUDE = re.compile(r"\{%-?\s*include(?:_relative)?\s+([^\s%]+)((?:[^%]|%(?!\}))*?)-?%\}")
+_POST_URL = re.compile(r"\{%-?\s*post_url\s+([^\s%]+)\s*-?%\}")
+_LINK = re.compile(r"\{%-?\s*link\s+([^\s%]+)\s*-?%\}")
+_SITE_URL = re.compile(r"\{\{-?\s*site\.(?:url|baseurl)\s*-?\}\}")
+_URL_FILTER = re.compile(r"""\{\{-?\s*(["'])([^"'{}]*)\1\s*\|\s*(?:relative_url|absolute_url|"""
+                         r"""prepend:\s*site\.(?:base)?url)\s*-?\}\}""")
+_INCLUDE_VALUE = re.compile(r"\{\{-?\s*include\.([\w-]+)\s*-?\}\}")
+_TAG = re.compile(r"\{%-?\s*(\w+)(?:[^%]|%(?!\}))*?-?%\}")
+_OUTPUT = re.compile(r"\{\{(?:[^}]|\}(?!\}))*\}\}")
+
+
+def unraw(lines: list[Line], outcome: Outcome) -> list[Line]:
+    """Drop {% raw %} and {% endraw %} everywhere (Liquid reads code blocks too), keeping
+    what they enclose literally; a line that held only a tag goes."""
+    out: list[Line] = []
+    inside = False
+    for number, text in lines:
+        if not inside and "raw" not in text:
+            out.append((number, text))
+            continue
+        pieces, at = [], 0
+        for match in _RAW.finditer(text):
+            chunk = text[at:match.start()]
+            pieces.append(protect(chunk) if inside else chunk)
+            inside = match[1] is None
+            at = match.end()
+            outcome.counts["raw tag"] += 1
+        rest = text[at:]
+        pieces.append(protect(rest) if inside else rest)
+        new = "".join(pieces)
+        if new.strip() or not _RAW.search(text):
+            out.append((number, new))
+    return out
+
+
+def _highlight(start: re.Match[str], code: list[str], line: int, outcome: Outcome) -> list[str]:
+    named, free = params(start[2])
+    options = dict(named)
+    options.update((word, "") for word in free)
+    return fenced(start[1], options, code, line, outcome)
+
+
+def rules(resolver: Resolver, includes: dict[str, Path]) -> tuple[
+        list[BlockRule], list[InlineRule]]:
+    """The block and inline rules for one Jekyll post (`includes`: name -> file)."""
+    by_name = _post_names(resolver)
+
+    def include(match: re.Match[str], line: int, outcome: Outcome) -> str | None:
+        name = match[1]
+        named, free = params(match[2])
+        if "youtube" in name.lower():
+            video_id = named.get("id") or named.get("youtube_id") or named.get("video_id") \
+                or (free[0] if free else "")
+            embed = youtube(video_id)
+            if embed is not None:
+                outcome.counts["video"] += 1
+            return embed
+        path = includes.get(posixpath.normpath(name))
+        text = read_include(path) if path is not None else None
+        if text is None:
+            return None
+        outcome.counts["include inlined"] += 1
+        outcome.note(line, f"inlined _includes/{name}; check that it reads well here")
+        return _INCLUDE_VALUE.sub(lambda m: named.get(m[1], ""), text)
+
+    def post_url(match: re.Match[str], line: int, outcome: Outcome) -> str | None:
+        post = by_name.get(match[1].strip("/"))
+        return None if post is None else "/" + post.source.rel
+
+    def link(match: re.Match[str], line: int, outcome: Outcome) -> str | None:
+        path = "/" + match[1].lstrip("/")
+        return path if resolver.find(path) is not None else None
+
+    inline = [
+        InlineRule("", _INCLUDE, include),
+        InlineRule("post_url", _POST_URL, post_url),
+        InlineRule("link tag", _LINK, link),
+        InlineRule("site.baseurl", _SITE_URL, lambda m, line, o: ""),
+        InlineRule("url filter", _URL_FILTER, lambda m, line, o: m[2]),
+        *target_rules(resolver),
+    ]
+    return [BlockRule(_HIGHLIGHT, _END_HIGHLIGHT, _highlight)], inline
+
+
+def _post_names(resolver: Resolver) -> dict[str, Converted]:
+    """Every imported post under the name {% post_url %} gives it (its file name, no suffix)."""
+    names: dict[str, Converted] = {}
+    for post in resolver.index.posts.values():
+        stem = posixpath.splitext(post.source.rel)[0]
+        if stem.startswith("_posts/"):
+            names[stem[len("_posts/"):]] = post
+            names.setdefault(posixpath.basename(stem), post)
+    return names
+
+
+def residue(text: str, line: int, outcome: Outcome) -> None:
+    """Note every Liquid tag and output left in the text."""
+    for match in _TAG.finditer(text):
+        if match[1] == "include":
+            outcome.note(line, f"{match[0]}: no such file in _includes/ (or not readable); "
+                               "left as is: copy what it should show into the post")
+        else:
+            outcome.note(line, f"Liquid tag {match[0]}: no blogbuild equivalent; left as is, "
+                               "rewrite it by hand")
+    for match in _OUTPUT.finditer(text):
+        outcome.note(line, f"Liquid output {match[0]}: no blogbuild equivalent; left as is, "
+                           "rewrite it by hand")
