@@ -14,7 +14,13 @@ import yaml
 
 from blogbuild.importers import shortcodes
 from blogbuild.importers.links import Resolver
-from blogbuild.importers.meta import alias_list, as_date, map_front, title_from_name
+from blogbuild.importers.meta import (
+    alias_list,
+    as_date,
+    map_front,
+    starts_with_heading,
+    title_from_name,
+)
 from blogbuild.importers.model import Converted, FoundSite, Line, Note, SourcePost
 from blogbuild.importers.scan import BlockRule, InlineRule, Outcome
 from blogbuild.importers.sources import file_date, name_date, read_post, rel, walk
@@ -90,7 +96,8 @@ def front(post: SourcePost, root: Path, outcome: Outcome) -> Converted:
                         "the day the file was last changed")
     slug = slugify(str(data.get("slug") or name), default="post")
     meta = map_front(data, split_spaces=False, line=1, outcome=outcome)
-    meta.setdefault("title", title_from_name(name))
+    if not starts_with_heading(post.body):
+        meta.setdefault("title", title_from_name(name))
     meta["date"] = date
     meta.pop("publishDate", None)
     old = _old_url(data, date, slug, name, post, root)
@@ -129,7 +136,7 @@ def _old_url(data: dict[str, Any], date: dt.date, slug: str, name: str, post: So
 
 
 def prepare(lines: list[Line], outcome: Outcome) -> list[Line]:
-    return lines
+    return shortcodes.unescape(lines, outcome)
 
 
 def rules(resolver: Resolver, root: Path, files: list[Path]) -> tuple[

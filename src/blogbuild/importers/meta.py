@@ -171,3 +171,9 @@ def title_from_name(slug: str) -> str:
     """Jekyll's title for a post without one: the slug's words, capitalised."""
     return " ".join(word.capitalize() for word in slug.replace("_", "-").split("-") if word)
 
+
+
+def starts_with_heading(body: list[tuple[int, str]]) -> bool:
+    """Whether the body opens with a `# Title` line (then it gives the title, shown once)."""
+    first = next((text for _, text in body if text.strip()), "")
+    return first.startswith("# ")

@@ -7,9 +7,10 @@ import posixpath
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from blogbuild.importers.links import Resolver, target_rules
-from blogbuild.importers.meta import alias_list, as_date, map_front
+from blogbuild.importers.meta import alias_list, as_date, map_front, starts_with_heading
 from blogbuild.importers.model import Converted, FoundSite, Line, Note, SourcePost
 from blogbuild.importers.scan import BlockRule, InlineRule, Outcome
 from blogbuild.importers.sources import file_date, read_post, rel, walk
@@ -29,7 +30,7 @@ def _templates(root: Path) -> str:
         folder = data.get("folder") if isinstance(data, dict) else None
     except (OSError, ValueError):
         folder = None
-    return str(folder).strip("/").lower() if folder else "templates"
+    return str(folder).strip("/") if folder else "templates"
 
 
 def find(root: Path) -> FoundSite:
@@ -40,7 +41,7 @@ def find(root: Path) -> FoundSite:
     left_out = 0
     for path in files:
         name = rel(path, root)
-        if name.lower() == templates or name.lower().startswith(templates + "/"):
+        if name.lower().startswith(templates.lower() + "/"):
             left_out += 1
         elif path.suffix.lower() == ".md":
             post = read_post(path, root, skipped)
@@ -64,7 +65,8 @@ def front(post: SourcePost, root: Path, outcome: Outcome) -> Converted:
         outcome.note(1, f"no date in the front matter: dated {date.isoformat()}, the day the "
                         "file was last changed (add 'date:' to choose another)")
     meta = map_front(_own_aliases(data, outcome), split_spaces=False, line=1, outcome=outcome)
-    meta.setdefault("title", stem)
+    if not starts_with_heading(post.body):
+        meta.setdefault("title", stem)
     meta["date"] = date
     if data.get("publish") is False:
         meta["draft"] = True
@@ -114,7 +116,8 @@ def rules(resolver: Resolver, root: Path, files: list[Path]) -> tuple[
             outcome.note(line, f"the size in {match[0]} has no Markdown equivalent; dropped")
         alt = alt or target.stem
         alt = alt.replace("[", "\\[").replace("]", "\\]")
-        return f"![{alt}]({resolver.use(target)})"
+        # The path in the vault: the link rules that run next give it its new place.
+        return f"![{alt}]({quote('/' + target.relative_to(root).as_posix())})"
 
     def wiki(match: re.Match[str], line: int, outcome: Outcome) -> str | None:
         name = match[1].strip()

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from blogbuild.importers.links import Resolver, target_rules
-from blogbuild.importers.model import Converted
+from blogbuild.importers.model import Converted, Line
 from blogbuild.importers.rewrite import fenced, params, protect, read_include, video, youtube
 from blogbuild.importers.scan import BlockRule, InlineRule, Outcome
 
@@ -41,9 +41,14 @@ def _highlight(start: re.Match[str], code: list[str], line: int, outcome: Outcom
     return fenced(start[1], options, code, line, outcome)
 
 
-def _escaped(match: re.Match[str], line: int, outcome: Outcome) -> str:
-    """{{</* x */>}} is how Hugo shows a shortcode as text: the text is {{< x >}}."""
-    return protect("{{" + match[1] + match[2] + match[3] + "}}")
+def unescape(lines: list[Line], outcome: Outcome) -> list[Line]:
+    """{{</* x */>}} is how Hugo shows a shortcode as text, in code too: write {{< x >}}."""
+
+    def plain(match: re.Match[str]) -> str:
+        outcome.counts["escaped shortcode"] += 1
+        return protect("{{" + match[1] + match[2] + match[3] + "}}")
+
+    return [(n, _ESCAPED.sub(plain, text) if "/*" in text else text) for n, text in lines]
 
 
 def _video(match: re.Match[str], line: int, outcome: Outcome) -> str | None:
@@ -100,7 +105,6 @@ def rules(resolver: Resolver, root: Path, content: Path) -> tuple[
         return None
 
     inline = [
-        InlineRule("escaped shortcode", _ESCAPED, _escaped),
         InlineRule("video", _VIDEO, _video),
         InlineRule("figure", _FIGURE, _figure),
         InlineRule("ref", _REF, ref),
