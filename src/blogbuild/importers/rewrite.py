@@ -11,7 +11,8 @@ from blogbuild.importers.scan import Outcome, fence_for
 #: so no later rule or check reads them as tags; `restore` puts them back.
 OPEN_BRACES, OPEN_TAG, OPEN_SHORTCODE = "\ue000", "\ue001", "\ue002"
 _YOUTUBE_ID = re.compile(r"[\w-]{6,20}")
-_PARAM = re.compile(r"""([\w-]+)\s*=\s*("[^"]*"|'[^']*'|[^\s"']+)|("[^"]*"|'[^']*'|[^\s"'=]+)""")
+_QUOTED = r""""(?:[^"\\]|\\.)*"|'[^']*'|`[^`]*`"""
+_PARAM = re.compile(rf"""([\w-]+)\s*=\s*({_QUOTED}|[^\s"']+)|({_QUOTED}|[^\s"'=]+)""")
 #: An included file larger than this is not inlined.
 MAX_INCLUDE_BYTES = 200_000
 
@@ -57,7 +58,9 @@ def params(text: str) -> tuple[dict[str, str], list[str]]:
 
 
 def _unquote(text: str) -> str:
-    return text[1:-1] if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'" else text
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        return re.sub(r"\\(.)", r"\1", text[1:-1])
+    return text[1:-1] if len(text) >= 2 and text[0] == text[-1] and text[0] in "'`" else text
 
 
 def video(url: str) -> str:

@@ -19,14 +19,14 @@ _ESCAPED = re.compile(r"\{\{([<%])/\*(.*?)\*/([>%])\}\}")
 
 
 def _shortcode(names: str) -> re.Pattern[str]:
-    return re.compile(_OPEN + f"({names})" + r"\b((?:\"[^\"]*\"|[^\"])*?)" + _CLOSE)
+    return re.compile(_OPEN + f"({names})" + r'\b((?:"(?:[^"\\]|\\.)*"|[^"])*?)' + _CLOSE)
 
 
 _VIDEO = _shortcode("youtube|vimeo")
 _FIGURE = _shortcode("figure")
 _REF = _shortcode("ref|relref")
 _INCLUDE = _shortcode("readfile|include")
-_ANY = re.compile(r"\{\{[<%](?:\"[^\"]*\"|[^\"])*?[>%]\}\}")
+_ANY = re.compile(r'\{\{[<%](?:"(?:[^"\\]|\\.)*"|[^"])*?[>%]\}\}')
 
 
 def _highlight(start: re.Match[str], code: list[str], line: int, outcome: Outcome) -> list[str]:
