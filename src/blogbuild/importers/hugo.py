@@ -66,14 +66,14 @@ def find(root: Path) -> FoundSite:
     others: list[Path] = []
     for path in files:
         owner = next((b for b in bundles if path.is_relative_to(b)), None)
-        is_post = path.suffix.lower() in SUFFIXES and path.is_relative_to(sections) and (
+        markdown = path.suffix.lower() in SUFFIXES and path.is_relative_to(content) and (
             owner is None or path.name == "index.md")
-        if is_post and path.parent == content:
-            skipped.append(Note(0, f"{rel(path, root)}: a page at the top of content/, not a "
-                                   "post; not imported (copy it to content/ by hand)"))
-        elif is_post and path.name == "_index.md":
+        if markdown and path.name == "_index.md":
             skipped.append(Note(0, f"{rel(path, root)}: a section's list page; not imported"))
-        elif is_post:
+        elif markdown and (path.parent == content or not path.is_relative_to(sections)):
+            skipped.append(Note(0, f"{rel(path, root)}: a page, not a post; not imported "
+                                   "(copy it into content/ by hand)"))
+        elif markdown:
             bundle = rel(owner, root) if owner is not None else None
             post = read_post(path, root, skipped, bundle=bundle)
             if post is not None:

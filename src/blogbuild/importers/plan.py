@@ -62,9 +62,10 @@ def import_site(kind: str, source: Path, *, config_path: Path | str | None = Non
     index = _index(root, found, posts, names=kind == "obsidian")
     for post in posts:  # first pass: which files each post uses
         _convert(module, index, post, root, found.files)
-    taken = existing_slugs(config.content_path / POSTS_DIR)
-    conflicts = _name_posts(posts, taken)
+    _name_posts(posts)
     index.placement = place(posts, found, root)
+    conflicts = _slug_conflicts(posts, existing_slugs(config.content_path / POSTS_DIR),
+                                config.content_path)
     index.final = True
     for post in posts:
         _convert(module, index, post, root, found.files)
@@ -141,10 +142,9 @@ def _merge(first: Outcome, result: tuple[str, Outcome]) -> tuple[str, Outcome]:
     return body, second
 
 
-def _name_posts(posts: list[Converted], taken: dict[str, Path]) -> list[str]:
-    """Give each post a slug no other post has; the existing posts it would collide with."""
+def _name_posts(posts: list[Converted]) -> None:
+    """Give each post a slug no other imported post has."""
     used: set[str] = set()
-    conflicts = []
     for post in posts:
         slug = unique_slug(post.slug, used)
         if slug != post.slug:
@@ -152,10 +152,14 @@ def _name_posts(posts: list[Converted], taken: dict[str, Path]) -> list[str]:
                                             f"{post.slug!r}: this one is {slug!r}"))
             post.slug = slug
         used.add(slug)
-        if slug in taken:
-            conflicts.append(f"{taken[slug]} has the slug {slug!r} too: rename one of the "
-                             "two (--force does not help here)")
-    return conflicts
+
+
+def _slug_conflicts(posts: list[Converted], taken: dict[str, Path], content: Path) -> list[str]:
+    """Posts of the site, other than the files the import writes, that have an imported slug."""
+    return [f"{taken[post.slug]} has the slug {post.slug!r} too: rename one of the two "
+            "(--force does not help here)"
+            for post in posts
+            if post.slug in taken and taken[post.slug] != content / post.dest]
 
 
 def _drop_own_url(post: Converted, config: Config) -> None:
