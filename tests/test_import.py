@@ -82,6 +82,7 @@ def imported(kind: str, src: Path, blog: Path) -> subprocess.CompletedProcess[st
 def built(blog: Path) -> Path:
     report = build(blog / "site.yaml", drafts=True)
     assert not [d for d in report.diagnostics if d.is_error]
+    assert not [d for d in report.diagnostics if "differ only in case" in d.message]
     return blog / "_site"
 
 

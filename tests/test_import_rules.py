@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from blogbuild.importers.plan import ImportReport, import_site
+from blogbuild.importers.report import report_lines
 from blogbuild.importers.write import text_of
 
 
@@ -50,6 +51,10 @@ JEKYLL = [
     ('{% include box.html text="hi" %}', "<b>hi</b>"),
     ("{% gist 123 %}", "{% gist 123 %}"),
     ("- item\n\n    {% raw %}{{ x }}{% endraw %} in a list", "- item\n\n    {{ x }} in a list"),
+    ("> ```\n> {{ site.baseurl }}\n> ```", "> ```\n> {{ site.baseurl }}\n> ```"),
+    ("<pre>\n{{ site.baseurl }}\n</pre>\n{{ site.baseurl }}/x",
+     "<pre>\n{{ site.baseurl }}\n</pre>\n/x"),
+    ("[a page](/about.md)", "[a page](/about.md)"),
 ]
 
 
@@ -59,6 +64,7 @@ def test_liquid(tmp_path: Path, text: str, expected: str) -> None:
         JEKYLL_POST: "---\ntitle: A\n---\n" + text + "\n",
         "_posts/2020-01-03-b.md": "---\ntitle: B\n---\nB\n",
         "_includes/box.html": "<b>{{ include.text }}</b>\n",
+        "about.md": "# About\n",
     })
     assert body(report, JEKYLL_POST) == expected + "\n"
 
@@ -162,3 +168,18 @@ def test_notes_name_the_source_line(tmp_path: Path) -> None:
         JEKYLL_POST: "---\ntitle: A\n---\n\nText\n\n{% gist 1 %} and {{ page.x }}\n"})
     notes = [(n.line, n.what.split(":")[0]) for n in report.posts[0].notes]
     assert notes == [(7, "Liquid tag {% gist 1 %}"), (7, "Liquid output {{ page.x }}")]
+
+
+def test_one_spelling_per_tag(tmp_path: Path) -> None:
+    report = convert(tmp_path, "jekyll", {
+        "_posts/2020-01-01-a.md": "---\ntitle: A\ntags: [Python, ML]\n---\nA\n",
+        "_posts/2020-01-02-b.md": "---\ntitle: B\ncategories: python ml\n---\nB\n",
+    })
+    assert [p.meta["tags"] for p in report.posts] == [["Python", "ML"], ["Python", "ML"]]
+
+
+def test_the_report_prints_no_control_characters(tmp_path: Path) -> None:
+    report = convert(tmp_path, "obsidian", {"\x1b[31mred.md": "---\ndate: 2020-01-01\n---\n"
+                                                              "[[\x1b]0;title\x07]]\n"})
+    lines = report_lines(report)
+    assert lines and not any(c in line for line in lines for c in "\x1b\x07")

@@ -51,9 +51,16 @@ def config(root: Path) -> dict[str, Any]:
     return {}
 
 
+def folder(root: Path, key: str, default: str) -> Path:
+    """A folder the configuration names (contentDir, staticDir), always inside the site."""
+    value = config(root).get(key, default)
+    if not isinstance(value, str) or ".." in value.split("/") or value.startswith("/"):
+        value = default
+    return root / value
+
+
 def content_dir(root: Path) -> Path:
-    value = config(root).get("contentDir", "content")
-    return root / (value if isinstance(value, str) and ".." not in value else "content")
+    return folder(root, "contentDir", "content")
 
 
 def find(root: Path) -> FoundSite:
@@ -80,7 +87,7 @@ def find(root: Path) -> FoundSite:
                 posts.append(post)
         else:
             others.append(path)
-    static = root / str(config(root).get("staticDir", "static"))
+    static = folder(root, "staticDir", "static")
     return FoundSite(posts, others, skipped, [static, content, root])
 
 

@@ -71,7 +71,10 @@ class Resolver:
     def _known(self, key: str) -> Path | Converted | None:
         posts = self.index.posts
         post = posts.get(key) or posts.get(key + ".md") or posts.get(key + "/index.md")
-        return post if post is not None else self.index.files.get(key)
+        if post is not None:
+            return post
+        # Another Markdown file (a page, a note left out) would become a page here: no.
+        return None if key.lower().endswith((".md", ".markdown")) else self.index.files.get(key)
 
     def link_to(self, target: Converted) -> str:
         """A relative link from this post's new file to `target`'s new file."""

@@ -59,6 +59,7 @@ def import_site(kind: str, source: Path, *, config_path: Path | str | None = Non
     found = module.find(root)
     posts = [_front(module, post, root) for post in found.posts]
     posts.sort(key=lambda c: (str(c.date), c.source.rel))
+    _same_tag_spelling(posts)
     index = _index(root, found, posts, names=kind == "obsidian")
     for post in posts:  # first pass: which files each post uses
         _convert(module, index, post, root, found.files)
@@ -99,6 +100,17 @@ def _front(module: Source, post: SourcePost, root: Path) -> Converted:
     return converted
 
 
+def _same_tag_spelling(posts: list[Converted]) -> None:
+    """One spelling per tag, the first post's: `Python` and `python` would be one tag with
+    a warning at every build."""
+    spelling: dict[str, str] = {}
+    for post in posts:
+        tags = post.meta.get("tags")
+        if isinstance(tags, list):
+            post.meta["tags"] = list(dict.fromkeys(
+                spelling.setdefault(str(t).lower(), str(t)) for t in tags))
+
+
 def _index(root: Path, found: FoundSite, posts: list[Converted], *, names: bool) -> Index:
     index = Index(root, found.roots, {os.path.normpath(p): p for p in found.files},
                   {os.path.normpath(c.source.path): c for c in posts})
@@ -117,8 +129,8 @@ def _convert(module: Source, index: Index, post: Converted, root: Path,
     post.assets = {}
     resolver = Resolver(index, post)
     if post.source.bundle is not None:
-        for path in files:
-            if path.is_relative_to(root / post.source.bundle):
+        for path in files:  # a bundle's Markdown files are its resources, not posts
+            if path.is_relative_to(root / post.source.bundle) and path.suffix != ".md":
                 resolver.use(path)
     outcome = Outcome()
     lines = module.prepare(list(post.source.body), outcome)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from blogbuild.importers.plan import ImportReport
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: Where each source keeps its posts, for the message when none were found.
 WHERE = {"jekyll": "_posts/ and _drafts/", "hugo": "content/ (content/posts/ when it exists)",
          "obsidian": "the vault's notes (.md files)"}
@@ -29,7 +31,7 @@ def report_lines(report: ImportReport) -> list[str]:
         lines.append("not imported:")
         lines.extend(f"  {_shown(report.source)}/{note.what}" for note in report.skipped)
     lines.append(summary(report))
-    return lines
+    return [_printable(line) for line in lines]
 
 
 def summary(report: ImportReport) -> str:
@@ -46,6 +48,11 @@ def summary(report: ImportReport) -> str:
     if report.skipped:
         text += f"; {len(report.skipped)} not imported"
     return text + ("; dry run: nothing was written" if report.dry_run else "")
+
+
+def _printable(line: str) -> str:
+    """No control characters from a file name or a post reach the terminal."""
+    return _CONTROL.sub("?", line)
 
 
 def _shown(path: Path) -> str:

@@ -1,6 +1,7 @@
 """Walk a Markdown body line by line without ever rewriting code.
 
-Fenced and indented code blocks and code spans are copied as they are. Source-specific
+Fenced and indented code blocks, code spans and raw HTML `<pre>`, `<code>`, `<script>` and
+`<style>` blocks are copied as they are. Source-specific
 block rules (Jekyll's and Hugo's highlight tags) turn a run of lines into a fenced block;
 inline rules rewrite the text between code spans. Every line keeps the number it had in
 the source file, so notes point at the right line however the text changed.
@@ -15,7 +16,8 @@ from dataclasses import dataclass, field
 
 from blogbuild.importers.model import Line, Note
 
-_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})")
+_FENCE = re.compile(r"^((?:\s*>)*\s*)(`{3,}|~{3,})")
+_PRE_OPEN = re.compile(r"^\s{0,3}<(pre|code|script|style)[\s>]", re.IGNORECASE)
 _LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
 _CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 
@@ -80,6 +82,11 @@ def mark_code(lines: list[Line], rules: Sequence[BlockRule],
             fence = (opening[2][0], len(opening[2]))
             out.append((number, text, True))
             continue
+        raw = _PRE_OPEN.match(text)
+        if raw:  # raw HTML code: copied as it is, up to the line that closes it
+            i = _copy_raw(lines, i - 1, f"</{raw[1].lower()}>", out)
+            previous_blank = False
+            continue
         blank = not text.strip()
         indented = text.startswith(("    ", "\t"))
         if indented and not blank and not in_list and (previous_blank or _last_is_code(out)):
@@ -98,6 +105,16 @@ def mark_code(lines: list[Line], rules: Sequence[BlockRule],
         out.append((number, text, False))
         previous_blank = blank
     return out
+
+
+def _copy_raw(lines: list[Line], at: int, closing: str,
+              out: list[tuple[int, str, bool]]) -> int:
+    """Copy lines from `at` through the one holding `closing` as code; the next index."""
+    for j in range(at, len(lines)):
+        out.append((lines[j][0], lines[j][1], True))
+        if closing in lines[j][1].lower():
+            return j + 1
+    return len(lines)
 
 
 def _last_is_code(out: list[tuple[int, str, bool]]) -> bool:
