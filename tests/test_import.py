@@ -178,6 +178,9 @@ def test_refuses_to_overwrite_unless_forced(source: Copier, blog: Path) -> None:
     assert again.returncode == 1
     assert "2021-05-06-second-post.md" in again.stderr and "--force" in again.stderr
     assert post.read_text(encoding="utf-8") == "mine\n"
+    dry = run("import", "jekyll", str(src), "--dry-run", cwd=blog)
+    assert dry.returncode == 1
+    assert f"{post} exists" in dry.stdout and "would stop the import" in dry.stdout
     assert run("import", "jekyll", str(src), "--force", cwd=blog).returncode == 0
     assert post.read_text(encoding="utf-8").startswith("---\ntitle: Second post\n")
 

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from blogbuild.importers.plan import SOURCES, import_site
+from blogbuild.importers.plan import import_site
 from blogbuild.importers.report import WHERE, report_lines
-
-KINDS = tuple(SOURCES)
 
 
 def import_(kind: str, source: Path, *, config_path: Path | str | None = None,
             dry_run: bool = False, force: bool = False) -> tuple[list[str], str | None]:
     """Import the posts of the `kind` site in `source`: (report lines, error or None).
 
-    The error says that no post could be imported (nothing was written then)."""
+    The error says that no post could be imported, or (in a dry run) that the import would
+    stop; nothing was written then."""
     report = import_site(kind, source, config_path=config_path, dry_run=dry_run, force=force)
-    problem = None if report.posts else \
-        f"no post could be imported from {source} (looked in {WHERE[kind]})"
+    problem = None
+    if not report.posts:
+        problem = f"no post could be imported from {source} (looked in {WHERE[kind]})"
+    elif report.blocked:
+        problem = "the import would stop without writing anything, for the reasons above"
     return report_lines(report), problem

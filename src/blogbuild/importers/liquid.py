@@ -97,8 +97,8 @@ def rules(resolver: Resolver, includes: dict[str, Path]) -> tuple[
         InlineRule("", _INCLUDE, include),
         InlineRule("post_url", _POST_URL, post_url),
         InlineRule("link tag", _LINK, link),
-        InlineRule("site.baseurl", _SITE_URL, lambda m, line, o: ""),
-        InlineRule("url filter", _URL_FILTER, lambda m, line, o: m[2]),
+        InlineRule("site.baseurl", _SITE_URL, lambda match, _line, _outcome: ""),
+        InlineRule("url filter", _URL_FILTER, lambda match, _line, _outcome: match[2]),
         *target_rules(resolver),
     ]
     return [BlockRule(_HIGHLIGHT, _END_HIGHLIGHT, _highlight)], inline

@@ -17,7 +17,7 @@ from blogbuild.importers.model import Converted, FoundSite, Line, Note, SourcePo
 from blogbuild.importers.placement import existing_slugs, place, unique_slug
 from blogbuild.importers.rewrite import restore
 from blogbuild.importers.scan import BlockRule, InlineRule, Outcome, rewrite_body
-from blogbuild.importers.write import write_all
+from blogbuild.importers.write import conflicts, write_all
 
 
 class Source(Protocol):
@@ -48,6 +48,8 @@ class ImportReport:
     skipped: list[Note]
     dry_run: bool
     content: Path = field(default_factory=Path)
+    #: Why the import cannot write (files it would overwrite, slugs taken); with dry_run only.
+    blocked: list[str] = field(default_factory=list)
 
 
 def import_site(kind: str, source: Path, *, config_path: Path | str | None = None,
@@ -65,8 +67,6 @@ def import_site(kind: str, source: Path, *, config_path: Path | str | None = Non
         _convert(module, index, post, root, found.files)
     _name_posts(posts)
     index.placement = place(posts, found, root)
-    conflicts = _slug_conflicts(posts, existing_slugs(config.content_path / POSTS_DIR),
-                                config.content_path)
     index.final = True
     for post in posts:
         _convert(module, index, post, root, found.files)
@@ -74,8 +74,15 @@ def import_site(kind: str, source: Path, *, config_path: Path | str | None = Non
     files = {path: index.placement[path] for post in posts for path in post.assets}
     report = ImportReport(source, posts, dict(sorted(files.items(), key=lambda kv: kv[1])),
                           found.skipped, dry_run, config.content_path)
+    report.blocked = _slug_conflicts(posts, existing_slugs(config.content_path / POSTS_DIR),
+                                     config.content_path)
+    report.blocked += conflicts(config.content_path, posts, report.files, force=force)
+    if report.blocked and not dry_run:
+        shown = "\n  ".join(report.blocked)
+        raise BlogbuildError("nothing was written: move these away or rename them (--force "
+                             f"overwrites the files that exist):\n  {shown}")
     if not dry_run:
-        write_all(config.content_path, posts, report.files, conflicts, force=force)
+        write_all(config.content_path, posts, report.files)
     return report
 
 
@@ -169,7 +176,7 @@ def _name_posts(posts: list[Converted]) -> None:
 def _slug_conflicts(posts: list[Converted], taken: dict[str, Path], content: Path) -> list[str]:
     """Posts of the site, other than the files the import writes, that have an imported slug."""
     return [f"{taken[post.slug]} has the slug {post.slug!r} too: rename one of the two "
-            "(--force does not help here)"
+            "(--force does not replace a post of another name)"
             for post in posts
             if post.slug in taken and taken[post.slug] != content / post.dest]
 

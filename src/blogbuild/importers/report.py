@@ -30,6 +30,9 @@ def report_lines(report: ImportReport) -> list[str]:
     if report.skipped:
         lines.append("not imported:")
         lines.extend(f"  {_shown(report.source)}/{note.what}" for note in report.skipped)
+    if report.blocked:
+        lines.append("would stop the import (nothing would be written):")
+        lines.extend(f"  {problem}" for problem in report.blocked)
     lines.append(summary(report))
     return [_printable(line) for line in lines]
 

@@ -18,12 +18,11 @@ def text_of(post: Converted) -> str:
     return emit(post.meta) + "\n" + post.body
 
 
-def write_all(content: Path, posts: list[Converted], files: dict[Path, str],
-              conflicts: list[str], *, force: bool) -> None:
-    """Write every post and copy every file, or raise before writing anything."""
-    targets = {post.dest: post for post in posts}
-    problems = list(conflicts)
-    for rel in [*targets, *files.values()]:
+def conflicts(content: Path, posts: list[Converted], files: dict[Path, str], *,
+              force: bool) -> list[str]:
+    """The files a write would overwrite (none with `force`, but for identical copies)."""
+    found = []
+    for rel in [*(post.dest for post in posts), *files.values()]:
         reason = unsafe_path(rel)
         if reason is not None:
             raise BlogbuildError(f"refusing to write {rel}: {reason}")
@@ -31,13 +30,14 @@ def write_all(content: Path, posts: list[Converted], files: dict[Path, str],
         _check_inside(path, content)
         if (path.exists() or path.is_symlink()) and not force \
                 and not _same_file(path, rel, files):
-            problems.append(str(path))
-    if problems:
-        shown = "\n  ".join(problems)
-        raise BlogbuildError(f"these would be overwritten; nothing was written (move them "
-                             f"away, or rerun with --force to overwrite files):\n  {shown}")
-    for rel, post in targets.items():
-        _put(content / rel, text_of(post).encode("utf-8"))
+            found.append(f"{path} exists")
+    return found
+
+
+def write_all(content: Path, posts: list[Converted], files: dict[Path, str]) -> None:
+    """Write every post and copy every file (`conflicts` was asked first)."""
+    for post in posts:
+        _put(content / post.dest, text_of(post).encode("utf-8"))
     for source, rel in files.items():
         path = content / rel
         if not _same_bytes(source, path):
