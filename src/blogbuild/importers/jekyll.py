@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import posixpath
 import re
 from pathlib import Path
@@ -60,6 +61,7 @@ def find(root: Path) -> FoundSite:
     return FoundSite(posts, others, skipped, [root])
 
 
+@functools.lru_cache(maxsize=8)
 def _config(root: Path) -> dict[str, Any]:
     try:
         data = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
@@ -132,8 +134,8 @@ def prepare(lines: list[Line], outcome: Outcome) -> list[Line]:
 
 def rules(resolver: Resolver, root: Path, files: list[Path]) -> tuple[
         list[BlockRule], list[InlineRule]]:
-    includes = {rel(p, root / "_includes"): p for p in files
-                if p.is_relative_to(root / "_includes")}
+    includes = resolver.index.table("includes", lambda: {
+        rel(p, root / "_includes"): p for p in files if p.is_relative_to(root / "_includes")})
     return liquid.rules(resolver, includes)
 
 

@@ -12,13 +12,16 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 from urllib.parse import quote, unquote
 
 from blogbuild.importers.model import Converted
 from blogbuild.importers.scan import InlineRule, Outcome
 
+T = TypeVar("T")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _TITLE = r"""(?:\s+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\([^)]*\)))?"""
 _LINK = re.compile(r"(!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*)(<[^<>\n]*>|[^\s()<>]+)(" + _TITLE
@@ -39,6 +42,14 @@ class Index:
     names: dict[str, Path] = field(default_factory=dict)  # Obsidian: lower-case name -> file
     placement: dict[Path, str] = field(default_factory=dict)  # file -> content-relative path
     final: bool = False  # False while the first pass only collects what posts use
+    _tables: dict[str, Any] = field(default_factory=dict)
+
+    def table(self, name: str, make: Callable[[], T]) -> T:
+        """A lookup table the rules of every post share, made once (`make`) per import."""
+        if name not in self._tables:
+            self._tables[name] = make()
+        found: T = self._tables[name]
+        return found
 
 
 class Resolver:

@@ -65,7 +65,7 @@ def _highlight(start: re.Match[str], code: list[str], line: int, outcome: Outcom
 def rules(resolver: Resolver, includes: dict[str, Path]) -> tuple[
         list[BlockRule], list[InlineRule]]:
     """The block and inline rules for one Jekyll post (`includes`: name -> file)."""
-    by_name = _post_names(resolver)
+    by_name = resolver.index.table("post_url", lambda: _post_names(resolver))
 
     def include(match: re.Match[str], line: int, outcome: Outcome) -> str | None:
         name = match[1]

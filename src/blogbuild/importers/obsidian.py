@@ -99,11 +99,7 @@ def prepare(lines: list[Line], outcome: Outcome) -> list[Line]:
 def rules(resolver: Resolver, root: Path, files: list[Path]) -> tuple[
         list[BlockRule], list[InlineRule]]:
     """Rules for a note: embeds of files become images, wiki links name the new slugs."""
-    notes: dict[str, Converted] = {}
-    for post in resolver.index.posts.values():
-        path = posixpath.splitext(post.source.rel)[0].lower()
-        notes.setdefault(path, post)
-        notes.setdefault(posixpath.basename(path), post)
+    notes = resolver.index.table("notes", lambda: _note_names(resolver))
 
     def embed(match: re.Match[str], line: int, outcome: Outcome) -> str | None:
         target = resolver.find(match[1].strip())
@@ -132,6 +128,16 @@ def rules(resolver: Resolver, root: Path, files: list[Path]) -> tuple[
     inline = [InlineRule("embedded file", _EMBED, embed), InlineRule("wiki link", _WIKI, wiki),
               *target_rules(resolver)]
     return [], inline
+
+
+def _note_names(resolver: Resolver) -> dict[str, Converted]:
+    """Every note under the names a wiki link may give it: its path and its name."""
+    notes: dict[str, Converted] = {}
+    for post in resolver.index.posts.values():
+        path = posixpath.splitext(post.source.rel)[0].lower()
+        notes.setdefault(path, post)
+        notes.setdefault(posixpath.basename(path), post)
+    return notes
 
 
 def residue(text: str, line: int, outcome: Outcome) -> None:

@@ -136,8 +136,9 @@ def _convert(module: Source, index: Index, post: Converted, root: Path,
     post.assets = {}
     resolver = Resolver(index, post)
     if post.source.bundle is not None:
+        folder = str(root / post.source.bundle) + os.sep
         for path in files:  # a bundle's Markdown files are its resources, not posts
-            if path.is_relative_to(root / post.source.bundle) and path.suffix != ".md":
+            if str(path).startswith(folder) and path.suffix != ".md":
                 resolver.use(path)
     outcome = Outcome()
     lines = module.prepare(list(post.source.body), outcome)

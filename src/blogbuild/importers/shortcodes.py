@@ -78,7 +78,7 @@ def _figure(match: re.Match[str], line: int, outcome: Outcome) -> str | None:
 def rules(resolver: Resolver, root: Path, content: Path) -> tuple[
         list[BlockRule], list[InlineRule]]:
     """The block and inline rules for one Hugo post."""
-    posts = _post_names(resolver, root)
+    posts = resolver.index.table("ref", lambda: _post_names(resolver))
 
     def ref(match: re.Match[str], line: int, outcome: Outcome) -> str | None:
         named, free = params(match[2])
@@ -129,7 +129,7 @@ def _name(target: str) -> str:
     return posixpath.basename(posixpath.dirname(stem)) if base == "index" else base
 
 
-def _post_names(resolver: Resolver, root: Path) -> dict[str, Converted]:
+def _post_names(resolver: Resolver) -> dict[str, Converted]:
     names: dict[str, Converted] = {}
     for post in resolver.index.posts.values():
         names.setdefault(_name(post.source.rel), post)
