@@ -154,7 +154,8 @@ def test_obsidian_round_trip(source: Copier, blog: Path) -> None:
     out = result.stdout
     assert "Attention is all you need.md:22: ![[Softmax notes]]: embedding a note" in out
     assert "Attention is all you need.md:24: [[Missing note]]" in out
-    assert "Softmax notes.md:1: no date in the front matter: dated 2024-02-20" in out
+    assert "Softmax notes.md:1: no date in the front matter or the file name: dated " \
+        "2024-02-20" in out
     assert "Templates/: 1 file(s) in the templates folder" in out
     assert not list((blog / "content").rglob("*Daily*"))
     assert (blog / "content/posts/2024-02-20-softmax-notes.md").is_file()

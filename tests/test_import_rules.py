@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,7 @@ JEKYLL = [
     ("<pre>\n{{ site.baseurl }}\n</pre>\n{{ site.baseurl }}/x",
      "<pre>\n{{ site.baseurl }}\n</pre>\n/x"),
     ("[a page](/about.md)", "[a page](/about.md)"),
+    ("[b by its old URL](/2020/01/03/b.html#part)", "[b by its old URL](2020-01-03-b.md#part)"),
 ]
 
 
@@ -161,6 +163,13 @@ def test_toml_and_json_front_matter(tmp_path: Path) -> None:
         '---\ntitle: T\ndate: 2021-01-02T03:04:05+00:00\ntags: [x]\n')
     assert "params:\n  a: 1\n" in texts["content/posts/t.md"]
     assert texts["content/posts/j.md"].startswith("---\ntitle: J\ndate: 2021-02-03\n")
+
+
+def test_a_date_that_is_not_one(tmp_path: Path) -> None:
+    report = convert(tmp_path, "jekyll", {JEKYLL_POST: "---\ntitle: A\ndate: soon\n---\nA\n"})
+    post = report.posts[0]
+    assert post.meta["date"] == dt.date(2020, 1, 2)
+    assert [n.what for n in post.notes] == ["'date: soon' is not a date; ignored"]
 
 
 def test_notes_name_the_source_line(tmp_path: Path) -> None:

@@ -16,14 +16,13 @@ from blogbuild.importers import shortcodes
 from blogbuild.importers.links import Resolver
 from blogbuild.importers.meta import (
     alias_list,
-    as_date,
     map_front,
     starts_with_heading,
     title_from_name,
 )
 from blogbuild.importers.model import Converted, FoundSite, Line, Note, SourcePost
 from blogbuild.importers.scan import BlockRule, InlineRule, Outcome
-from blogbuild.importers.sources import file_date, name_date, read_post, rel, walk
+from blogbuild.importers.sources import name_date, pick_date, read_post, rel, walk
 from blogbuild.urls import slugify
 
 SUFFIXES = (".md", ".markdown")
@@ -96,11 +95,7 @@ def front(post: SourcePost, root: Path, outcome: Outcome) -> Converted:
     data = post.data
     stem = post.path.parent.name if post.bundle else post.path.stem
     day, name = name_date(stem)
-    date = as_date(data.get("date")) or as_date(data.get("publishDate")) or day
-    if date is None:
-        date = file_date(post.path)
-        outcome.note(1, f"no date in the front matter or file name: dated {date.isoformat()}, "
-                        "the day the file was last changed")
+    date = pick_date(post, ("date", "publishDate"), day, outcome)
     slug = slugify(str(data.get("slug") or name), default="post")
     meta = map_front(data, split_spaces=False, line=1, outcome=outcome)
     if not starts_with_heading(post.body):

@@ -10,10 +10,10 @@ from typing import Any
 from urllib.parse import quote
 
 from blogbuild.importers.links import Resolver, target_rules
-from blogbuild.importers.meta import alias_list, as_date, map_front, starts_with_heading
+from blogbuild.importers.meta import alias_list, map_front, starts_with_heading
 from blogbuild.importers.model import Converted, FoundSite, Line, Note, SourcePost
 from blogbuild.importers.scan import BlockRule, InlineRule, Outcome
-from blogbuild.importers.sources import file_date, read_post, rel, walk
+from blogbuild.importers.sources import pick_date, read_post, rel, walk
 from blogbuild.urls import slugify
 
 _EMBED = re.compile(r"!\[\[([^\[\]|#\n]+)(#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
@@ -59,11 +59,7 @@ def front(post: SourcePost, root: Path, outcome: Outcome) -> Converted:
     """Our front matter, slug and date for a note; a note without a date gets its file's."""
     data = post.data
     stem = post.path.stem
-    date = as_date(data.get("date")) or as_date(data.get("created"))
-    if date is None:
-        date = file_date(post.path)
-        outcome.note(1, f"no date in the front matter: dated {date.isoformat()}, the day the "
-                        "file was last changed (add 'date:' to choose another)")
+    date = pick_date(post, ("date", "created"), None, outcome)
     meta = map_front(_own_aliases(data, outcome), split_spaces=False, line=1, outcome=outcome)
     if not starts_with_heading(post.body):
         meta.setdefault("title", stem)

@@ -12,7 +12,9 @@ from blogbuild.content.dates import BadDate, date_in_name
 from blogbuild.content.walk import ignored, walk_files
 from blogbuild.diagnostics import BlogbuildError
 from blogbuild.importers.frontmatter import BadFrontMatter, split
+from blogbuild.importers.meta import as_date
 from blogbuild.importers.model import Note, SourcePost
+from blogbuild.importers.scan import Outcome
 from blogbuild.sourcetext import decode_source
 
 #: A post longer than this is not read: a mistake, or an attempt to stall the import.
@@ -71,6 +73,21 @@ def name_date(stem: str) -> tuple[dt.date | None, str]:
         return None, stem
 
 
-def file_date(path: Path) -> dt.date:
-    """The local day the file was last modified on."""
-    return dt.date.fromtimestamp(os.stat(path).st_mtime)
+def pick_date(post: SourcePost, keys: tuple[str, ...], day: dt.date | None,
+              outcome: Outcome) -> dt.date | dt.datetime:
+    """The first of the front matter `keys` that is a date, else `day` (from the file name),
+    else the day the file was last changed; the author hears of a bad date and of the last."""
+    for key in keys:
+        value = post.data.get(key)
+        date = as_date(value)
+        if date is not None:
+            return date
+        if value is not None:
+            outcome.note(1, f"'{key}: {value}' is not a date; ignored")
+    if day is not None:
+        return day
+    changed = dt.date.fromtimestamp(os.stat(post.path).st_mtime)
+    outcome.note(1, f"no date in the front matter or the file name: dated "
+                    f"{changed.isoformat()}, the day the file was last changed (add 'date:' "
+                    "to choose another)")
+    return changed
