@@ -192,3 +192,16 @@ def test_the_report_prints_no_control_characters(tmp_path: Path) -> None:
                                                               "[[\x1b]0;title\x07]]\n"})
     lines = report_lines(report)
     assert lines and not any(c in line for line in lines for c in "\x1b\x07")
+
+
+def test_values_the_build_would_refuse_are_dropped(tmp_path: Path) -> None:
+    report = convert(tmp_path, "jekyll", {JEKYLL_POST: (
+        "---\ntitle: T\ncomments: disqus\nexcerpt: [a, b]\nimage: javascript:alert(1)\n"
+        "---\nA\n")})
+    post = report.posts[0]
+    assert not {"comments", "description", "image"} & set(post.meta)
+    assert [n.what for n in post.notes] == [
+        "'comments: disqus' is not true or false; dropped",
+        "'description' is not text; dropped",
+        "the image 'javascript:alert(1)' is not a path or an http(s) URL; dropped",
+    ]

@@ -10,6 +10,7 @@ import yaml
 
 from blogbuild.content.dates import BadDate, parse_date
 from blogbuild.importers.scan import Outcome
+from blogbuild.urls import is_allowed_url
 
 #: Keys of the other generators and the key each becomes here (first one given wins).
 RENAMED = {
@@ -109,11 +110,25 @@ def map_front(data: dict[str, Any], *, split_spaces: bool, line: int,
     image = image_of(data)
     if image is not None:
         meta["image"] = image
-    if "math" in meta and not isinstance(meta["math"], bool):
-        del meta["math"]
     for key, value in data.items():
         if key not in FOLDED and key not in meta:
             meta[key] = value
+    return _checked(meta, line, outcome)
+
+
+def _checked(meta: dict[str, Any], line: int, outcome: Outcome) -> dict[str, Any]:
+    """Drop (with a note) values of our keys that the build would refuse."""
+    for key in ("math", "comments"):
+        if key in meta and not isinstance(meta[key], bool):
+            outcome.note(line, f"'{key}: {meta.pop(key)}' is not true or false; dropped")
+    for key in ("title", "description", "author"):
+        if key in meta and not isinstance(meta[key], str):
+            outcome.note(line, f"'{key}' is not text; dropped")
+            del meta[key]
+    image = meta.get("image")
+    if image is not None and not is_allowed_url(image):
+        outcome.note(line, f"the image {image!r} is not a path or an http(s) URL; dropped")
+        del meta["image"]
     return meta
 
 

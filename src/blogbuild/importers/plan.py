@@ -102,8 +102,7 @@ def _front(module: Source, post: SourcePost, root: Path) -> Converted:
     outcome = Outcome()
     converted = module.front(post, root, outcome)
     converted.front_notes = outcome.notes
-    image = converted.meta.get("image")
-    converted.source_image = image if isinstance(image, str) else None
+    converted.source_image = converted.meta.get("image")
     return converted
 
 
@@ -144,11 +143,14 @@ def _convert(module: Source, index: Index, post: Converted, root: Path,
     lines = module.prepare(list(post.source.body), outcome)
     blocks, inline = module.rules(resolver, root, files)
     body, outcome = _merge(outcome, rewrite_body(lines, blocks, inline, module.residue))
-    if isinstance(post.source_image, str):
-        target = resolver.find(post.source_image) if "://" not in post.source_image else None
+    image = post.source_image
+    if image is not None and "://" not in image:
+        target = resolver.find(image)
         if isinstance(target, Path):
             post.meta["image"] = resolver.use(target, "image")
             outcome.counts["image"] += 1
+        else:
+            outcome.note(1, f"the image {image} is not a file of the source; kept as written")
     if index.final:
         post.body = restore(body).strip("\n") + "\n"
         post.counts = outcome.counts
