@@ -51,6 +51,9 @@ JEKYLL = [
      '<div class="video-embed" data-src="https://www.youtube.com/watch?v=abcdefghijk"></div>'),
     ('{% include box.html text="hi" %}', "<b>hi</b>"),
     ("{% gist 123 %}", "{% gist 123 %}"),
+    ("{% youtube 'abcdefghijk' %}",
+     '<div class="video-embed" data-src="https://www.youtube.com/watch?v=abcdefghijk"></div>'),
+    ("{% vimeo 12345 %}", '<div class="video-embed" data-src="https://vimeo.com/12345"></div>'),
     ("- item\n\n    {% raw %}{{ x }}{% endraw %} in a list", "- item\n\n    {{ x }} in a list"),
     ("> ```\n> {{ site.baseurl }}\n> ```", "> ```\n> {{ site.baseurl }}\n> ```"),
     ("<pre>\n{{ site.baseurl }}\n</pre>\n{{ site.baseurl }}/x",
@@ -114,6 +117,7 @@ OBSIDIAN = [
     ("%% hidden %%", "%% hidden %%"),
     ("> [!tip] T\n> x", "> [!tip] T\n> x"),
     ("`[[B]]`", "`[[B]]`"),
+    ("| ![[p.png\\|alt]] | [[B\\|b]] |", "| ![alt](p.png) | [[b\\|b]] |"),
     ("[b](B.md)", "[b](2020-01-03-b.md)"),
 ]
 

@@ -13,6 +13,7 @@ from blogbuild.importers.rewrite import (
     params,
     protect,
     read_include,
+    video,
     youtube,
 )
 from blogbuild.importers.scan import BlockRule, InlineRule, Outcome
@@ -26,6 +27,7 @@ _LINK = re.compile(r"\{%-?\s*link\s+([^\s%]+)\s*-?%\}")
 _SITE_URL = re.compile(r"\{\{-?\s*site\.(?:url|baseurl)\s*-?\}\}")
 _URL_FILTER = re.compile(r"""\{\{-?\s*(["'])([^"'{}]*)\1\s*\|\s*(?:relative_url|absolute_url|"""
                          r"""prepend:\s*site\.(?:base)?url)\s*-?\}\}""")
+_VIDEO_TAG = re.compile(r"""\{%-?\s*(youtube|vimeo)\s+["']?([\w-]+)["']?\s*-?%\}""")
 _INCLUDE_VALUE = re.compile(r"\{\{-?\s*include\.([\w-]+)\s*-?\}\}")
 _TAG = re.compile(r"\{%-?\s*(\w+)(?:[^%]|%(?!\}))*?-?%\}")
 _OUTPUT = re.compile(r"\{\{(?:[^}]|\}(?!\}))*\}\}")
@@ -94,6 +96,7 @@ def rules(resolver: Resolver, includes: dict[str, Path]) -> tuple[
         return path if resolver.find(path) is not None else None
 
     inline = [
+        InlineRule("video", _VIDEO_TAG, _video_tag),
         InlineRule("", _INCLUDE, include),
         InlineRule("post_url", _POST_URL, post_url),
         InlineRule("link tag", _LINK, link),
@@ -102,6 +105,13 @@ def rules(resolver: Resolver, includes: dict[str, Path]) -> tuple[
         *target_rules(resolver),
     ]
     return [BlockRule(_HIGHLIGHT, _END_HIGHLIGHT, _highlight)], inline
+
+
+def _video_tag(match: re.Match[str], line: int, outcome: Outcome) -> str | None:
+    """The {% youtube ID %} and {% vimeo ID %} tags of Jekyll's video plugins."""
+    if match[1] == "youtube":
+        return youtube(match[2])
+    return video(f"https://vimeo.com/{match[2]}") if match[2].isdigit() else None
 
 
 def _post_names(resolver: Resolver) -> dict[str, Converted]:

@@ -16,8 +16,9 @@ from blogbuild.importers.scan import BlockRule, InlineRule, Outcome
 from blogbuild.importers.sources import pick_date, read_post, rel, walk
 from blogbuild.urls import slugify
 
-_EMBED = re.compile(r"!\[\[([^\[\]|#\n]+)(#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
-_WIKI = re.compile(r"(?<!!)\[\[([^\[\]|#\n]*)(#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
+# Groups: name, #heading, the separator ("|", or "\|" inside a table), the text after it.
+_EMBED = re.compile(r"!\[\[([^\[\]|#\n]+?)(#[^\[\]|\n]*?)?(?:(\\?\|)([^\[\]\n]*))?\]\]")
+_WIKI = re.compile(r"(?<!!)\[\[([^\[\]|#\n]*?)(#[^\[\]|\n]*?)?(?:(\\?\|)([^\[\]\n]*))?\]\]")
 _SIZE = re.compile(r"\d+(?:x\d+)?")
 _MEDIA = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".avif", ".bmp", ".mp4", ".webm",
           ".mp3", ".ogg", ".wav", ".pdf"}
@@ -102,7 +103,7 @@ def rules(resolver: Resolver, root: Path, files: list[Path]) -> tuple[
         if target is None or isinstance(target, Converted) or \
                 target.suffix.lower() not in _MEDIA:
             return None
-        label = (match[3] or "").strip()
+        label = (match[4] or "").strip()
         alt = "" if _SIZE.fullmatch(label) else label
         if label and not alt:
             outcome.note(line, f"the size in {match[0]} has no Markdown equivalent; dropped")
@@ -118,8 +119,8 @@ def rules(resolver: Resolver, root: Path, files: list[Path]) -> tuple[
             if name:
                 outcome.note(line, f"{match[0]}: no note of that name was imported; left as is")
             return None
-        text = match[3] or name + (match[2] or "")
-        return f"[[{post.slug}{match[2] or ''}|{text}]]"
+        text = match[4] or name + (match[2] or "")
+        return f"[[{post.slug}{match[2] or ''}{match[3] or '|'}{text}]]"
 
     inline = [InlineRule("embedded file", _EMBED, embed), InlineRule("wiki link", _WIKI, wiki),
               *target_rules(resolver)]
