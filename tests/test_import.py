@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from xml.etree.ElementTree import Element
@@ -242,3 +243,18 @@ def test_refuses_a_content_folder_that_leads_outside(source: Copier, tmp_path: P
     assert result.returncode == 1
     assert "leads outside" in result.stderr
     assert not any(elsewhere.iterdir())
+
+
+def test_a_post_made_to_be_slow_is_not(tmp_path: Path, blog: Path) -> None:
+    """Thousands of openers that never close, on long lines and short: linear work."""
+    src = tmp_path / "site"
+    (src / "_posts").mkdir(parents=True)
+    lines = ["{% highlight x %}"] * 20_000 + [
+        "{%" * 50_000, "{{" * 50_000, "[" * 100_000, "![[" * 30_000, "{{<" * 30_000,
+        "".join("`" * (i % 50 + 1) + "x" for i in range(20_000)), "<a " * 30_000,
+    ] * 3
+    (src / "_posts" / "2020-01-01-slow.md").write_text("\n".join(lines), encoding="utf-8")
+    started = time.monotonic()
+    result = run("import", "jekyll", str(src), "--dry-run", cwd=blog)
+    assert result.returncode == 0, result.stderr
+    assert time.monotonic() - started < 60

@@ -176,6 +176,12 @@ def test_a_date_that_is_not_one(tmp_path: Path) -> None:
     assert [n.what for n in post.notes] == ["'date: soon' is not a date; ignored"]
 
 
+def test_a_body_that_starts_with_a_tag_has_no_front_matter(tmp_path: Path) -> None:
+    report = convert(tmp_path, "hugo", {
+        "content/posts/2020-01-01-a.md": "{{< youtube abcdefghijk >}}\n"})
+    assert report.posts[0].body.startswith('<div class="video-embed"')
+
+
 def test_notes_name_the_source_line(tmp_path: Path) -> None:
     report = convert(tmp_path, "jekyll", {
         JEKYLL_POST: "---\ntitle: A\n---\n\nText\n\n{% gist 1 %} and {{ page.x }}\n"})

@@ -38,7 +38,7 @@ def split(text: str) -> tuple[dict[str, Any], list[Line]]:
         if end is None:
             raise BadFrontMatter(f"the front matter opened with {first!r} is never closed", 1)
         data = _parse("\n".join(lines[1:end]), toml=first == "+++")
-    elif first.startswith("{"):
+    elif first == "{" or first.startswith('{"'):  # not "{% tag %}" or "{{< shortcode >}}"
         end = _json_end(lines)
         try:
             data = json.loads("\n".join(lines[:end + 1]))

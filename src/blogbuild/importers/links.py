@@ -23,11 +23,14 @@ from blogbuild.importers.scan import InlineRule, Outcome
 
 T = TypeVar("T")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_TITLE = r"""(?:\s+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\([^)]*\)))?"""
-_LINK = re.compile(r"(!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*)(<[^<>\n]*>|[^\s()<>]+)(" + _TITLE
+# Bounded repeats: a line of thousands of "[" is work in proportion to its length.
+_TITLE = r"""(?:\s+(?:"(?:[^"\\]|\\.){0,1000}"|'(?:[^'\\]|\\.){0,1000}'|\([^)]{0,1000}\)))?"""
+_LINK = re.compile(r"(!?\[(?:[^\[\]]|\[[^\[\]]{0,1000}\]){0,1000}\]\(\s*)"
+                   r"(<[^<>\n]{0,2000}>|[^\s()<>]{1,2000})(" + _TITLE
                    + r"\s*\))")
-_DEFINITION = re.compile(r"^(\s{0,3}\[[^\]]+\]:\s*)(<[^<>\n]*>|\S+)")
-_ATTRIBUTE = re.compile(r"""(<[A-Za-z][^<>]*?\s(?:src|href|poster)=)(["'])([^"'<>]*)\2""")
+_DEFINITION = re.compile(r"^(\s{0,3}\[[^\]]{1,1000}\]:\s*)(<[^<>\n]{0,2000}>|\S{1,2000})")
+_ATTRIBUTE = re.compile(r"""(<[A-Za-z][^<>]{0,1000}?\s(?:src|href|poster)=)(["'])"""
+                        r"""([^"'<>]{0,2000})\2""")
 
 
 @dataclass

@@ -19,18 +19,22 @@ from blogbuild.importers.rewrite import (
 from blogbuild.importers.scan import BlockRule, InlineRule, Outcome
 
 _RAW = re.compile(r"\{%-?\s*(end)?raw\s*-?%\}")
-_HIGHLIGHT = re.compile(r"^\s*\{%-?\s*highlight\s+([\w+#.-]+)((?:[^%]|%(?!\}))*?)-?%\}")
+# No tag runs into the next "{%" (or output into the next "{{"), and repeats are bounded:
+# a line of thousands of openers is work in proportion to its length, never its square.
+_HIGHLIGHT = re.compile(r"^\s*\{%-?\s*highlight\s+([\w+#.-]+)"
+                        r"((?:(?!\{%)[^%]|%(?!\})){0,500}?)-?%\}")
 _END_HIGHLIGHT = re.compile(r"\{%-?\s*endhighlight\s*-?%\}")
-_INCLUDE = re.compile(r"\{%-?\s*include(?:_relative)?\s+([^\s%]+)((?:[^%]|%(?!\}))*?)-?%\}")
-_POST_URL = re.compile(r"\{%-?\s*post_url\s+([^\s%]+)\s*-?%\}")
-_LINK = re.compile(r"\{%-?\s*link\s+([^\s%]+)\s*-?%\}")
+_INCLUDE = re.compile(r"\{%-?\s*include(?:_relative)?\s+([^\s%]{1,500})"
+                      r"((?:(?!\{%)[^%]|%(?!\})){0,1000}?)-?%\}")
+_POST_URL = re.compile(r"\{%-?\s*post_url\s+([^\s%]{1,500})\s*-?%\}")
+_LINK = re.compile(r"\{%-?\s*link\s+([^\s%]{1,500})\s*-?%\}")
 _SITE_URL = re.compile(r"\{\{-?\s*site\.(?:url|baseurl)\s*-?\}\}")
-_URL_FILTER = re.compile(r"""\{\{-?\s*(["'])([^"'{}]*)\1\s*\|\s*(?:relative_url|absolute_url|"""
-                         r"""prepend:\s*site\.(?:base)?url)\s*-?\}\}""")
+_URL_FILTER = re.compile(r"""\{\{-?\s*(["'])([^"'{}]{0,1000})\1\s*\|\s*"""
+                         r"""(?:relative_url|absolute_url|prepend:\s*site\.(?:base)?url)\s*-?\}\}""")
 _VIDEO_TAG = re.compile(r"""\{%-?\s*(youtube|vimeo)\s+["']?([\w-]+)["']?\s*-?%\}""")
 _INCLUDE_VALUE = re.compile(r"\{\{-?\s*include\.([\w-]+)\s*-?\}\}")
-_TAG = re.compile(r"\{%-?\s*(\w+)(?:[^%]|%(?!\}))*?-?%\}")
-_OUTPUT = re.compile(r"\{\{(?:[^}]|\}(?!\}))*\}\}")
+_TAG = re.compile(r"\{%-?\s*(\w+)(?:(?!\{%)[^%]|%(?!\})){0,1000}?-?%\}")
+_OUTPUT = re.compile(r"\{\{(?:(?!\{\{)[^}]|\}(?!\})){0,1000}\}\}")
 
 
 def unraw(lines: list[Line], outcome: Outcome) -> list[Line]:

@@ -17,8 +17,10 @@ from blogbuild.importers.sources import pick_date, read_post, rel, walk
 from blogbuild.urls import slugify
 
 # Groups: name, #heading, the separator ("|", or "\|" inside a table), the text after it.
-_EMBED = re.compile(r"!\[\[([^\[\]|#\n]+?)(#[^\[\]|\n]*?)?(?:(\\?\|)([^\[\]\n]*))?\]\]")
-_WIKI = re.compile(r"(?<!!)\[\[([^\[\]|#\n]*?)(#[^\[\]|\n]*?)?(?:(\\?\|)([^\[\]\n]*))?\]\]")
+_EMBED = re.compile(r"!\[\[([^\[\]|#\n]{1,500}?)(#[^\[\]|\n]{0,500}?)?"
+                    r"(?:(\\?\|)([^\[\]\n]{0,500}))?\]\]")
+_WIKI = re.compile(r"(?<!!)\[\[([^\[\]|#\n]{0,500}?)(#[^\[\]|\n]{0,500}?)?"
+                   r"(?:(\\?\|)([^\[\]\n]{0,500}))?\]\]")
 _SIZE = re.compile(r"\d+(?:x\d+)?")
 _MEDIA = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".avif", ".bmp", ".mp4", ".webm",
           ".mp3", ".ogg", ".wav", ".pdf"}

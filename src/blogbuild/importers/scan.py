@@ -1,7 +1,7 @@
 """Walk a Markdown body line by line without ever rewriting code.
 
-Fenced and indented code blocks, code spans and raw HTML `<pre>`, `<code>`, `<script>` and
-`<style>` blocks are copied as they are. Source-specific
+Fenced and indented code blocks, code spans and raw HTML `<pre>`, `<script>`, `<style>` and
+`<textarea>` blocks are copied as they are. Source-specific
 block rules (Jekyll's and Hugo's highlight tags) turn a run of lines into a fenced block;
 inline rules rewrite the text between code spans. Every line keeps the number it had in
 the source file, so notes point at the right line however the text changed.
@@ -9,6 +9,7 @@ the source file, so notes point at the right line however the text changed.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -17,9 +18,9 @@ from dataclasses import dataclass, field
 from blogbuild.importers.model import Line, Note
 
 _FENCE = re.compile(r"^((?:\s*>)*\s*)(`{3,}|~{3,})")
-_PRE_OPEN = re.compile(r"^\s{0,3}<(pre|code|script|style)[\s>]", re.IGNORECASE)
+_PRE_OPEN = re.compile(r"^\s{0,3}<(pre|script|style|textarea)[\s>]", re.IGNORECASE)
 _LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
-_CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+_BACKTICKS = re.compile(r"`+")
 
 
 @dataclass
@@ -65,6 +66,7 @@ def mark_code(lines: list[Line], rules: Sequence[BlockRule],
     fence: tuple[str, int] | None = None  # (character, length) of the open fence
     in_list = False
     previous_blank = True
+    unclosed: dict[int, int] = {}  # block rule -> a line below which it never ends
     i = 0
     while i < len(lines):
         number, text = lines[i]
@@ -93,7 +95,7 @@ def mark_code(lines: list[Line], rules: Sequence[BlockRule],
             out.append((number, text, True))
             previous_blank = False
             continue
-        taken = _apply_block(rules, lines, i - 1, outcome)
+        taken = _apply_block(rules, lines, i - 1, outcome, unclosed)
         if taken is not None:
             consumed, new_lines = taken
             out.extend((number, new, True) for new in new_lines)
@@ -121,17 +123,21 @@ def _last_is_code(out: list[tuple[int, str, bool]]) -> bool:
     return bool(out) and out[-1][2] and out[-1][1].startswith(("    ", "\t"))
 
 
-def _apply_block(rules: Sequence[BlockRule], lines: list[Line], at: int,
-                 outcome: Outcome) -> tuple[int, list[str]] | None:
-    """(lines consumed, new lines) if a block rule starts at line `at` and ends below."""
+def _apply_block(rules: Sequence[BlockRule], lines: list[Line], at: int, outcome: Outcome,
+                 unclosed: dict[int, int]) -> tuple[int, list[str]] | None:
+    """(lines consumed, new lines) if a block rule starts at line `at` and ends below.
+
+    `unclosed` remembers where a rule's search for its end failed, so a post of a thousand
+    unclosed tags is not searched a thousand times."""
     number, text = lines[at]
-    for rule in rules:
+    for index, rule in enumerate(rules):
         start = rule.start.match(text)
         if start is None:
             continue
         code: list[str] = []
         rest = text[start.end():]
-        for j in range(at, len(lines)):
+        last = len(lines) if unclosed.get(index, len(lines)) > at else at + 1
+        for j in range(at, last):
             chunk = rest if j == at else lines[j][1]
             end = rule.end.search(chunk)
             if end is not None:
@@ -140,20 +146,36 @@ def _apply_block(rules: Sequence[BlockRule], lines: list[Line], at: int,
                 return j - at + 1, rule.convert(start, code, number, outcome)
             if j > at or chunk.strip():
                 code.append(chunk)
+        if last == len(lines):
+            unclosed[index] = at
         outcome.note(number, f"{start[0].strip()} has no closing tag; left as is")
         return None
     return None
 
 
 def split_spans(text: str) -> list[tuple[str, bool]]:
-    """`text` cut into (piece, is a code span) pieces."""
+    """`text` cut into (piece, is a code span) pieces, as CommonMark pairs backtick runs: a
+    run closes at the next run of the same length (found by bisection: no quadratic scan)."""
+    if "`" not in text:
+        return [(text, False)]
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
+    by_length: dict[int, list[int]] = {}
+    for k, (start, end) in enumerate(runs):
+        by_length.setdefault(end - start, []).append(k)
     pieces: list[tuple[str, bool]] = []
-    at = 0
-    for match in _CODE_SPAN.finditer(text):
-        if match.start() > at:
-            pieces.append((text[at:match.start()], False))
-        pieces.append((match[0], True))
-        at = match.end()
+    at = k = 0
+    while k < len(runs):
+        start, end = runs[k]
+        same = by_length[end - start]
+        later = bisect.bisect_right(same, k)
+        if later == len(same):
+            k += 1
+            continue
+        close = runs[same[later]][1]
+        if start > at:
+            pieces.append((text[at:start], False))
+        pieces.append((text[start:close], True))
+        at, k = close, same[later] + 1
     if at < len(text) or not pieces:
         pieces.append((text[at:], False))
     return pieces

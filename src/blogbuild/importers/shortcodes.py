@@ -13,20 +13,24 @@ from blogbuild.importers.rewrite import fenced, params, protect, read_include, v
 from blogbuild.importers.scan import BlockRule, InlineRule, Outcome
 
 _OPEN, _CLOSE = r"\{\{[<%]-?\s*", r"\s*-?[>%]\}\}"
-_HIGHLIGHT = re.compile(r"^\s*" + _OPEN + r"highlight\s+([\w+#.-]+)(.*?)" + _CLOSE)
+# No shortcode runs into the next "{{", and repeats are bounded: a line of thousands of
+# openers is work in proportion to its length, never its square.
+_HIGHLIGHT = re.compile(r"^\s*" + _OPEN + r"highlight\s+([\w+#.-]+)((?:(?!\{\{).){0,500}?)"
+                        + _CLOSE)
 _END_HIGHLIGHT = re.compile(_OPEN + r"/\s*highlight" + _CLOSE)
-_ESCAPED = re.compile(r"\{\{([<%])/\*(.*?)\*/([>%])\}\}")
+_INSIDE = r'((?:"(?:[^"\\]|\\.){0,1000}"|(?!\{\{)[^"]){0,1000}?)'
+_ESCAPED = re.compile(r"\{\{([<%])/\*((?:(?!\{\{).){0,1000}?)\*/([>%])\}\}")
 
 
 def _shortcode(names: str) -> re.Pattern[str]:
-    return re.compile(_OPEN + f"({names})" + r'\b((?:"(?:[^"\\]|\\.)*"|[^"])*?)' + _CLOSE)
+    return re.compile(_OPEN + f"({names})" + r"\b" + _INSIDE + _CLOSE)
 
 
 _VIDEO = _shortcode("youtube|vimeo")
 _FIGURE = _shortcode("figure")
 _REF = _shortcode("ref|relref")
 _INCLUDE = _shortcode("readfile|include")
-_ANY = re.compile(r'\{\{[<%](?:"(?:[^"\\]|\\.)*"|[^"])*?[>%]\}\}')
+_ANY = re.compile(r"\{\{[<%]" + _INSIDE + r"[>%]\}\}")
 
 
 def _highlight(start: re.Match[str], code: list[str], line: int, outcome: Outcome) -> list[str]:
