@@ -143,6 +143,7 @@ FRONT = [
     ("title: T\ncustom:\n  deep: [1, 2]", ["custom:", "  deep:"]),
     ("title: 'A: b # c'", ['title: "A: b # c"']),
     ("date: 2020-01-02 09:30:00 +0100", ["date: 2020-01-02T09:30:00+01:00"]),
+    ("title: T\npermalink: /notes/:year/:title/", ['aliases: ["/notes/2020/a/"]']),
 ]
 
 

@@ -83,7 +83,7 @@ def front(post: SourcePost, root: Path, outcome: Outcome) -> Converted:
     if post.draft:
         meta["draft"] = True
     old = _old_url(data, date, name, _config(root).get("permalink"))
-    aliases = alias_list(data.get("redirect_from"), data.get("permalink"))
+    aliases = alias_list(data.get("redirect_from"))
     if old is not None and not post.draft:
         aliases = list(dict.fromkeys([old, *aliases]))
     if aliases:
@@ -92,9 +92,8 @@ def front(post: SourcePost, root: Path, outcome: Outcome) -> Converted:
 
 
 def _old_url(data: dict[str, Any], date: dt.date, name: str, pattern: Any) -> str | None:
-    """The URL Jekyll gave the post (front matter permalink, else the site's pattern)."""
-    if isinstance(data.get("permalink"), str):
-        return None  # listed among the aliases as written
+    """The URL Jekyll gave the post: its own permalink or else the site's, placeholders
+    (`:year`, `:title`…) filled in."""
     template = data.get("permalink") or pattern or "date"
     if not isinstance(template, str):
         return None
