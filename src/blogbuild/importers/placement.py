@@ -73,8 +73,11 @@ def place(posts: list[Converted], found: FoundSite, root: Path) -> dict[Path, st
 def _inside(path: Path, post: Converted, root: Path) -> str:
     """A private file's path in its post's folder: as in a Hugo bundle, else its name."""
     if post.source.bundle is not None and path.is_relative_to(root / post.source.bundle):
-        return _clean(path.relative_to(root / post.source.bundle).as_posix())
-    return _clean(path.name)
+        name = _clean(path.relative_to(root / post.source.bundle).as_posix())
+    else:
+        name = _clean(path.name)
+    # The post's page is index.html in that folder: a file of that name would collide.
+    return "file-" + name if name.lower() in ("index.html", "index.htm") else name
 
 
 def _shared(path: Path, found: FoundSite, root: Path) -> str:
