@@ -82,7 +82,7 @@ def rules(resolver: Resolver, includes: dict[str, Path]) -> tuple[
             embed = youtube(video_id)
             if embed is not None:
                 outcome.counts["video"] += 1
-            return embed
+                return embed
         path = includes.get(posixpath.normpath(name))
         text = read_include(path) if path is not None else None
         if text is None:
