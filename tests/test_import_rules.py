@@ -216,3 +216,22 @@ def test_values_the_build_would_refuse_are_dropped(tmp_path: Path) -> None:
         "'description' is not text; dropped",
         "the image 'javascript:alert(1)' is not a path or an http(s) URL; dropped",
     ]
+
+
+def test_hugo_without_a_posts_section_takes_every_section(tmp_path: Path) -> None:
+    report = convert(tmp_path, "hugo", {
+        "config.toml": '[permalinks]\n  blog = "/:year/:slug/"\n',
+        "content/about.md": "---\ntitle: About\n---\n",
+        "content/blog/_index.md": "---\ntitle: Blog\n---\n",
+        "content/blog/x.md": "---\ntitle: X\ndate: 2021-01-01\n---\n",
+        "content/notes/deep/y/index.md": "---\ntitle: Y\ndate: 2021-01-02\n---\n![p](p.png)\n",
+        "content/notes/deep/y/p.png": b"png",
+        "content/notes/deep/y/extra.md": "a resource, not a post\n",
+    })
+    assert [(p.source.rel, p.dest, p.meta.get("aliases")) for p in report.posts] == [
+        ("content/blog/x.md", "posts/2021-01-01-x.md", ["/2021/x/"]),
+        ("content/notes/deep/y/index.md", "posts/2021-01-02-y/index.md", ["/notes/deep/y/"]),
+    ]
+    assert list(report.files.values()) == ["posts/2021-01-02-y/p.png"]
+    assert sorted(n.what.split(":")[0] for n in report.skipped) == [
+        "content/about.md", "content/blog/_index.md"]
