@@ -8,8 +8,9 @@ from pathlib import Path
 from blogbuild.importers.scan import Outcome, fence_for
 
 #: Stand-ins for a literal "{{" and "{%" the author protected (Jekyll's raw, Hugo's /* */),
-#: so no later rule or check reads them as tags; `restore` puts them back.
-OPEN_BRACES, OPEN_TAG, OPEN_SHORTCODE = "\ue000", "\ue001", "\ue002"
+#: so no later rule or check reads them as tags; `restore` puts them back. They are Unicode
+#: noncharacters, which text never holds (private-use ones do occur: icon fonts).
+OPEN_BRACES, OPEN_TAG, OPEN_SHORTCODE = "\ufdd0", "\ufdd1", "\ufdd2"
 _YOUTUBE_ID = re.compile(r"[\w-]{6,20}")
 _QUOTED = r""""(?:[^"\\]|\\.)*"|'[^']*'|`[^`]*`"""
 _PARAM = re.compile(rf"""([\w-]+)\s*=\s*({_QUOTED}|[^\s"']+)|({_QUOTED}|[^\s"'=]+)""")
