@@ -50,6 +50,7 @@ JEKYLL = [
     ("{% include youtube.html id=\"abcdefghijk\" %}",
      '<div class="video-embed" data-src="https://www.youtube.com/watch?v=abcdefghijk"></div>'),
     ('{% include box.html text="hi" %}', "<b>hi</b>"),
+    ("{% include_relative part.md %}", "*a part*"),
     ("{% gist 123 %}", "{% gist 123 %}"),
     ("{% youtube 'abcdefghijk' %}",
      '<div class="video-embed" data-src="https://www.youtube.com/watch?v=abcdefghijk"></div>'),
@@ -70,6 +71,7 @@ def test_liquid(tmp_path: Path, text: str, expected: str) -> None:
         "_posts/2020-01-03-b.md": "---\ntitle: B\n---\nB\n",
         "_includes/box.html": "<b>{{ include.text }}</b>\n",
         "about.md": "# About\n",
+        "_posts/part.md": "*a part*\n",
     })
     assert body(report, JEKYLL_POST) == expected + "\n"
 

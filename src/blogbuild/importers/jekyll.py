@@ -1,4 +1,7 @@
-"""Jekyll: posts in _posts/ (drafts in _drafts/), old URLs from _config.yml's permalink."""
+"""Jekyll: posts in _posts/ (drafts in _drafts/), old URLs from _config.yml's permalink.
+
+As in Jekyll, a file in _posts/ whose name does not start with a date is no post (it can be
+an include_relative snippet)."""
 
 from __future__ import annotations
 
@@ -45,7 +48,8 @@ def find(root: Path) -> FoundSite:
     for path in files:
         name = rel(path, root)
         top = name.split("/", 1)[0]
-        if top in ("_posts", "_drafts") and "/" in name:
+        dated = top == "_drafts" or name_date(path.stem)[0] is not None
+        if top in ("_posts", "_drafts") and "/" in name and dated:
             if path.suffix.lower() in SUFFIXES:
                 post = read_post(path, root, skipped, draft=top == "_drafts")
                 if post is not None:

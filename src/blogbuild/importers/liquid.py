@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from pathlib import Path
@@ -24,7 +25,7 @@ _RAW = re.compile(r"\{%-?\s*(end)?raw\s*-?%\}")
 _HIGHLIGHT = re.compile(r"^\s*\{%-?\s*highlight\s+([\w+#.-]+)"
                         r"((?:(?!\{%)[^%]|%(?!\})){0,500}?)-?%\}")
 _END_HIGHLIGHT = re.compile(r"\{%-?\s*endhighlight\s*-?%\}")
-_INCLUDE = re.compile(r"\{%-?\s*include(?:_relative)?\s+([^\s%]{1,500})"
+_INCLUDE = re.compile(r"\{%-?\s*include(_relative)?\s+([^\s%]{1,500})"
                       r"((?:(?!\{%)[^%]|%(?!\})){0,1000}?)-?%\}")
 _POST_URL = re.compile(r"\{%-?\s*post_url\s+([^\s%]{1,500})\s*-?%\}")
 _LINK = re.compile(r"\{%-?\s*link\s+([^\s%]{1,500})\s*-?%\}")
@@ -74,8 +75,8 @@ def rules(resolver: Resolver, includes: dict[str, Path]) -> tuple[
     by_name = resolver.index.table("post_url", lambda: _post_names(resolver))
 
     def include(match: re.Match[str], line: int, outcome: Outcome) -> str | None:
-        name = match[1]
-        named, free = params(match[2])
+        name = match[2]
+        named, free = params(match[3])
         if "youtube" in name.lower():
             video_id = named.get("id") or named.get("youtube_id") or named.get("video_id") \
                 or (free[0] if free else "")
@@ -83,12 +84,17 @@ def rules(resolver: Resolver, includes: dict[str, Path]) -> tuple[
             if embed is not None:
                 outcome.counts["video"] += 1
                 return embed
-        path = includes.get(posixpath.normpath(name))
+        if match[1]:  # include_relative: beside the post
+            beside = os.path.normpath(resolver.post.source.path.parent / name)
+            path = resolver.index.files.get(beside)
+        else:
+            path = includes.get(posixpath.normpath(name))
         text = read_include(path) if path is not None else None
-        if text is None:
+        if text is None or path is None:
             return None
         outcome.counts["include inlined"] += 1
-        outcome.note(line, f"inlined _includes/{name}; check that it reads well here")
+        shown = path.relative_to(resolver.index.root).as_posix()
+        outcome.note(line, f"inlined {shown}; check that it reads well here")
         return _INCLUDE_VALUE.sub(lambda m: named.get(m[1], ""), text)
 
     def post_url(match: re.Match[str], line: int, outcome: Outcome) -> str | None:
