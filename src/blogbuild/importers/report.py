@@ -38,6 +38,7 @@ def report_lines(report: ImportReport) -> list[str]:
 
 
 def summary(report: ImportReport) -> str:
+    """One line: how many posts, files, rewrites and places to check."""
     posts = len(report.posts)
     drafts = sum(1 for p in report.posts if p.meta.get("draft"))
     rewrites = sum(sum(p.counts.values()) for p in report.posts)

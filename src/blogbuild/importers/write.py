@@ -36,13 +36,19 @@ def conflicts(content: Path, posts: list[Converted], files: dict[Path, str], *,
 
 def write_all(content: Path, posts: list[Converted], files: dict[Path, str]) -> None:
     """Write every post and copy every file (`conflicts` was asked first)."""
-    for post in posts:
-        _put(content / post.dest, text_of(post).encode("utf-8"))
-    for source, rel in files.items():
-        path = content / rel
-        if not _same_bytes(source, path):
-            _replace(path)
-            shutil.copyfile(source, path)
+    path = content
+    try:
+        for post in posts:
+            path = content / post.dest
+            _put(path, text_of(post).encode("utf-8"))
+        for source, rel in files.items():
+            path = content / rel
+            if not _same_bytes(source, path):
+                _replace(path)
+                shutil.copyfile(source, path)
+    except OSError as exc:
+        raise BlogbuildError(f"cannot write {path}: {exc.strerror or exc}; the files before "
+                             "it were written, the rest not") from None
 
 
 def _check_inside(path: Path, content: Path) -> None:
