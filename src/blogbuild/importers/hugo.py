@@ -59,10 +59,12 @@ def folder(root: Path, key: str, default: str) -> Path:
 
 
 def content_dir(root: Path) -> Path:
+    """The content folder: contentDir of the configuration, else content/."""
     return folder(root, "contentDir", "content")
 
 
 def find(root: Path) -> FoundSite:
+    """The posts under content/posts/ (else every section), bundles with their files."""
     files, skipped = walk(root, skip=lambda name: name in _NOT_SOURCE)
     content = content_dir(root)
     sections = content / "posts" if (content / "posts").is_dir() else content
@@ -138,11 +140,13 @@ def _old_url(data: dict[str, Any], date: dt.date, slug: str, name: str, post: So
 
 
 def prepare(lines: list[Line], outcome: Outcome) -> list[Line]:
+    """Hugo's escaped shortcodes become text, in code blocks too (Hugo reads those)."""
     return shortcodes.unescape(lines, outcome)
 
 
 def rules(resolver: Resolver, root: Path, files: list[Path]) -> tuple[
         list[BlockRule], list[InlineRule]]:
+    """The shortcode rules for one post."""
     return shortcodes.rules(resolver, root, content_dir(root))
 
 

@@ -42,6 +42,7 @@ _PLACEHOLDER = re.compile(r":(year|short_year|month|i_month|short_month|day|i_da
 
 
 def find(root: Path) -> FoundSite:
+    """The dated posts under _posts/ and the drafts under _drafts/; every other file."""
     files, skipped = walk(root, skip=lambda name: name in _NOT_SOURCE)
     posts: list[SourcePost] = []
     others: list[Path] = []
@@ -127,11 +128,13 @@ def _categories(data: dict[str, Any]) -> list[str]:
 
 
 def prepare(lines: list[Line], outcome: Outcome) -> list[Line]:
+    """Raw tags go first, everywhere: Liquid read the whole file, code included."""
     return liquid.unraw(lines, outcome)
 
 
 def rules(resolver: Resolver, root: Path, files: list[Path]) -> tuple[
         list[BlockRule], list[InlineRule]]:
+    """Liquid's rules for one post; the includes are looked up once per import."""
     includes = resolver.index.table("includes", lambda: {
         rel(p, root / "_includes"): p for p in files if p.is_relative_to(root / "_includes")})
     return liquid.rules(resolver, includes)

@@ -78,6 +78,7 @@ def image_of(data: dict[str, Any]) -> str | None:
 
 
 def drafted(data: dict[str, Any]) -> bool:
+    """Jekyll's published: false means what draft: true means here."""
     return data.get("draft") is True or data.get("published") is False
 
 

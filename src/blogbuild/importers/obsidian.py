@@ -37,6 +37,7 @@ def _templates(root: Path) -> str:
 
 
 def find(root: Path) -> FoundSite:
+    """Every note of the vault but the templates; every other file is an attachment."""
     files, skipped = walk(root)
     templates = _templates(root)
     posts: list[SourcePost] = []
@@ -92,6 +93,7 @@ def _own_aliases(data: dict[str, Any], outcome: Outcome) -> dict[str, Any]:
 
 
 def prepare(lines: list[Line], outcome: Outcome) -> list[Line]:
+    """Nothing to do before the rules: Obsidian has no tags that reach into code."""
     return lines
 
 

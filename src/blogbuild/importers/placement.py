@@ -36,6 +36,7 @@ def existing_slugs(posts_dir: Path) -> dict[str, Path]:
 
 
 def unique_slug(slug: str, used: set[str]) -> str:
+    """`slug`, or `slug-2`, `slug-3`… when an earlier post took it."""
     if slug not in used:
         return slug
     n = 2

@@ -19,10 +19,12 @@ MAX_INCLUDE_BYTES = 200_000
 
 
 def protect(text: str) -> str:
+    """Hide the tag openers in `text` from every later rule."""
     return text.replace("{{<", OPEN_SHORTCODE).replace("{{", OPEN_BRACES).replace("{%", OPEN_TAG)
 
 
 def restore(text: str) -> str:
+    """Put back what `protect` hid."""
     return text.replace(OPEN_SHORTCODE, "{{<").replace(OPEN_BRACES, "{{").replace(OPEN_TAG, "{%")
 
 
@@ -71,6 +73,7 @@ def video(url: str) -> str:
 
 
 def youtube(video_id: str) -> str | None:
+    """The video widget for a YouTube id, or None when `video_id` is not one."""
     if not _YOUTUBE_ID.fullmatch(video_id):
         return None
     return video(f"https://www.youtube.com/watch?v={video_id}")

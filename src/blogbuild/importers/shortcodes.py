@@ -119,6 +119,7 @@ def rules(resolver: Resolver, root: Path, content: Path) -> tuple[
 
 
 def rel_to(path: Path, root: Path) -> str:
+    """`path` (which may hold "..") relative to `root`, in POSIX form."""
     return Path(posixpath.normpath(path.as_posix())).relative_to(root).as_posix()
 
 

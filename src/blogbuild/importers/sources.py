@@ -31,6 +31,7 @@ def walk(root: Path, skip: Callable[[str], bool] = lambda name: False) -> tuple[
 
 
 def rel(path: Path, root: Path) -> str:
+    """`path` relative to the source folder, in POSIX form (for messages and lookups)."""
     return path.relative_to(root).as_posix()
 
 
