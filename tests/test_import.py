@@ -111,6 +111,9 @@ def test_jekyll_round_trip(source: Copier, blog: Path) -> None:
     assert "imported 4 posts (2 drafts) and 3 files" in out.splitlines()[-1]
     text = (blog / "content/posts/2021-03-04-first-steps.md").read_text(encoding="utf-8")
     assert 'aliases: ["/python/tips/2021/03/04/first-steps/"]' in text
+    assert "`{{ page.title }}` in a code span" in text and "raw" not in text
+    assert "```liquid\n{% for post in site.posts %}{{ post.title }}{% endfor %}\n```" in text
+    assert "    {{ indented.code }} stays as it is" in text
 
 
 def test_hugo_round_trip(source: Copier, blog: Path) -> None:
