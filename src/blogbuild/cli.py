@@ -110,6 +110,19 @@ def _parser() -> argparse.ArgumentParser:
                       help="write a page, content/SLUG.md, at the URL /SLUG/")
     new.add_argument("--config", type=Path, default=None, metavar="PATH",
                      help="path of site.yaml (default: ./site.yaml)")
+    imp = sub.add_parser(
+        "import", parents=[common],
+        help="convert the posts of a Jekyll site, a Hugo site or an Obsidian vault",
+        description="Copy the posts of SRC into content/posts/ with their images, front matter "
+                    "and syntax converted, and print what was changed and what to check. "
+                    "SRC is only read. Never overwrites a file unless --force is given.")
+    imp.add_argument("kind", choices=("jekyll", "hugo", "obsidian"), metavar="KIND",
+                     help="jekyll, hugo or obsidian")
+    imp.add_argument("source", type=Path, metavar="SRC", help="the folder of the site or vault")
+    imp.add_argument("--dry-run", action="store_true", help="report only; write nothing")
+    imp.add_argument("--force", action="store_true", help="overwrite files that exist")
+    imp.add_argument("--config", type=Path, default=None, metavar="PATH",
+                     help="path of site.yaml (default: ./site.yaml)")
     return parser
 
 
@@ -146,6 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _init(args)
         if args.command == "new":
             return _new(args)
+        if args.command == "import":
+            return _import(args)
     except BuildFailed as exc:
         _print_diagnostics(exc.diagnostics)
         print(f"error: {exc.message}; the previous output was left untouched", file=sys.stderr)
@@ -232,6 +247,18 @@ def _new(args: argparse.Namespace) -> int:
     path = new(args.title, config_path=args.config, tags=args.tags, draft=args.draft,
                bundle=args.bundle, page=args.page)
     print(_shown(path))
+    return EXIT_OK
+
+
+def _import(args: argparse.Namespace) -> int:
+    from blogbuild.commands.import_ import import_
+
+    lines, problem = import_(args.kind, args.source, config_path=args.config,
+                             dry_run=args.dry_run, force=args.force)
+    print("\n".join(lines))
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return EXIT_ERROR
     return EXIT_OK
 
 

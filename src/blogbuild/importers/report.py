@@ -1,0 +1,67 @@
+"""The report of an import: per post what was rewritten and what to check, then a summary."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from blogbuild.importers.plan import ImportReport
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Where each source keeps its posts, for the message when none were found.
+WHERE = {"jekyll": "_posts/ and _drafts/", "hugo": "content/ (content/posts/ when it exists)",
+         "obsidian": "the vault's notes (.md files)"}
+
+
+def report_lines(report: ImportReport) -> list[str]:
+    """The lines to print, one post after the other, the summary last."""
+    lines: list[str] = []
+    site = _shown(report.content)
+    for post in report.posts:
+        where = _shown(report.source / post.source.rel)
+        lines.append(f"{where} -> {site}/{post.dest}" + ("  (draft)" if post.meta.get("draft")
+                                                        else ""))
+        if post.counts:
+            done = ", ".join(f"{n} {kind}" for kind, n in sorted(post.counts.items()))
+            lines.append(f"  rewrote: {done}")
+        for note in post.notes:
+            at = f":{note.line}" if note.line else ""
+            lines.append(f"  {where}{at}: {note.what}")
+    if report.skipped:
+        lines.append("not imported:")
+        lines.extend(f"  {_shown(report.source)}/{note.what}" for note in report.skipped)
+    if report.blocked:
+        lines.append("would stop the import (nothing would be written):")
+        lines.extend(f"  {problem}" for problem in report.blocked)
+    lines.append(summary(report))
+    return [_printable(line) for line in lines]
+
+
+def summary(report: ImportReport) -> str:
+    """One line: how many posts, files, rewrites and places to check."""
+    posts = len(report.posts)
+    drafts = sum(1 for p in report.posts if p.meta.get("draft"))
+    rewrites = sum(sum(p.counts.values()) for p in report.posts)
+    notes = sum(len(p.notes) for p in report.posts)
+    verb = "would import" if report.dry_run else "imported"
+    text = (f"{verb} {posts} post{'s' * (posts != 1)}"
+            + (f" ({drafts} draft{'s' * (drafts != 1)})" if drafts else "")
+            + f" and {len(report.files)} file{'s' * (len(report.files) != 1)}; "
+            + f"{rewrites} rewrite{'s' * (rewrites != 1)}; "
+            + f"{notes} thing{'s' * (notes != 1)} to check")
+    if report.skipped:
+        text += f"; {len(report.skipped)} not imported"
+    return text + ("; dry run: nothing was written" if report.dry_run else "")
+
+
+def _printable(line: str) -> str:
+    """No control characters from a file name or a post reach the terminal."""
+    return _CONTROL.sub("?", line)
+
+
+def _shown(path: Path) -> str:
+    """`path` relative to the current folder when inside it."""
+    try:
+        return path.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path.as_posix()
