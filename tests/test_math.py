@@ -16,7 +16,7 @@ import pytest
 from markdown_it.utils import read_fixture_file
 
 from blogbuild.config import Config, MathConfig, load_config
-from blogbuild.diagnostics import Severity
+from blogbuild.diagnostics import ConfigError, Severity
 from blogbuild.markdown import create_markdown
 from blogbuild.pipeline.render import SourceJob, render_source
 from blogbuild.runtimes import katex
@@ -239,9 +239,26 @@ def test_default_output_is_html_and_mathml() -> None:
 def test_inline_dollar_can_be_turned_off() -> None:
     md = create_markdown(Config(math=MathConfig(inline_dollar=False)))
     html, _ = render("$x$ stays, \\(y\\) and $$z$$ are math\n", md=md)
+    assert abbreviate(html) == "<p>$x$ stays, [K:y] and [K:z] are math</p>\n"
+
+
+def test_double_dollar_in_a_sentence_can_stay_display() -> None:
+    md = create_markdown(Config(math=MathConfig(inline_double_dollar="display")))
+    html, _ = render("So $$a = b$$ holds.\n\n$$c$$\n", md=md)
     assert abbreviate(html) == (
-        '<p>$x$ stays, [K:y] and <span class="math-display">[KD:z]</span> are math</p>\n'
+        '<p>So <span class="math-display">[KD:a = b]</span> holds.</p>\n'
+        '<div class="math-display">[KD:c]</div>\n'
     )
+
+
+@pytest.mark.parametrize("value", ["Display", "block", "true"])
+def test_inline_double_dollar_is_checked(tmp_path: Path, value: str) -> None:
+    (tmp_path / "site.yaml").write_text(
+        f"title: T\nmath:\n  inline_double_dollar: {value}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path / "site.yaml")
+    assert caught.value.line == 3
+    assert "'math.inline_double_dollar' must be inline" in caught.value.message
 
 
 def test_math_can_be_turned_off() -> None:
@@ -351,7 +368,7 @@ def test_feed_mathml_is_what_output_mathml_renders(
 
 def test_warnings_are_reported_once_per_formula() -> None:
     for output in ("htmlAndMathml", "html"):
-        result = katex.render("é + \\href{https://x.org}{y}", display=False,
+        result = katex.render("é + \\href{ftp://x.org}{y}", display=False,
                               options=katex.KatexOptions(output))
         assert [w.code for w in result.warnings] == ["unicodeTextInMathMode", "untrusted"]
 

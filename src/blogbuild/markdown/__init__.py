@@ -41,7 +41,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(gfm_autolink_plugin)
     md.use(footnote_plugin)
     md.use(feed_plugin)
-    md.use(math_plugin, config=config.math)
+    md.use(math_plugin, config=config.math, urls=config.urls)
     md.use(callouts_plugin, types=config.callouts)
     md.use(divs_plugin, urls=config.urls)
     md.use(highlight_plugin)
