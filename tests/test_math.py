@@ -545,3 +545,72 @@ def test_the_formula_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None
         assert len(katex._rt.memo) <= 8
     finally:
         katex.clear_memo()
+
+
+# --- compatibility: kramdown idiom positions, links in math ---------------------------------
+
+
+def test_error_in_kramdown_idiom_points_at_the_source_column() -> None:
+    _, env = render("Text \\\\(\\\\{x\\_1 \\bad\\\\) here.\n")
+    (diag,) = env["diagnostics"]
+    assert (diag.line, diag.column) == (1, 17)  # `\bad` in the source, escapes and all
+
+
+def test_site_root_paths_in_math_get_the_sub_path() -> None:
+    md = create_markdown(Config(base_url="https://example.org/blog/"))
+    html, env = render(
+        "$\\href{/about/}{a}$ $\\href{/blog/x/}{b}$ $\\href{https://e.org/}{c}$ "
+        "$\\includegraphics{/img/a.png}$\n", md=md)
+    hrefs = set(re.findall(r'(?:href|src)="([^"]*)"', html))
+    assert hrefs == {"/blog/about/", "/blog/x/", "https://e.org/", "/blog/img/a.png"}
+    assert '<img src="/blog/img/a.png"' in html
+    assert "diagnostics" not in env
+
+
+HOSTILE_MATH = [
+    "\\href{javascript:alert(1)}{x}",
+    "\\href{JaVaScRiPt:alert(1)}{x}",
+    "\\href{ javascript:alert(1)}{x}",
+    "\\href{java\tscript:alert(1)}{x}",
+    "\\href{javascript&#58;alert(1)}{x}",
+    "\\href{javascript&colon;alert(1)}{x}",
+    "\\href{data:text/html;base64,PHNjcmlwdD4=}{x}",
+    "\\url{vbscript:msgbox(1)}",
+    "\\includegraphics{javascript:alert(1)}",
+    "\\includegraphics[alt=\"><script>alert(1)</script>]{https://e.org/a.png}",
+    "\\htmlData{onclick=alert(1), onerror=alert(2)}{x}",
+    "\\htmlData{x\" onclick=\"alert(1)=1}{x}",
+    "\\htmlId{x\" onclick=\"alert(1)}{x}",
+    "\\htmlClass{x\" onmouseover=\"alert(1)}{x}",
+    "\\htmlStyle{background:url(javascript:alert(1))}{x}",
+    "\\htmlStyle{x\" onclick=\"alert(1)}{x}",
+    "\\def\\u{javascript:alert(1)}\\href{\\u}{x}",
+    "\\href{https://e.org/\" onclick=\"alert(1)}{x}",
+    "\\text{<script>alert(1)</script>}",
+]
+
+
+def _attributes(node: object) -> list[tuple[str, str, str]]:
+    found = []
+    for element in node.iter():  # type: ignore[attr-defined]
+        for name, value in element.attrib.items():
+            found.append((str(element.tag), str(name), str(value)))
+    return found
+
+
+@pytest.mark.parametrize("tex", HOSTILE_MATH)
+@pytest.mark.parametrize("delimiters", [("$", "$"), ("$$\n", "\n$$"), ("\\\\(", "\\\\)")])
+def test_math_never_makes_a_script_handler_or_executable_url(
+    tex: str, delimiters: tuple[str, str]
+) -> None:
+    source = f"{delimiters[0]}{tex}{delimiters[1]}\n"
+    html, _ = render(source)
+    fragment = parse_fragment(html)
+    for tag, name, value in _attributes(fragment):
+        assert tag != "script"
+        assert not name.lower().startswith("on"), (tag, name, value)
+        if name in ("href", "src"):
+            assert value.startswith(("https:", "/", "#")), (tag, name, value)
+        if name == "style":
+            assert "url(" not in value and "javascript" not in value.lower()
+    assert all(element.tag != "script" for element in fragment.iter())  # type: ignore[attr-defined]

@@ -23,6 +23,20 @@ var blogbuildRefusal = function (context) {
   return context.command + " with URL '" + String(context.url) + "' is not allowed in math: " +
     "math links and images follow the link rules (http, https, mailto or a site path)";
 };
+// KaTeX writes an image as <img … style="…"'/> (a stray quote); each image of the tree
+// gets the same markup without it, so the page stays well-formed HTML.
+var blogbuildFixImages = function (node) {
+  if (!node || typeof node !== "object") return;
+  if (typeof node.src === "string" && typeof node.alt === "string" && !node.children) {
+    var markup = node.toMarkup;
+    node.toMarkup = function () {
+      var html = markup.call(this);
+      return html.slice(-3) === "'/>" ? html.slice(0, -3) + ">" : html;
+    };
+    return;
+  }
+  (node.children || []).forEach(blogbuildFixImages);
+};
 var blogbuildRender = function (tex, displayMode, options) {
   var warnings = [];
   var settings = {
@@ -44,6 +58,7 @@ var blogbuildRender = function (tex, displayMode, options) {
   };
   try {
     var tree = katex.__renderToDomTree(tex, settings);
+    if (tex.indexOf("includegraphics") >= 0) blogbuildFixImages(tree);
     var result = {html: tree.toMarkup(), warnings: warnings};
     if (options.output !== "mathml") {
       // The feed's variant: MathML alone, readable without KaTeX's stylesheet.

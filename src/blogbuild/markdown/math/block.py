@@ -19,12 +19,16 @@ _BEGIN = tuple(f"\\begin{{{name}{star}}}" for name in DISPLAY_ENVIRONMENTS for s
 
 class Cut(NamedTuple):
     """An opener line that nothing closed: where the blank line (if one ended it) and a
-    closer after that blank line (if the author meant it to close) are, as body lines."""
+    closer after that blank line (if the author meant it to close) are, as body lines.
+    `started`: the line starts a block; otherwise it continues a paragraph, where an
+    opener before it may still close at it."""
 
     opener: str
     closer: str
     blank: int | None
     late_closer: int | None
+    started: bool
+    column: int  # 0-based, of the opener
 
 
 def _line_start(src: str, pos: int) -> int:
@@ -69,7 +73,7 @@ def _late_closer(state: StateBlock, blank: int, end_line: int, close: str) -> in
 
 
 def _note_cut(state: StateBlock, start_line: int, line: str, found: tuple[str, str],
-              stop: int, end_line: int) -> None:
+              stop: int, end_line: int, started: bool) -> None:
     """Remember an opener nothing closed, if it surely meant math: `$$` or an environment
     at the start of a line, `\\[` alone on its line (`\\[x](y)` is an escaped bracket)."""
     open_, close = found
@@ -79,7 +83,10 @@ def _note_cut(state: StateBlock, start_line: int, line: str, found: tuple[str, s
     late = _late_closer(state, blank, end_line, close) if blank is not None else None
     cuts: dict[int, Cut] = state.env.setdefault("math_cut", {})
     label = open_ or line[: line.index("}") + 1]
-    cuts.setdefault(start_line, Cut(label, close, blank, late))
+    begin = state.bMarks[start_line] + state.tShift[start_line]
+    column = begin - _line_start(state.src, begin)
+    if start_line not in cuts or started:
+        cuts[start_line] = Cut(label, close, blank, late, started, column)
 
 
 def math_block(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
@@ -119,7 +126,7 @@ def math_block(state: StateBlock, start_line: int, end_line: int, silent: bool) 
         current += 1
         if current >= end_line or state.isEmpty(current):
             failed[key] = (state.src, start_line, current)
-            _note_cut(state, start_line, line, found, current, end_line)
+            _note_cut(state, start_line, line, found, current, end_line, not silent)
             return False
         if state.sCount[current] < state.blkIndent:
             failed[key] = (state.src, start_line, current)

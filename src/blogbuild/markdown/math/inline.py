@@ -187,14 +187,18 @@ class InlineRule:
     def _double(self, state: StateInline, silent: bool) -> bool:
         src, pos = state.src, state.pos
         close = _find_close_indexed(state.env, src, pos + 2, state.posMax, "$$")
-        content = src[pos + 2 : close] if close >= 0 else ""
-        if close < 0 or not content.strip():
-            # Text; both are consumed so the second is not an opener.
+        if close < 0:
+            # Text; both dollars are consumed so the second is not an opener.
             if not silent:
                 state.pending += "$$"
-                if close < 0:
-                    _unclosed(state, pos, "$$")
+                _unclosed(state, pos, "$$")
             state.pos += 2
+            return True
+        content = src[pos + 2 : close]
+        if not content.strip():  # `$$ $$` is text, the pair together
+            if not silent:
+                state.pending += src[pos : close + 2]
+            state.pos = close + 2
             return True
         if not silent:
             _push(state, self.double_kind, pos, "$$", content, "$$")

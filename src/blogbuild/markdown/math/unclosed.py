@@ -41,30 +41,38 @@ def _owners(tokens: list[Token]) -> dict[int, Token]:
     return {id(token.content): token for token in tokens if token.type == "inline"}
 
 
-def report_unclosed(state: StateCore) -> None:
-    env = state.env
-    cuts: dict[int, Cut] = env.get("math_cut", {})
-    taken: set[int] = set()
-    for line, cut in sorted(cuts.items()):
-        if line in taken:  # the closer of a formula cut earlier, already reported
-            continue
-        report(env, source_line(env, line), _cut_message(env, cut), column=1)
-        taken.add(line)
-        if cut.late_closer is not None:
-            taken.add(cut.late_closer)
-    unclosed = env.get("math_unclosed", [])
+def _locate(state: StateCore) -> list[tuple[int, int, str]]:
+    """(body line, 0-based column, opener) of each opener the inline rule left unclosed."""
+    unclosed = state.env.get("math_unclosed", [])
     if not unclosed:
-        return
+        return []
     owners = _owners(state.tokens)
     locator = Locator(state.src)
+    found = []
     for src, start, opener in unclosed:
         probe = Token("math_unclosed", "", 0)
         probe.meta = {"src": src, "start": start, "open": opener, "close": ""}
         owner = owners.get(id(src))
         owner = owner if owner is not None and owner.content is src else None
         body_line, col = locator.place(probe, owner)[0]
-        if body_line in taken:
+        found.append((body_line, col - len(opener), opener))
+    return found
+
+
+def report_unclosed(state: StateCore) -> None:
+    env = state.env
+    inline = _locate(state)
+    inline_lines = {line for line, _, _ in inline}
+    taken: set[int] = set()
+    for line, cut in sorted(env.get("math_cut", {}).items()):
+        # A cut inside a paragraph counts only if no opener before it closed at it.
+        if line in taken or not (cut.started or line in inline_lines):
             continue
-        taken.add(body_line)
-        report(env, source_line(env, body_line), _inline_message(opener),
-               column=col - len(opener) + 1)
+        report(env, source_line(env, line), _cut_message(env, cut), column=cut.column + 1)
+        taken.add(line)
+        if cut.late_closer is not None:
+            taken.add(cut.late_closer)
+    for line, col, opener in inline:
+        if line not in taken:
+            taken.add(line)
+            report(env, source_line(env, line), _inline_message(opener), column=col + 1)
