@@ -8,13 +8,14 @@ math is never left on the page as raw TeX without a word.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from markdown_it.rules_block import StateBlock
 
 from blogbuild.markdown.math.tex import DISPLAY_ENVIRONMENTS, kramdown_unescape
 
-_BEGIN = tuple(f"\\begin{{{name}{star}}}" for name in DISPLAY_ENVIRONMENTS for star in ("*", ""))
+_BEGIN_RE = re.compile(r"\\begin\{(" + "|".join(DISPLAY_ENVIRONMENTS) + r")(\*?)\}")
 
 
 class Cut(NamedTuple):
@@ -36,13 +37,15 @@ def _line_start(src: str, pos: int) -> int:
 
 
 def _block_opener(line: str) -> tuple[str, str] | None:
+    if not line.startswith(("$$", "\\")):
+        return None  # most lines: one test
     for open_, close in (("$$", "$$"), ("\\\\[", "\\\\]"), ("\\[", "\\]")):
         if line.startswith(open_):
             return open_, close
-    for begin in _BEGIN:
-        if line.startswith(begin):
-            return "", "\\end" + begin[len("\\begin") :]
-    return None
+    match = _BEGIN_RE.match(line)
+    if match is None:
+        return None
+    return "", f"\\end{{{match.group(1)}{match.group(2)}}}"
 
 
 def _find_close(src: str, start: int, end: int, close: str) -> int:
