@@ -8,7 +8,7 @@ var blogbuildTrusted = function (context) {
     case "\\htmlClass": case "\\htmlId": case "\\htmlData":
       return true;  // KaTeX checks attribute names and prefixes data- itself
     case "\\htmlStyle":  // nothing a style could load or run
-      return !/url\s*\(|image-set|expression|@import|\\|javascript:/i.test(String(context.style));
+      return !/url\s*\(|image-set|expression|@import|\\|javascript/i.test(String(context.style));
     default:  // \href, \url, \includegraphics: KaTeX set `protocol` ("_relative" or a scheme)
       var protocol = context.protocol;
       if (protocol === "_relative" || protocol === "http" || protocol === "https") return true;
