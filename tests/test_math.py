@@ -614,3 +614,11 @@ def test_math_never_makes_a_script_handler_or_executable_url(
         if name == "style":
             assert "url(" not in value and "javascript" not in value.lower()
     assert all(element.tag != "script" for element in fragment.iter())  # type: ignore[attr-defined]
+
+
+def test_formula_cache_keys_on_the_sub_path_of_site_paths(no_disk_cache: None) -> None:
+    source = "$\\href{/about/}{a}$\n"
+    at_root, _ = render(source, md=create_markdown(Config(base_url="https://e.org/")))
+    under, _ = render(source, md=create_markdown(Config(base_url="https://e.org/blog/")))
+    assert 'href="/about/"' in at_root and "/blog/" not in at_root
+    assert 'href="/blog/about/"' in under

@@ -63,7 +63,7 @@ def make_math_core(  # type: ignore[no-untyped-def]
 
 def _source_markup(token: Token) -> str:
     meta = token.meta or {}
-    return f"{meta.get('open', '')}{token.content}{meta.get('close', '')}"
+    return f"{meta.get('open', '')}{meta.get('raw', token.content)}{meta.get('close', '')}"
 
 
 def _html(token: Token, env: Env | None = None) -> str:

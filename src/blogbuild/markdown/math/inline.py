@@ -23,6 +23,8 @@ _SPECIAL = re.compile(r"[\\{}$]")
 _BRACE_OR_ESCAPE = re.compile(r"\\[\s\S]|[{}]")
 #: A formula that starts like an amount ($5, $.50, $,5) only ends at a `$` right after text.
 _AMOUNT = re.compile(r"[.,]?\d")
+#: After a `$` with a space before it: what could open something, so it is no closer.
+_OPENING = ("{", "[", "(", "$", "\\")
 
 
 def _find_close(src: str, start: int, end: int, close: str) -> int:
@@ -119,13 +121,14 @@ def _find_dollar(env: Env, src: str, start: int, end: int) -> int:
 def _dollar_closes(src: str, start: int, close: int, end: int) -> bool:
     """Pandoc's rule, with MathJax's `$x = 1 $` allowed: the closing $ is not followed by a
     digit; a space before it is fine unless the formula starts like an amount ($5, $.50)
-    or a letter or digit follows (`$HOME and $PATH` is not math)."""
+    or what follows could start a word or a formula (`$HOME and $PATH`, `${A} and ${B}`
+    are not math): a space, the end or punctuation must follow."""
     after = src[close + 1] if close + 1 < end else ""
     if after.isdigit():
         return False
     if not src[close - 1].isspace():
         return True
-    return not _AMOUNT.match(src, start) and not after.isalnum()
+    return not _AMOUNT.match(src, start) and not after.isalnum() and after not in _OPENING
 
 
 def _code_span_crosses(src: str, start: int, close: int, end: int) -> bool:
