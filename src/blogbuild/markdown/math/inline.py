@@ -165,8 +165,12 @@ def _push(state: StateInline, kind: str, start: int, open_: str, raw: str, close
 
 
 def _unclosed(state: StateInline, pos: int, opener: str) -> None:
-    """Note an opener that nothing closes; the core rule reports it at its line."""
-    state.env.setdefault("math_unclosed", []).append((state.src, pos, opener))
+    """Note an opener that nothing closes, the first of its kind in the paragraph (a line
+    of `\begin{align}` after another is one mistake); the core rule reports it."""
+    seen = state.env.setdefault("math_unclosed_seen", set())
+    if (state.src, opener) not in seen:
+        seen.add((state.src, opener))
+        state.env.setdefault("math_unclosed", []).append((state.src, pos, opener))
 
 
 class InlineRule:
