@@ -33,7 +33,7 @@ POST = r"""---
 title: Every option
 ---
 
-Inline $\RR^n$ and \(x\) with a [link](/about/) and ![an image](/img/a.png).
+Inline $\RR^n$, $$y$$ and \(x\) with a [link](/about/) and ![an image](/img/a.png).
 
 \begin{equation}\label{eq:a}
 a = b
@@ -82,6 +82,7 @@ OTHER: dict[str, Any] = {
 MATH_OTHER: dict[str, Any] = {
     "enabled": False,
     "inline_dollar": False,
+    "inline_double_dollar": "display",
     "output": "html",
     "macros": {r"\RR": r"\mathbb{R}"},
     "numbering": False,

@@ -16,7 +16,7 @@ import pytest
 from markdown_it.utils import read_fixture_file
 
 from blogbuild.config import Config, MathConfig, load_config
-from blogbuild.diagnostics import Severity
+from blogbuild.diagnostics import ConfigError, Severity
 from blogbuild.markdown import create_markdown
 from blogbuild.pipeline.render import SourceJob, render_source
 from blogbuild.runtimes import katex
@@ -239,9 +239,26 @@ def test_default_output_is_html_and_mathml() -> None:
 def test_inline_dollar_can_be_turned_off() -> None:
     md = create_markdown(Config(math=MathConfig(inline_dollar=False)))
     html, _ = render("$x$ stays, \\(y\\) and $$z$$ are math\n", md=md)
+    assert abbreviate(html) == "<p>$x$ stays, [K:y] and [K:z] are math</p>\n"
+
+
+def test_double_dollar_in_a_sentence_can_stay_display() -> None:
+    md = create_markdown(Config(math=MathConfig(inline_double_dollar="display")))
+    html, _ = render("So $$a = b$$ holds.\n\n$$c$$\n", md=md)
     assert abbreviate(html) == (
-        '<p>$x$ stays, [K:y] and <span class="math-display">[KD:z]</span> are math</p>\n'
+        '<p>So <span class="math-display">[KD:a = b]</span> holds.</p>\n'
+        '<div class="math-display">[KD:c]</div>\n'
     )
+
+
+@pytest.mark.parametrize("value", ["Display", "block", "true"])
+def test_inline_double_dollar_is_checked(tmp_path: Path, value: str) -> None:
+    (tmp_path / "site.yaml").write_text(
+        f"title: T\nmath:\n  inline_double_dollar: {value}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path / "site.yaml")
+    assert caught.value.line == 3
+    assert "'math.inline_double_dollar' must be inline" in caught.value.message
 
 
 def test_math_can_be_turned_off() -> None:
@@ -351,7 +368,7 @@ def test_feed_mathml_is_what_output_mathml_renders(
 
 def test_warnings_are_reported_once_per_formula() -> None:
     for output in ("htmlAndMathml", "html"):
-        result = katex.render("é + \\href{https://x.org}{y}", display=False,
+        result = katex.render("é + \\href{ftp://x.org}{y}", display=False,
                               options=katex.KatexOptions(output))
         assert [w.code for w in result.warnings] == ["unicodeTextInMathMode", "untrusted"]
 
@@ -528,3 +545,80 @@ def test_the_formula_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None
         assert len(katex._rt.memo) <= 8
     finally:
         katex.clear_memo()
+
+
+# --- compatibility: kramdown idiom positions, links in math ---------------------------------
+
+
+def test_error_in_kramdown_idiom_points_at_the_source_column() -> None:
+    _, env = render("Text \\\\(\\\\{x\\_1 \\bad\\\\) here.\n")
+    (diag,) = env["diagnostics"]
+    assert (diag.line, diag.column) == (1, 17)  # `\bad` in the source, escapes and all
+
+
+def test_site_root_paths_in_math_get_the_sub_path() -> None:
+    md = create_markdown(Config(base_url="https://example.org/blog/"))
+    html, env = render(
+        "$\\href{/about/}{a}$ $\\href{/blog/x/}{b}$ $\\href{https://e.org/}{c}$ "
+        "$\\includegraphics{/img/a.png}$\n", md=md)
+    hrefs = set(re.findall(r'(?:href|src)="([^"]*)"', html))
+    assert hrefs == {"/blog/about/", "/blog/x/", "https://e.org/", "/blog/img/a.png"}
+    assert '<img src="/blog/img/a.png"' in html
+    assert "diagnostics" not in env
+
+
+HOSTILE_MATH = [
+    "\\href{javascript:alert(1)}{x}",
+    "\\href{JaVaScRiPt:alert(1)}{x}",
+    "\\href{ javascript:alert(1)}{x}",
+    "\\href{java\tscript:alert(1)}{x}",
+    "\\href{javascript&#58;alert(1)}{x}",
+    "\\href{javascript&colon;alert(1)}{x}",
+    "\\href{data:text/html;base64,PHNjcmlwdD4=}{x}",
+    "\\url{vbscript:msgbox(1)}",
+    "\\includegraphics{javascript:alert(1)}",
+    "\\includegraphics[alt=\"><script>alert(1)</script>]{https://e.org/a.png}",
+    "\\htmlData{onclick=alert(1), onerror=alert(2)}{x}",
+    "\\htmlData{x\" onclick=\"alert(1)=1}{x}",
+    "\\htmlId{x\" onclick=\"alert(1)}{x}",
+    "\\htmlClass{x\" onmouseover=\"alert(1)}{x}",
+    "\\htmlStyle{background:url(javascript:alert(1))}{x}",
+    "\\htmlStyle{x\" onclick=\"alert(1)}{x}",
+    "\\def\\u{javascript:alert(1)}\\href{\\u}{x}",
+    "\\href{https://e.org/\" onclick=\"alert(1)}{x}",
+    "\\text{<script>alert(1)</script>}",
+]
+
+
+def _attributes(node: object) -> list[tuple[str, str, str]]:
+    found = []
+    for element in node.iter():  # type: ignore[attr-defined]
+        for name, value in element.attrib.items():
+            found.append((str(element.tag), str(name), str(value)))
+    return found
+
+
+@pytest.mark.parametrize("tex", HOSTILE_MATH)
+@pytest.mark.parametrize("delimiters", [("$", "$"), ("$$\n", "\n$$"), ("\\\\(", "\\\\)")])
+def test_math_never_makes_a_script_handler_or_executable_url(
+    tex: str, delimiters: tuple[str, str]
+) -> None:
+    source = f"{delimiters[0]}{tex}{delimiters[1]}\n"
+    html, _ = render(source)
+    fragment = parse_fragment(html)
+    for tag, name, value in _attributes(fragment):
+        assert tag != "script"
+        assert not name.lower().startswith("on"), (tag, name, value)
+        if name in ("href", "src"):
+            assert value.startswith(("https:", "/", "#")), (tag, name, value)
+        if name == "style":
+            assert "url(" not in value and "javascript" not in value.lower()
+    assert all(element.tag != "script" for element in fragment.iter())  # type: ignore[attr-defined]
+
+
+def test_formula_cache_keys_on_the_sub_path_of_site_paths(no_disk_cache: None) -> None:
+    source = "$\\href{/about/}{a}$\n"
+    at_root, _ = render(source, md=create_markdown(Config(base_url="https://e.org/")))
+    under, _ = render(source, md=create_markdown(Config(base_url="https://e.org/blog/")))
+    assert 'href="/about/"' in at_root and "/blog/" not in at_root
+    assert 'href="/blog/about/"' in under

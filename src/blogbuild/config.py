@@ -42,6 +42,9 @@ class NavLink:
 class MathConfig:
     enabled: bool = True
     inline_dollar: bool = True
+    # kramdown's rule: $$…$$ with text beside it in a paragraph is inline math; "display"
+    # keeps Pandoc's and Obsidian's habit of a display formula inside the sentence.
+    inline_double_dollar: str = "inline"
     # MathML next to the HTML lets screen readers speak formulas; it costs some bytes only.
     output: str = "htmlAndMathml"
     macros: dict[str, str] = field(default_factory=dict)

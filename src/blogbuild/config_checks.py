@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 PERMALINK_FIELDS = ("slug", "year", "month", "day")
 MATH_OUTPUTS = ("html", "htmlAndMathml", "mathml")
+DOUBLE_DOLLAR_MODES = ("inline", "display")
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*")
 _MACRO_NAME = re.compile(r"\\(?:[A-Za-z@]+|[^A-Za-z@\s])")
 _PARENT = re.compile(r"(?:\.[^.\[]*|\[\d+\])$")
@@ -87,6 +88,10 @@ def validate(config: Config, source: str, lines: dict[str, int]) -> None:
     if config.math.output not in MATH_OUTPUTS:
         raise check.fail("math.output", f"must be {', '.join(MATH_OUTPUTS[:-1])} or "
                                         f"{MATH_OUTPUTS[-1]}, not {config.math.output!r}")
+    if config.math.inline_double_dollar not in DOUBLE_DOLLAR_MODES:
+        raise check.fail("math.inline_double_dollar", "must be inline (kramdown: $$…$$ in a "
+                         "sentence is inline math) or display (Pandoc, Obsidian), not "
+                         f"{config.math.inline_double_dollar!r}")
     for name in config.math.macros:
         if not _MACRO_NAME.fullmatch(name):
             raise check.fail(f"math.macros.{name}", "is not a TeX command name; write it "

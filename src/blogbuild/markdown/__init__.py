@@ -51,7 +51,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(foreign_plugin)
     md.use(feed_plugin)
     md.use(comments_plugin)
-    md.use(math_plugin, config=config.math)
+    md.use(math_plugin, config=config.math, urls=config.urls)
     md.use(callouts_plugin, types=config.callouts)
     md.use(admonitions_plugin, types=config.callouts)
     md.use(divs_plugin, urls=config.urls)

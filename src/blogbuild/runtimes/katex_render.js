@@ -1,6 +1,42 @@
 // blogbuild's entry points into the vendored KaTeX (loaded first, in the same V8 context).
 // Errors come back as data, never as JS exceptions: a thrown exception carries the whole
-// minified source in its message. `trust` lets only in-page links (\eqref) through.
+// minified source in its message. `trust` lets KaTeX's link, image and HTML commands
+// through when their URL follows the link rules (blogbuild/markdown/math/links.py words
+// the refusal the same way and reports it at its column first).
+var blogbuildTrusted = function (context) {
+  switch (context.command) {
+    case "\\htmlClass": case "\\htmlId": case "\\htmlData":
+      return true;  // KaTeX checks attribute names and prefixes data- itself
+    case "\\htmlStyle":  // nothing a style could load or run
+      return !/url\s*\(|image-set|expression|@import|\\|javascript/i.test(String(context.style));
+    default:  // \href, \url, \includegraphics: KaTeX set `protocol` ("_relative" or a scheme)
+      var protocol = context.protocol;
+      if (protocol === "_relative" || protocol === "http" || protocol === "https") return true;
+      return protocol === "mailto" && context.command !== "\\includegraphics";
+  }
+};
+var blogbuildRefusal = function (context) {
+  if (context.command === "\\htmlStyle") {
+    return "\\htmlStyle with style '" + String(context.style) + "' is not allowed in math: " +
+      "a style in math may not load or run anything (url(), @import, expression)";
+  }
+  return context.command + " with URL '" + String(context.url) + "' is not allowed in math: " +
+    "math links and images follow the link rules (http, https, mailto or a site path)";
+};
+// KaTeX writes an image as <img … style="…"'/> (a stray quote); each image of the tree
+// gets the same markup without it, so the page stays well-formed HTML.
+var blogbuildFixImages = function (node) {
+  if (!node || typeof node !== "object") return;
+  if (typeof node.src === "string" && typeof node.alt === "string" && !node.children) {
+    var markup = node.toMarkup;
+    node.toMarkup = function () {
+      var html = markup.call(this);
+      return html.slice(-3) === "'/>" ? html.slice(0, -3) + ">" : html;
+    };
+    return;
+  }
+  (node.children || []).forEach(blogbuildFixImages);
+};
 var blogbuildRender = function (tex, displayMode, options) {
   var warnings = [];
   var settings = {
@@ -9,19 +45,20 @@ var blogbuildRender = function (tex, displayMode, options) {
     macros: Object.assign({}, options.macros),
     throwOnError: true,
     strict: function (code, message, token) {
+      if (code === "htmlExtension") return "ignore";  // \htmlClass & co. are trusted
       warnings.push({code: String(code), message: String(message),
                      position: token && token.loc ? token.loc.start : null});
       return "ignore";
     },
     trust: function (context) {
-      if (context.command === "\\href" && String(context.url).charAt(0) === "#") return true;
-      warnings.push({code: "untrusted", position: null,
-                     message: context.command + " is not allowed in math"});
+      if (blogbuildTrusted(context)) return true;
+      warnings.push({code: "untrusted", position: null, message: blogbuildRefusal(context)});
       return false;
     }
   };
   try {
     var tree = katex.__renderToDomTree(tex, settings);
+    if (tex.indexOf("includegraphics") >= 0) blogbuildFixImages(tree);
     var result = {html: tree.toMarkup(), warnings: warnings};
     if (options.output !== "mathml") {
       // The feed's variant: MathML alone, readable without KaTeX's stylesheet.
@@ -53,9 +90,7 @@ var blogbuildMathmlOnly = function (tree, tex, settings, options) {
   }
   return katex.renderToString(tex, Object.assign({}, settings, {
     output: "mathml", strict: "ignore", macros: Object.assign({}, options.macros),
-    trust: function (context) {
-      return context.command === "\\href" && String(context.url).charAt(0) === "#";
-    }
+    trust: blogbuildTrusted
   }));
 };
 var blogbuildRenderMany = function (items, options) {

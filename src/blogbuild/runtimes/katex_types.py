@@ -34,8 +34,8 @@ class KatexOptions:
 @dataclass(frozen=True)
 class KatexWarning:
     """A strict-mode complaint (KaTeX rendered it, LaTeX would not have), or code
-    "untrusted": a command such as \\href or \\includegraphics that KaTeX showed as red
-    text because only in-page links are trusted."""
+    "untrusted": a \\href, \\url or \\includegraphics whose URL the link rules refuse (or
+    a \\htmlStyle that would load something), which KaTeX showed as red text."""
 
     code: str
     message: str

@@ -15,6 +15,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from blogbuild.markdown.env import Env, report, report_error, source_line
+from blogbuild.markdown.math.links import check_urls
 from blogbuild.markdown.math.tex import (
     LABEL_RE,
     REF_RE,
@@ -29,7 +30,7 @@ from blogbuild.runtimes import katex
 Where = list[tuple[int, int]]
 
 
-class _Locator:
+class Locator:
     """Finds inline math in the body's lines; cursors keep repeated formulas apart."""
 
     def __init__(self, src: str) -> None:
@@ -54,7 +55,8 @@ class _Locator:
         newlines, src_lines = self._source(src)
         before = bisect.bisect_left(newlines, start)
         inline_col = start - (newlines[before - 1] + 1 if before else 0)
-        markup = opener + token.content + meta["close"]
+        content = meta.get("raw", token.content)
+        markup = opener + content + meta["close"]
         first_line = markup.split("\n", 1)[0]
         if owner.map:
             first: int | None = owner.map[0] + before
@@ -70,7 +72,7 @@ class _Locator:
                 self.cursor[number] = at + len(first_line)
                 break
         where = [(line, col + len(opener))]
-        for extra in range(1, token.content.count("\n") + 1):
+        for extra in range(1, content.count("\n") + 1):
             here = self.lines[line + extra] if line + extra < len(self.lines) else ""
             text = src_lines[before + extra] if before + extra < len(src_lines) else ""
             source, inline = here.rstrip(), text.rstrip()
@@ -97,6 +99,20 @@ class _Job:
         self.rewrite = Rewrite(token.content)
         self.ids: list[str] = []
         self.numbered = False
+        self.refused: set[str] = set()  # URL refusals reported before KaTeX ran
+        # Kramdown's \\(…\\) keeps the source (`raw`) and where each TeX character is in it.
+        self.source: str = (token.meta or {}).get("raw", token.content)
+        self.origin: list[int] | None = (token.meta or {}).get("origin")
+
+    def at(self, env: Env, index: int) -> tuple[int, int]:
+        """1-based (source line, column) of the TeX's character `index`."""
+        if self.origin is not None:
+            index = self.origin[max(0, min(index, len(self.origin) - 1))]
+        return _position(env, self.where, self.source, index)
+
+    def markup(self) -> str:
+        meta = self.token.meta
+        return f"{meta.get('open', '')}{self.source}{meta.get('close', '')}"
 
 
 def _unique_id(env: Env, base: str) -> str:
@@ -109,15 +125,23 @@ def _unique_id(env: Env, base: str) -> str:
     return candidate
 
 
-def _plan(env: Env, job: _Job, labels: dict[str, tuple[str, str]], numbering: bool) -> None:
-    """Pass 1 for one token: tags, labels, environment names."""
+def _plan(env: Env, job: _Job, labels: dict[str, tuple[str, str]], numbering: bool,
+          base_path: str) -> None:
+    """Pass 1 for one token: URLs, tags, labels, environment names."""
     token, rewrite = job.token, job.rewrite
     content = token.content
 
     def warn(index: int, message: str) -> None:
-        line, col = _position(env, job.where, content, index)
+        line, col = job.at(env, index)
         report(env, line, message, column=col)
 
+    def refuse(index: int, message: str) -> None:
+        line, col = job.at(env, index)
+        report_error(env, line, message, column=col)
+        job.refused.add(message)
+
+    if token.type != "math_ref":
+        check_urls(content, base_path, rewrite.replace, refuse)
     if token.type == "math_inline":
         for match in LABEL_RE.finditer(content):
             rewrite.replace(match.start(), match.end(), "")
@@ -186,7 +210,7 @@ def _render(
     token, content = job.token, job.token.content
 
     def at(index: int) -> tuple[int, int]:
-        return _position(env, job.where, content, index)
+        return job.at(env, index)
 
     if token.type == "math_ref":
         kind, label = token.meta["kind"], token.meta["label"]
@@ -209,8 +233,8 @@ def _render(
             index = job.rewrite.original_position(utf16_to_index(tex, warning.position))
         line, col = at(index)
         if warning.code == "untrusted":
-            message = f"{warning.message}: only \\eqref/\\ref links are; write links in Markdown"
-            report_error(env, line, message, column=col)
+            if warning.message not in job.refused:  # reported at its column already
+                report_error(env, line, warning.message, column=col)
         else:
             message = f"KaTeX strict mode: {warning.message} [{warning.code}]"
             report(env, line, message, column=col)
@@ -223,8 +247,7 @@ def _render(
             index = job.rewrite.original_position(utf16_to_index(tex, result.position))
         line, col = at(index)
         report_error(env, line, f"LaTeX error: {result.message}", column=col)
-        meta = token.meta
-        source = escapeHtml(f"{meta.get('open', '')}{content}{meta.get('close', '')}")
+        source = escapeHtml(job.markup())
         title = escapeHtml(f"LaTeX error: {result.message}")
         extra = " math-error-display" if display else ""
         html = feed = f'<span class="math-error{extra}" title="{title}">{source}</span>'
@@ -253,14 +276,15 @@ def number_and_render(
     options: katex.KatexOptions,
     *,
     numbering: bool,
+    base_path: str = "/",
 ) -> None:
     env = state.env
     labels: dict[str, tuple[str, str]] = env.setdefault("math_labels", {})
-    locator = _Locator(state.src)
+    locator = Locator(state.src)
     jobs = []
     for token, owner in found:
         job = _Job(token, locator.place(token, owner))
-        _plan(env, job, labels, numbering)
+        _plan(env, job, labels, numbering, base_path)
         jobs.append(job)
     # One V8 round trip for the whole document: a call costs far more than KaTeX itself.
     katex.prefetch(

@@ -14,6 +14,12 @@ from dataclasses import dataclass, field
 #: unstarred ones with CSS counters (not linkable, page-wide), so we always hand it the
 #: starred form with explicit \tag{n}; it has no multline, which becomes gather*.
 ENVIRONMENTS = ("equation", "align", "alignat", "gather", "multline", "flalign")
+#: Environments MathJax also finds in running text: display math of their own here too
+#: (never numbered; KaTeX reports the ones it only knows inside math).
+DISPLAY_ENVIRONMENTS = (
+    *ENVIRONMENTS, "aligned", "alignedat", "gathered", "cases", "array",
+    "matrix", "pmatrix", "bmatrix", "Bmatrix", "vmatrix", "Vmatrix",
+)
 _KATEX_ENV = {"multline": "gather", "flalign": "align"}
 _MULTIROW = {"align", "alignat", "gather", "flalign"}
 
@@ -177,3 +183,24 @@ def utf16_to_index(text: str, units: int) -> int:
             return index
         count += 2 if ord(char) > 0xFFFF else 1
     return len(text)
+
+
+#: The characters kramdown unescapes after a backslash (its ESCAPED_CHARS).
+_KRAMDOWN_ESCAPE = re.compile(r"\\([\\.*_+\-`()\[\]{}#!:|\"'$=<>])")
+
+
+def kramdown_unescape(raw: str) -> tuple[str, list[int]]:
+    """`raw` as MathJax saw it after kramdown (`\\\\{` is `\\{`, `\\_` is `_`), and the index
+    in `raw` of every character of the result, plus one for its end (error positions)."""
+    out: list[str] = []
+    origin: list[int] = []
+    last = 0
+    for match in _KRAMDOWN_ESCAPE.finditer(raw):
+        out.append(raw[last : match.start()])
+        origin.extend(range(last, match.start()))
+        out.append(match.group(1))
+        origin.append(match.start() + 1)
+        last = match.end()
+    out.append(raw[last:])
+    origin.extend(range(last, len(raw) + 1))
+    return "".join(out), origin

@@ -1,0 +1,287 @@
+"""Inline math: $…$, $$…$$, \\(…\\), \\[…\\], kramdown's \\\\(…\\\\), environments, \\eqref.
+
+Every scan here is linear in the paragraph, whatever the input: closers are found through
+an index built once per paragraph (`_find_close_indexed`) and a `$` formula skips whole
+brace groups through a table of matching braces (`_brace_partners`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import typing
+
+from markdown_it.rules_inline import StateInline
+
+from blogbuild.markdown.env import Env
+from blogbuild.markdown.math.tex import DISPLAY_ENVIRONMENTS, REF_RE, kramdown_unescape
+
+#: `\begin{align}` and the other environments KaTeX knows, written inside a paragraph.
+_BEGIN_RE = re.compile(r"\\begin\{(" + "|".join(DISPLAY_ENVIRONMENTS) + r")(\*?)\}")
+#: What a `$` formula's scan stops at: an escape, a brace, a dollar.
+_SPECIAL = re.compile(r"[\\{}$]")
+_BRACE_OR_ESCAPE = re.compile(r"\\[\s\S]|[{}]")
+#: A formula that starts like an amount ($5, $.50, $,5) only ends at a `$` right after text.
+_AMOUNT = re.compile(r"[.,]?\d")
+#: After a `$` with a space before it: what could open something, so it is no closer.
+_OPENING = ("{", "[", "(", "$", "\\")
+
+
+def _find_close(src: str, start: int, end: int, close: str) -> int:
+    """Index of `close` in src[start:end], skipping backslash escapes; -1 if absent."""
+    i = start
+    while i < end:
+        if src.startswith(close, i):
+            return i
+        i += 2 if src[i] == "\\" else 1
+    return -1
+
+
+def _closer_index(src: str, close: str) -> tuple[list[int], list[int], list[int]]:
+    """Where `close` occurs in `src`, the backslashes right before each occurrence, and for
+    each occurrence the first one at or after it with an even number of them (one that a
+    `_find_close` scan reaches whatever its start before the backslashes)."""
+    found: list[int] = []
+    at = src.find(close)
+    while at >= 0:
+        found.append(at)
+        at = src.find(close, at + 1)
+    runs = []
+    for at in found:
+        run = at
+        while run > 0 and src[run - 1] == "\\":
+            run -= 1
+        runs.append(at - run)
+    reachable = [len(found)] * (len(found) + 1)
+    for j in range(len(found) - 1, -1, -1):
+        reachable[j] = j if runs[j] % 2 == 0 else reachable[j + 1]
+    return found, runs, reachable
+
+
+def _find_close_indexed(env: Env, src: str, start: int, end: int, close: str) -> int:
+    """`_find_close` in constant time per call after one pass over `src` per closer.
+
+    Searching from every opener to the end of the paragraph would take quadratic time on
+    a paragraph of unclosed openers (`\\( \\( \\( …`)."""
+    cache = env.setdefault("math_closers", {})
+    entry = cache.get(close)
+    if entry is None or entry[0] is not src:
+        entry = cache[close] = (src, *_closer_index(src, close))
+    _, found, runs, reachable = entry
+    j = bisect.bisect_left(found, start)
+    if j < len(found) and found[j] - runs[j] < start:
+        # The scan starts inside the backslashes before this occurrence.
+        if (found[j] - start) % 2 == 0:
+            return found[j] if found[j] < end else -1
+        j += 1
+    k = reachable[j]
+    return found[k] if k < len(found) and found[k] < end else -1
+
+
+def _brace_partners(env: Env, src: str) -> dict[int, int]:
+    """Each matched `{` and `}` of `src` (escapes skipped) mapped to its partner."""
+    entry = env.get("math_braces")
+    if entry is not None and entry[0] is src:
+        return typing.cast(dict[int, int], entry[1])
+    partners: dict[int, int] = {}
+    stack: list[int] = []
+    for match in _BRACE_OR_ESCAPE.finditer(src):
+        at, char = match.start(), match.group(0)
+        if char == "{":
+            stack.append(at)
+        elif char == "}" and stack:
+            opened = stack.pop()
+            partners[opened], partners[at] = at, opened
+    env["math_braces"] = (src, partners)
+    return partners
+
+
+def _find_dollar(env: Env, src: str, start: int, end: int) -> int:
+    """The first `$` after an opener at start-1 outside the brace groups the formula opens
+    (`$\\text{if $x$ holds}$`), or -1; a `}` closing a group opened before the formula
+    ends the search. Each group is jumped over, so all scans together stay linear."""
+    partners = _brace_partners(env, src)
+    match = _SPECIAL.search(src, start, end)
+    while match is not None:
+        i, char = match.start(), match.group(0)
+        if char == "$":
+            return i
+        nxt = i + (2 if char == "\\" else 1)
+        partner = partners.get(i)
+        if char == "{" and partner is not None:
+            if partner >= end:
+                return -1
+            nxt = partner + 1
+        elif char == "}" and partner is not None and partner < start:
+            return -1
+        match = _SPECIAL.search(src, nxt, end)
+    return -1
+
+
+def _dollar_closes(src: str, start: int, close: int, end: int) -> bool:
+    """Pandoc's rule, with MathJax's `$x = 1 $` allowed: the closing $ is not followed by a
+    digit; a space before it is fine unless the formula starts like an amount ($5, $.50)
+    or what follows could start a word or a formula (`$HOME and $PATH`, `${A} and ${B}`
+    are not math): a space, the end or punctuation must follow."""
+    after = src[close + 1] if close + 1 < end else ""
+    if after.isdigit():
+        return False
+    if not src[close - 1].isspace():
+        return True
+    return not _AMOUNT.match(src, start) and not after.isalnum() and after not in _OPENING
+
+
+def _code_span_crosses(src: str, start: int, close: int, end: int) -> bool:
+    """A backtick run inside the math that a code span closes after it: code wins."""
+    i = src.find("`", start, close)
+    while i >= 0:
+        run = i
+        while run < end and src[run] == "`":
+            run += 1
+        ticks = src[i:run]
+        later = src.find(ticks, max(run, close), end)
+        while later >= 0 and (src[later - 1] == "`" or src.startswith("`", later + len(ticks))):
+            later = src.find(ticks, later + len(ticks), end)
+        if later >= 0:
+            return True
+        i = src.find("`", run, close)
+    return False
+
+
+def _has_tex(content: str) -> bool:
+    # `\[\\\]` and `\(\)` are CommonMark backslash escapes (spec example 12), not math.
+    return bool(content.strip().replace("\\", ""))
+
+
+def _push(state: StateInline, kind: str, start: int, open_: str, raw: str, close: str,
+          *, unescape: bool = False) -> None:
+    token = state.push(kind, "math", 0)
+    token.markup = open_
+    token.meta = {"src": state.src, "start": start, "open": open_, "close": close}
+    token.content = raw
+    if unescape:
+        token.content, token.meta["origin"] = kramdown_unescape(raw)
+        token.meta["raw"] = raw
+
+
+def _unclosed(state: StateInline, pos: int, opener: str) -> None:
+    """Note an opener that nothing closes, the first of its kind in the paragraph (a line
+    of `\begin{align}` after another is one mistake); the core rule reports it."""
+    seen = state.env.setdefault("math_unclosed_seen", set())
+    if (state.src, opener) not in seen:
+        seen.add((state.src, opener))
+        state.env.setdefault("math_unclosed", []).append((state.src, pos, opener))
+
+
+class InlineRule:
+    """The inline rule; `dollar`: $…$ is math; `double_inline`: $$…$$ in text is inline."""
+
+    def __init__(self, *, dollar: bool, double_inline: bool) -> None:
+        self.dollar = dollar
+        self.double_kind = "math_inline" if double_inline else "math_inline_double"
+
+    def __call__(self, state: StateInline, silent: bool) -> bool:
+        char = state.src[state.pos]
+        if char == "$":
+            if state.src.startswith("$$", state.pos):
+                return self._double(state, silent)
+            return self.dollar and _single(state, silent)
+        if char != "\\" or state.pos + 1 >= state.posMax:
+            return False
+        return (_delimited(state, silent) or _environment(state, silent)
+                or _reference(state, silent))
+
+    def _double(self, state: StateInline, silent: bool) -> bool:
+        src, pos = state.src, state.pos
+        close = _find_close_indexed(state.env, src, pos + 2, state.posMax, "$$")
+        if close < 0:
+            # Text; both dollars are consumed so the second is not an opener.
+            if not silent:
+                state.pending += "$$"
+                _unclosed(state, pos, "$$")
+            state.pos += 2
+            return True
+        content = src[pos + 2 : close]
+        if not content.strip():  # `$$ $$` is text, the pair together
+            if not silent:
+                state.pending += src[pos : close + 2]
+            state.pos = close + 2
+            return True
+        if not silent:
+            _push(state, self.double_kind, pos, "$$", content, "$$")
+        state.pos = close + 2
+        return True
+
+
+def _single(state: StateInline, silent: bool) -> bool:
+    src, pos, end = state.src, state.pos, state.posMax
+    if pos + 1 >= end or src[pos + 1].isspace():
+        return False
+    close = _find_dollar(state.env, src, pos + 1, end)
+    if close < 0 or not _dollar_closes(src, pos + 1, close, end):
+        return False
+    if _code_span_crosses(src, pos + 1, close, end):
+        return False
+    if not silent:
+        _push(state, "math_inline", pos, "$", src[pos + 1 : close], "$")
+    state.pos = close + 1
+    return True
+
+
+def _delimited(state: StateInline, silent: bool) -> bool:
+    """\\(…\\) and \\[…\\]; also \\\\(…\\\\) and \\\\[…\\\\], which kramdown turns into the
+    former for MathJax: their TeX is read with kramdown's escapes resolved (`\\\\{` is `\\{`)."""
+    src, pos, end = state.src, state.pos, state.posMax
+    doubled = src.startswith("\\\\", pos)
+    width = 3 if doubled else 2
+    opener = src[pos + width - 1] if pos + width - 1 < end else ""
+    if opener not in ("(", "["):
+        return False
+    open_ = src[pos : pos + width]
+    close_mark = open_[:-1] + (")" if opener == "(" else "]")
+    close = _find_close_indexed(state.env, src, pos + width, end, close_mark)
+    if close < 0 or not _has_tex(src[pos + width : close]):
+        return False
+    if not silent:
+        kind = "math_inline" if opener == "(" else "math_inline_double"
+        _push(state, kind, pos, open_, src[pos + width : close], close_mark, unescape=doubled)
+    state.pos = close + len(close_mark)
+    return True
+
+
+def _environment(state: StateInline, silent: bool) -> bool:
+    """`\\begin{align}…\\end{align}` inside a paragraph: display math, as MathJax has it."""
+    src, pos, end = state.src, state.pos, state.posMax
+    match = _BEGIN_RE.match(src, pos, end)
+    if match is None:
+        return False
+    close_mark = f"\\end{{{match.group(1)}{match.group(2)}}}"
+    close = _find_close_indexed(state.env, src, match.end(), end, close_mark)
+    if close < 0:
+        if not silent:
+            _unclosed(state, pos, match.group(0))
+        return False
+    if not silent:
+        _push(state, "math_inline_double", pos, "", src[pos : close + len(close_mark)], "")
+    state.pos = close + len(close_mark)
+    return True
+
+
+def _reference(state: StateInline, silent: bool) -> bool:
+    """\\eqref{…} and \\ref{…} written in text."""
+    match = REF_RE.match(state.src, state.pos, state.posMax)
+    if match is None:
+        return False
+    if not silent:
+        token = state.push("math_ref", "a", 0)
+        token.content = match.group(0)
+        token.meta = {
+            "kind": match.group(1),
+            "label": match.group(2).strip(),
+            "src": state.src,
+            "start": state.pos,
+            "open": "",
+            "close": "",
+        }
+    state.pos = match.end()
+    return True
