@@ -117,7 +117,7 @@ def assemble(
             subtitle=rendered.subtitle,
             description=shorten(" ".join(description.split()), 300),
             digest=result.digest,
-            body_id=_body_id(result.digest, rendered.resolved),
+            body_id=_body_id(result.digest, rendered.resolved, rendered.wiki),
             bodies=bodies,
             toc=rendered.toc,
             needs=rendered.needs,
@@ -171,8 +171,10 @@ def assemble(
     return site, diagnostics
 
 
-def _body_id(digest: str, resolved: tuple[tuple[str, str | None], ...]) -> str:
-    return hashlib.blake2b(repr((digest, resolved)).encode(), digest_size=16).hexdigest()
+def _body_id(digest: str, resolved: tuple[tuple[str, str | None], ...],
+             wiki: tuple[tuple[str, str], ...]) -> str:
+    return hashlib.blake2b(repr((digest, resolved, wiki)).encode(),
+                           digest_size=16).hexdigest()
 
 
 #: Fragments every page answers to without an id in the body: the top of the page, and the

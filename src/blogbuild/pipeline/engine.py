@@ -176,7 +176,8 @@ class Engine:
             links = full_links
             redo = [items[rel] for rel, e in entries.items()
                     if e.result.rendered is not None and rel in items
-                    and not links.still_valid(e.result.rendered.resolved)]
+                    and not links.still_valid(e.result.rendered.resolved,
+                                              e.result.rendered.wiki)]
             entries.update(renderer.render(redo, links))
             fresh_sources |= {item.job.rel for item in redo}
             errors += self._fall_back(entries, fresh_sources, last)

@@ -1,0 +1,115 @@
+"""Which document or file an Obsidian-style name (`[[Some note]]`, `![[plot.png]]`) means.
+
+Obsidian finds a note by its file name and an attachment by its name anywhere in the vault;
+content/ is the vault here. A note name is tried, in order, as a path, a file name (with or
+without the date a post's file name starts with), a slug and a title; the first rule that
+finds anything decides, and two finds under one rule are ambiguous, never a guess. Names are
+compared case-insensitively with runs of spaces made one.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from blogbuild.content.frontmatter import slug_from_filename
+
+#: The rules a note name is tried by, in order (also the words messages use).
+NOTE_RULES = ("path", "file name", "slug", "title")
+
+
+@dataclass(frozen=True)
+class Match:
+    """What a name found: `rels` (one: found; several: ambiguous; none: missing) and by
+    which rule."""
+
+    rels: tuple[str, ...] = ()
+    rule: str = ""
+
+
+def fold(name: str) -> str:
+    """A name as names are compared: case-insensitive, runs of spaces as one space."""
+    return " ".join(name.split()).casefold()
+
+
+def _stem(rel: str) -> str:
+    stem = posixpath.splitext(posixpath.basename(rel))[0]
+    if stem == "index" and "/" in rel:
+        stem = posixpath.basename(posixpath.dirname(rel))
+    return stem
+
+
+@dataclass(frozen=True)
+class NoteIndex:
+    """Every document under each rule's key: folded name -> content paths."""
+
+    by_rule: Mapping[str, Mapping[str, tuple[str, ...]]]
+
+    def find(self, name: str) -> Match:
+        key = fold(name.removesuffix(".md"))
+        for rule in NOTE_RULES:
+            rels = self.by_rule[rule].get(key, ())
+            if rels:
+                return Match(rels, rule)
+        return Match()
+
+
+def _add(table: dict[str, list[str]], key: str, rel: str) -> None:
+    found = table.setdefault(fold(key), [])
+    if rel not in found:
+        found.append(rel)
+
+
+def note_index(labels: Mapping[str, tuple[str, str]]) -> NoteIndex:
+    """The index of documents given as content path -> (slug, title)."""
+    tables: dict[str, dict[str, list[str]]] = {rule: {} for rule in NOTE_RULES}
+    for rel in sorted(labels):
+        slug, title = labels[rel]
+        path = rel.removesuffix(".md")
+        for suffix in _suffixes(path):
+            _add(tables["path"], suffix, rel)
+        stem = _stem(rel)
+        _add(tables["file name"], stem, rel)
+        _add(tables["file name"], slug_from_filename(stem), rel)
+        _add(tables["slug"], slug, rel)
+        if title:
+            _add(tables["title"], title, rel)
+    return NoteIndex({rule: {k: tuple(v) for k, v in table.items()}
+                      for rule, table in tables.items()})
+
+
+def _suffixes(path: str) -> Iterable[str]:
+    """`a/b/c` -> `a/b/c`, `b/c`: the paths (with a folder) a link may name the file by."""
+    parts = path.split("/")
+    return ["/".join(parts[i:]) for i in range(len(parts) - 1)]
+
+
+@dataclass(frozen=True)
+class FileIndex:
+    """Every file under content/ by its name (Obsidian's attachments)."""
+
+    paths: frozenset[str]
+    by_name: Mapping[str, tuple[str, ...]]
+
+    def find(self, name: str, source_dir: str) -> Match:
+        """Beside the document first, then as a path from content/, then anywhere by its
+        name (a name with folders: any file whose path ends with them)."""
+        name = name.strip().lstrip("/")
+        beside = posixpath.normpath(posixpath.join(source_dir, name))
+        for rel in (beside, posixpath.normpath(name)):
+            if rel in self.paths:
+                return Match((rel,), "path")
+        base = posixpath.basename(name)
+        found = self.by_name.get(base, ())
+        if "/" in name:
+            found = tuple(rel for rel in found if rel.endswith("/" + name))
+        return Match(found, "name")
+
+
+def file_index(paths: Iterable[str]) -> FileIndex:
+    ordered = sorted(paths)
+    by_name: dict[str, list[str]] = {}
+    for rel in ordered:
+        by_name.setdefault(posixpath.basename(rel), []).append(rel)
+    return FileIndex(frozenset(ordered), {k: tuple(v) for k, v in by_name.items()})
