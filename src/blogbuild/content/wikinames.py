@@ -80,9 +80,10 @@ def note_index(labels: Mapping[str, tuple[str, str]]) -> NoteIndex:
 
 
 def _suffixes(path: str) -> Iterable[str]:
-    """`a/b/c` -> `a/b/c`, `b/c`: the paths (with a folder) a link may name the file by."""
+    """`a/b/c` -> `a/b/c`, `b/c`: the paths a link may name the file by (the whole path
+    from content/, or its end with a folder)."""
     parts = path.split("/")
-    return ["/".join(parts[i:]) for i in range(len(parts) - 1)]
+    return [path, *("/".join(parts[i:]) for i in range(1, len(parts) - 1))]
 
 
 @dataclass(frozen=True)

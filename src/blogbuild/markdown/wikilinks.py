@@ -88,6 +88,13 @@ class _Link:
         self.env.setdefault("wiki", {})[key] = self.links.outcome(key)
         return self.links.find(key)
 
+    def choose(self, match: Match) -> str:
+        """This link written with the path of the first thing `match` found."""
+        embed = self.markup.startswith("!")
+        shown = self.shown or ("" if embed else self.target)
+        path = match.rels[0] if embed else match.rels[0].removesuffix(".md")
+        return f"{'!' if embed else ''}[[{path}{'|' + shown if shown else ''}]]"
+
     def unique(self, match: Match, what: str, fix: str) -> str | None:
         """The one content path `match` found, or None after a warning."""
         if len(match.rels) == 1:
@@ -95,15 +102,11 @@ class _Link:
         if match.rels:
             listed = ", ".join(f"content/{rel}" for rel in match.rels)
             self.warn(f"{len(match.rels)} {what} have this {match.rule}: {listed}; "
-                      f"write the path from content/ to choose one, as "
-                      f"{self.markup[: self.markup.index('[')]}[[{_bare(match.rels[0])}]]")
+                      f"write the path from content/ to choose one, as {self.choose(match)}")
         else:
             self.warn(fix)
         return None
 
-
-def _bare(rel: str) -> str:
-    return rel.removesuffix(".md")
 
 
 def _text(content: str) -> Token:
