@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_incremental import POSTS, SITE_YAML, edit, post_text, posts, rebuild
 
 from blogbuild.commands.build import build
+from test_incremental import POSTS, SITE_YAML, edit, post_text, posts, rebuild
 
 LINKS = "See [[Post p3]], [[Heading title|the other one]], [[Post p9]] and ![[pic.png|200]]."
 

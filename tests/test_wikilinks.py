@@ -66,3 +66,74 @@ def test_fixture(line: int, title: str, source: str, expected: str) -> None:
     html = output.split("\n! ")[0]
     parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
     parser.parseFragment(html)  # strict HTML5: raises on any parse error
+
+
+def test_fixture_file_has_dozens_of_cases() -> None:
+    assert len(read_fixture_file(FIXTURES)) >= 40
+
+
+def test_rules_are_tried_in_order_and_the_first_that_finds_decides() -> None:
+    index = note_index({
+        "posts/2024-01-02-intro.md": ("start", "Getting started"),
+        "intro-notes.md": ("intro", "Intro"),  # its slug is the first post's file name
+        "posts/start.md": ("start-2", "Start"),
+    })
+    assert index.find("intro").rels == ("posts/2024-01-02-intro.md",)  # file name first
+    assert index.find("intro").rule == "file name"
+    assert index.find("start").rels == ("posts/start.md",)  # a file name beats a slug
+    assert index.find("START-2").rule == "slug"
+    assert index.find("  getting   STARTED ").rule == "title"
+    assert index.find("posts/2024-01-02-intro.md").rule == "path"
+    assert index.find("Nothing").rels == ()
+
+
+def test_attachments_beside_the_post_come_first() -> None:
+    files = file_index(["posts/fig.png", "img/fig.png", "img/only.png"])
+    assert files.find("fig.png", "posts").rels == ("posts/fig.png",)
+    assert files.find("fig.png", "drafts").rels == ("img/fig.png", "posts/fig.png")
+    assert files.find("img/fig.png", "posts").rels == ("img/fig.png",)
+    assert files.find("only.png", "posts/deep").rels == ("img/only.png",)
+
+
+def test_lookups_are_recorded_and_stay_valid_while_they_find_the_same() -> None:
+    rendered = render_markdown(MD, "[[softmax]] and ![[cat.jpg]]", source_dir="posts",
+                               links=VAULT)
+    keys = {key for key, _ in rendered.wiki}
+    assert keys == {wiki_key("softmax"), wiki_key("cat.jpg", "posts")}
+    assert VAULT.still_valid(rendered.resolved, rendered.wiki)
+    moved = LinkMap({**VAULT.documents, "posts/2024-02-03-softmax.md": "/softmax/"},
+                    VAULT.assets, VAULT.drafts, VAULT.labels)
+    assert not moved.still_valid(rendered.resolved, rendered.wiki)
+
+
+def test_outside_a_site_wiki_links_stay_text_as_in_commonmark() -> None:
+    assert create_markdown().render("[[Note]] and ![[pic.png]]") == (
+        "<p>[[Note]] and ![[pic.png]]</p>\n")
+
+
+def test_commonmark_examples_with_double_brackets_inside_a_site() -> None:
+    """What the spec's examples with `[[` give in a site: the ones with a link reference
+    definition stay CommonMark; `![[foo]]` (no valid definition) is an embed there."""
+    def site(source: str) -> str:
+        return render_markdown(MD, source, source_dir="posts", links=VAULT).html
+
+    assert site("[[*foo* bar]]\n\n[*foo* bar]: /url \"title\"\n") == (
+        '<p>[<a href="/blog/url" title="title"><em>foo</em> bar</a>]</p>\n')
+    assert site("[[bar [foo]\n\n[foo]: /url\n") == '<p>[[bar <a href="/blog/url">foo</a></p>\n'
+    assert site("[[[foo]]]\n\n[[[foo]]]: /url\n") == "<p>[[[foo]]]</p>\n<p>[[[foo]]]: /url</p>\n"
+    assert "wikilink-missing" in site('![[foo]]\n\n[[foo]]: /url "title"\n')
+
+
+def test_the_feed_variant_has_absolute_urls() -> None:
+    rendered = render_markdown(MD, "[[softmax]] ![[cat.jpg]]", source_dir="posts",
+                               links=VAULT, feed_base="https://example.org/blog/posts/x/")
+    assert rendered.feed_html is not None
+    assert 'href="https://example.org/blog/posts/softmax/"' in rendered.feed_html
+    assert 'src="https://example.org/blog/attachments/cat.jpg"' in rendered.feed_html
+
+
+def test_a_heading_target_is_checked_like_any_link() -> None:
+    rendered = render_markdown(MD, "[[softmax#No such part]]", source_dir="posts",
+                               links=VAULT)
+    assert [(r.kind, r.target) for r in rendered.refs] == [
+        ("link", "/blog/posts/softmax/#no-such-part")]
