@@ -95,3 +95,12 @@ def test_an_attachment_appears(site: Path, tmp_path: Path) -> None:
     report = rebuild(site, add, tmp_path)
     assert report.rendered == 1
     assert '<img src="/attachments/pic.png" alt="pic" width="200" />' in page(site)
+
+
+def test_an_image_of_static_appears(site: Path, tmp_path: Path) -> None:
+    def add() -> None:
+        (site / "static" / "img").mkdir(parents=True)
+        (site / "static" / "img" / "pic.png").write_bytes(b"\x89PNG")
+    report = rebuild(site, add, tmp_path)
+    assert report.rendered == 1
+    assert '<img src="/img/pic.png" alt="pic" width="200" />' in page(site)

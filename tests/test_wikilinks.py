@@ -36,6 +36,7 @@ VAULT = LinkMap(
         "files/paper.pdf": "/files/paper.pdf",
     },
     drafts=frozenset({"posts/2024-09-09-wip.md"}),
+    statics=frozenset({"images/banner.png", "images/cat.jpg", "favicon.svg"}),
     labels={
         "posts/2024-01-02-attention.md": ("why-attention", "Why attention works"),
         "posts/2024-02-03-softmax.md": ("softmax", "Softmax saturates"),
@@ -88,11 +89,15 @@ def test_rules_are_tried_in_order_and_the_first_that_finds_decides() -> None:
 
 
 def test_attachments_beside_the_post_come_first() -> None:
-    files = file_index(["posts/fig.png", "img/fig.png", "img/only.png"])
-    assert files.find("fig.png", "posts").rels == ("posts/fig.png",)
-    assert files.find("fig.png", "drafts").rels == ("img/fig.png", "posts/fig.png")
-    assert files.find("img/fig.png", "posts").rels == ("img/fig.png",)
-    assert files.find("only.png", "posts/deep").rels == ("img/only.png",)
+    files = file_index(["posts/fig.png", "img/fig.png", "img/only.png"],
+                       ["img/fig.png", "logo.svg"])
+    assert files.find("fig.png", "posts").rels == ("content/posts/fig.png",)
+    assert files.find("fig.png", "drafts").rels == ("content/img/fig.png",
+                                                    "content/posts/fig.png")
+    assert files.find("img/fig.png", "posts").rels == ("content/img/fig.png",)
+    assert files.find("only.png", "posts/deep").rels == ("content/img/only.png",)
+    assert files.find("logo.svg", "posts").rels == ("static/logo.svg",)  # static/ last
+    assert files.find("/logo.svg", "posts").rule == "path"
 
 
 def test_lookups_are_recorded_and_stay_valid_while_they_find_the_same() -> None:
@@ -102,7 +107,7 @@ def test_lookups_are_recorded_and_stay_valid_while_they_find_the_same() -> None:
     assert keys == {wiki_key("softmax"), wiki_key("cat.jpg", "posts")}
     assert VAULT.still_valid(rendered.resolved, rendered.wiki)
     moved = LinkMap({**VAULT.documents, "posts/2024-02-03-softmax.md": "/softmax/"},
-                    VAULT.assets, VAULT.drafts, VAULT.labels)
+                    VAULT.assets, VAULT.drafts, VAULT.labels, VAULT.statics)
     assert not moved.still_valid(rendered.resolved, rendered.wiki)
 
 

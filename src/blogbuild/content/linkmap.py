@@ -105,6 +105,8 @@ class LinkMap:
     drafts: frozenset[str] = frozenset()
     #: Every document, drafts too: content path -> (slug, title), the names wiki links use.
     labels: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    #: The files of static/ (paths from there), published at the root of the site.
+    statics: frozenset[str] = frozenset()
 
     def url_of(self, rel: str) -> str | None:
         found = self.documents.get(rel)
@@ -116,7 +118,14 @@ class LinkMap:
 
     @functools.cached_property
     def _files(self) -> FileIndex:
-        return file_index(self.assets)
+        return file_index(self.assets, self.statics)
+
+    def file_url(self, path: str) -> str | None:
+        """The site-root URL of a file found by a wiki embed (`content/…`, `static/…`)."""
+        folder, _, rel = path.partition("/")
+        if folder == "static":
+            return "/" + rel if rel in self.statics else None
+        return self.assets.get(rel)
 
     def find(self, key: str) -> Match:
         """The documents or files a wiki key (see `wiki_key`) names."""
@@ -130,7 +139,8 @@ class LinkMap:
         """Everything a render made of a wiki key: what it found, by which rule, and where
         those are published (None: a draft or not built)."""
         match = self.find(key)
-        return repr((match.rule, tuple((rel, self.url_of(rel)) for rel in match.rels)))
+        url = self.url_of if key.startswith("note\0") else self.file_url
+        return repr((match.rule, tuple((rel, url(rel)) for rel in match.rels)))
 
     def still_valid(self, resolved: Iterable[tuple[str, str | None]],
                     wiki: Iterable[tuple[str, str]] = ()) -> bool:
@@ -250,8 +260,9 @@ def _meta_hint(front: Mapping[str, Any], stem: str) -> PostMeta:
 
 
 def build_link_map(docs: Iterable[DocumentInfo], assets: Iterable[str], config: Config,
-                   *, drafts: bool) -> LinkMap:
-    """The URL of every document that will be built and of every file under content/.
+                   *, drafts: bool, statics: Iterable[str] = ()) -> LinkMap:
+    """The URL of every document that will be built and of every file under content/; the
+    files of static/ (`statics`) are known too, for wiki embeds.
 
     Two documents that want one URL: the first by path wins here, as in `assemble`,
     which reports the collision."""
@@ -273,4 +284,5 @@ def build_link_map(docs: Iterable[DocumentInfo], assets: Iterable[str], config: 
         folder = bundle_dir(doc.rel)
         if folder and doc.kind == "post":
             bundles[folder] = url
-    return LinkMap(documents, asset_urls(assets, bundles), frozenset(left_out), labels)
+    return LinkMap(documents, asset_urls(assets, bundles), frozenset(left_out), labels,
+                   frozenset(statics))

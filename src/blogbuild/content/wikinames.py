@@ -88,28 +88,32 @@ def _suffixes(path: str) -> Iterable[str]:
 
 @dataclass(frozen=True)
 class FileIndex:
-    """Every file under content/ by its name (Obsidian's attachments)."""
+    """Every file the site copies from content/ and static/, by its name (Obsidian's
+    attachments). Paths are from the site folder: `content/…` or `static/…`."""
 
     paths: frozenset[str]
     by_name: Mapping[str, tuple[str, ...]]
 
     def find(self, name: str, source_dir: str) -> Match:
-        """Beside the document first, then as a path from content/, then anywhere by its
-        name (a name with folders: any file whose path ends with them)."""
-        name = name.strip().lstrip("/")
-        beside = posixpath.normpath(posixpath.join(source_dir, name))
-        for rel in (beside, posixpath.normpath(name)):
+        """Beside the document first, then as a path from content/ or static/, then
+        anywhere by its name, content/ before static/ (a name with folders: any file
+        whose path ends with them)."""
+        name = posixpath.normpath(name.strip().lstrip("/"))
+        beside = posixpath.normpath(posixpath.join("content", source_dir, name))
+        for rel in (beside, f"content/{name}", f"static/{name}"):
             if rel in self.paths:
                 return Match((rel,), "path")
-        base = posixpath.basename(name)
-        found = self.by_name.get(base, ())
+        found = self.by_name.get(posixpath.basename(name), ())
         if "/" in name:
             found = tuple(rel for rel in found if rel.endswith("/" + name))
-        return Match(found, "name")
+        content = tuple(rel for rel in found if rel.startswith("content/"))
+        return Match(content or found, "name")
 
 
-def file_index(paths: Iterable[str]) -> FileIndex:
-    ordered = sorted(paths)
+def file_index(assets: Iterable[str], statics: Iterable[str]) -> FileIndex:
+    """The index of the files under content/ (`assets`) and static/ (`statics`)."""
+    ordered = sorted([*(f"content/{rel}" for rel in assets),
+                      *(f"static/{rel}" for rel in statics)])
     by_name: dict[str, list[str]] = {}
     for rel in ordered:
         by_name.setdefault(posixpath.basename(rel), []).append(rel)

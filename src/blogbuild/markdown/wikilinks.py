@@ -88,25 +88,28 @@ class _Link:
         self.env.setdefault("wiki", {})[key] = self.links.outcome(key)
         return self.links.find(key)
 
-    def choose(self, match: Match) -> str:
+    def choose(self, match: Match, files: bool) -> str:
         """This link written with the path of the first thing `match` found."""
         embed = self.markup.startswith("!")
         shown = self.shown or ("" if embed else self.target)
-        path = match.rels[0] if embed else match.rels[0].removesuffix(".md")
+        first = match.rels[0]
+        path = first.partition("/")[2] if files else first.removesuffix(".md")
         return f"{'!' if embed else ''}[[{path}{'|' + shown if shown else ''}]]"
 
     def unique(self, match: Match, what: str, fix: str) -> str | None:
-        """The one content path `match` found, or None after a warning."""
+        """The one path `match` found, or None after a warning. `what` is "documents"
+        (paths from content/) or "files" (paths from the site folder)."""
         if len(match.rels) == 1:
             return match.rels[0]
+        files = what == "files"
         if match.rels:
-            listed = ", ".join(f"content/{rel}" for rel in match.rels)
+            listed = ", ".join(rel if files else f"content/{rel}" for rel in match.rels)
+            path = "more of its path" if files else "its path from content/"
             self.warn(f"{len(match.rels)} {what} have this {match.rule}: {listed}; "
-                      f"write the path from content/ to choose one, as {self.choose(match)}")
+                      f"write {path} to choose one, as {self.choose(match, files)}")
         else:
             self.warn(fix)
         return None
-
 
 
 def _text(content: str) -> Token:
@@ -171,12 +174,13 @@ def _note(link: _Link) -> list[Token]:
 
 
 def _file(link: _Link, name: str) -> str | None:
-    """The site-root URL of an attachment, or None after a warning."""
+    """The site-root URL of an attachment (under content/ or static/), or None after a
+    warning."""
     source_dir = str(link.env.get("source_dir") or "")
     rel = link.unique(link.find(name, source_dir), "files",
                       f"no file named {name!r} is beside this file or anywhere under "
-                      "content/; put it there or fix the name")
-    return link.links.assets.get(rel) if rel is not None else None
+                      "content/ or static/; put it there or fix the name")
+    return link.links.file_url(rel) if rel is not None else None
 
 
 def _file_link(link: _Link, name: str, shown: str) -> list[Token]:
@@ -227,12 +231,14 @@ def resolve_wikilinks(state: StateCore) -> None:
         if block.type != "inline" or not any(c.type == "wikilink" for c in block.children or []):
             continue
         children: list[Token] = []
+        line, counted = token_line(state.env, block), 0  # lines up to offset `counted`
         for child in block.children or []:
             if child.type != "wikilink":
                 children.append(child)
                 continue
             meta = child.meta
-            line = token_line(state.env, block) + block.content.count("\n", 0, meta["offset"])
+            line += block.content.count("\n", counted, meta["offset"])  # offsets only grow
+            counted = meta["offset"]
             link = _Link(state.env, links, line, child.markup, meta["target"], meta["shown"])
             children += _embed(link) if meta["embed"] else _note(link)
         block.children = children

@@ -116,10 +116,10 @@ class Renderer:
 
 
 def relink(entries: dict[str, SourceEntry], assets: list[str], config: Config,
-           drafts: bool) -> LinkMap:
+           drafts: bool, statics: list[str]) -> LinkMap:
     """The link map from the full reading of every front matter."""
     infos = [info_of(rel, e) for rel, e in entries.items() if e.result.meta is not None]
-    return build_link_map(infos, assets, config, drafts=drafts)
+    return build_link_map(infos, assets, config, drafts=drafts, statics=statics)
 
 
 def results_of(entries: dict[str, SourceEntry]) -> dict[str, RenderResult]:
