@@ -49,7 +49,9 @@ def wikilink(state: StateInline, silent: bool) -> bool:
     if src[pos] not in "![" or state.env.get("links") is None:
         return False
     match = _WIKI.match(src, pos, state.posMax)
-    if match is None or (pos > 0 and src[pos - 1] == "["):  # `[[[x]]]` is no wiki link
+    if match is None or (not match[1] and pos > 0 and src[pos - 1] == "["):
+        return False  # `[[[x]]]` is no wiki link
+    if src.startswith("(", match.end()):  # `[[1]](url)`: a link whose text is `[1]`
         return False
     embed, inner = bool(match[1]), match[2]
     if not embed and normalizeReference(inner) in state.env.get("references", {}):
@@ -232,7 +234,9 @@ def resolve_wikilinks(state: StateCore) -> None:
             continue
         children: list[Token] = []
         line, counted = token_line(state.env, block), 0  # lines up to offset `counted`
+        depth = 0  # inside how many links: a link in a link would be invalid HTML
         for child in block.children or []:
+            depth += {"link_open": 1, "link_close": -1}.get(child.type, 0)
             if child.type != "wikilink":
                 children.append(child)
                 continue
@@ -240,7 +244,9 @@ def resolve_wikilinks(state: StateCore) -> None:
             line += block.content.count("\n", counted, meta["offset"])  # offsets only grow
             counted = meta["offset"]
             link = _Link(state.env, links, line, child.markup, meta["target"], meta["shown"])
-            children += _embed(link) if meta["embed"] else _note(link)
+            made = _embed(link) if meta["embed"] else _note(link)
+            children += [t for t in made if t.type not in ("link_open", "link_close")] \
+                if depth else made
         block.children = children
 
 
