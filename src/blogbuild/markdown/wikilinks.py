@@ -120,9 +120,9 @@ def _text(content: str) -> Token:
     return token
 
 
-def _link(href: str, text: str, cls: str) -> list[Token]:
+def _link(href: str, text: str) -> list[Token]:
     opening = Token("link_open", "a", 1)
-    opening.attrs = {"href": href, "class": cls}
+    opening.attrs = {"href": href, "class": "wikilink"}
     return [opening, _text(text), Token("link_close", "a", -1)]
 
 
@@ -162,7 +162,7 @@ def _note(link: _Link) -> list[Token]:
                            and not heading.startswith("^") else name or heading)
     fragment = _anchor(link, heading) if heading else ""
     if not name:  # [[#Heading]]: this page
-        return _link(fragment, shown, "wikilink") if fragment else _missing(shown)
+        return _link(fragment, shown) if fragment else _missing(shown)
     match = link.find(name)
     if not match.rels and _looks_like_file(name):  # [[report.pdf]]: a link to the file
         return _file_link(link, name, shown)
@@ -172,7 +172,7 @@ def _note(link: _Link) -> list[Token]:
     url = _page_url(link, rel) if rel is not None else None
     if url is None:
         return _missing(shown)
-    return _link(encode_path(url) + fragment, shown, "wikilink")
+    return _link(encode_path(url) + fragment, shown)
 
 
 def _file(link: _Link, name: str) -> str | None:
@@ -187,14 +187,18 @@ def _file(link: _Link, name: str) -> str | None:
 
 def _file_link(link: _Link, name: str, shown: str) -> list[Token]:
     url = _file(link, name)
-    return _link(encode_path(url), shown, "wikilink") if url is not None else _missing(shown)
+    return _link(encode_path(url), shown) if url is not None else _missing(shown)
 
 
-def _image(url: str, options: list[str], name: str) -> list[Token]:
+def _alt_and_size(options: list[str]) -> tuple[str, re.Match[str] | None]:
+    """What follows the `|`s of an embed: alt text, then a size, each optional."""
     size = _SIZE.fullmatch(options[-1]) if options else None
     if size is not None:
         options = options[:-1]
-    alt = "|".join(options).strip() or posixpath.splitext(posixpath.basename(name))[0]
+    return "|".join(options).strip(), size
+
+
+def _image(url: str, alt: str, size: re.Match[str] | None) -> list[Token]:
     image = Token("image", "img", 0)
     image.attrs = {"src": encode_path(url), "alt": ""}
     if size is not None:
@@ -207,21 +211,22 @@ def _image(url: str, options: list[str], name: str) -> list[Token]:
 
 
 def _embed(link: _Link) -> list[Token]:
+    """An image; a link to another file or a note, with a warning; or the text."""
     name = link.target.partition("#")[0].strip()
     options = [*_PIPE.split(link.shown)] if link.shown else []
     if not _looks_like_file(name):
         link.warn("embedding a note's text is not supported, so it is shown as a link; "
                   f"copy the text in, or write [[{link.target}]] to link to it")
         return _note(link)
-    extension = posixpath.splitext(name)[1].lower()
+    alt, size = _alt_and_size(options)
     url = _file(link, name)
     if url is None:
-        return _missing(link.shown or name)
-    if extension not in IMAGE_EXTENSIONS:
+        return _missing(alt or name)
+    if posixpath.splitext(name)[1].lower() not in IMAGE_EXTENSIONS:
         link.warn(f"only images can be embedded, so it is shown as a link; write "
                   f"[{posixpath.basename(name)}]({url}) to link to it")
-        return _link(encode_path(url), link.shown or name, "wikilink")
-    return _image(url, options, name)
+        return _link(encode_path(url), link.shown or name)
+    return _image(url, alt or posixpath.splitext(posixpath.basename(name))[0], size)
 
 
 def resolve_wikilinks(state: StateCore) -> None:
