@@ -10,7 +10,7 @@ import pytest
 from markdown_it.utils import read_fixture_file
 
 from blogbuild.config import Config
-from blogbuild.content.linkmap import LinkMap, wiki_key
+from blogbuild.content.linkmap import LinkMap, build_link_map, read_info, wiki_key
 from blogbuild.content.wikinames import file_index, note_index
 from blogbuild.markdown import create_markdown
 from blogbuild.pipeline.render import render_markdown
@@ -142,3 +142,19 @@ def test_a_heading_target_is_checked_like_any_link() -> None:
                                links=VAULT)
     assert [(r.kind, r.target) for r in rendered.refs] == [
         ("link", "/blog/posts/softmax/#no-such-part")]
+
+
+def test_titles_come_from_front_matter_the_first_heading_or_the_file_name() -> None:
+    files = {
+        "posts/2024-01-01-a.md": b"---\ntitle: From the front matter\n---\n# Not this\n",
+        "posts/2024-01-02-b.md": b"\n# From the heading #\n\nText.\n",
+        "posts/2024-01-03-my-first-post.md": b"No title at all.\n",
+    }
+    infos = [read_info(rel, "post", rel, data, Path(rel).stem, fast=fast)
+             for rel, data in files.items() for fast in (True, False)]
+    for fast in (0, 1):
+        links = build_link_map([i for i in infos[fast::2] if i is not None], [], Config(),
+                               drafts=False)
+        assert [links.find(wiki_key(t)).rels for t in (
+            "from the front matter", "From the heading", "My first post")] == [
+            (rel,) for rel in files]

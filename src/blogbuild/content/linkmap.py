@@ -46,6 +46,11 @@ def _slug_of_path(rel: str) -> str:
     return slugify(slug_from_filename(stem), default="post")
 
 
+def fallback_title(slug: str) -> str:
+    """The title of a document that has none in its front matter or first heading."""
+    return slug.replace("-", " ").capitalize()
+
+
 def post_url(config: Config, slug: str, meta: PostMeta) -> str:
     date = meta.date
     return config.permalink.format(
@@ -272,7 +277,8 @@ def build_link_map(docs: Iterable[DocumentInfo], assets: Iterable[str], config: 
     left_out: set[str] = set()
     labels: dict[str, tuple[str, str]] = {}
     for doc in sorted(docs, key=lambda d: d.rel):
-        labels[doc.rel] = (slug_for(doc.rel, doc.meta), doc.meta.title or doc.title or "")
+        slug = slug_for(doc.rel, doc.meta)
+        labels[doc.rel] = (slug, doc.meta.title or doc.title or fallback_title(slug))
         if doc.meta.draft and not drafts:
             left_out.add(doc.rel)
             continue

@@ -10,7 +10,13 @@ from collections.abc import Collection, Iterable
 from urllib.parse import unquote
 
 from blogbuild.config import Config
-from blogbuild.content.linkmap import asset_urls, bundle_dir, document_url, slug_for
+from blogbuild.content.linkmap import (
+    asset_urls,
+    bundle_dir,
+    document_url,
+    fallback_title,
+    slug_for,
+)
 from blogbuild.content.models import Bodies, Post, Ref, Site, Tag, link
 from blogbuild.diagnostics import Diagnostic, error, warning
 from blogbuild.output.claims import Claims, Owner
@@ -98,7 +104,7 @@ def assemble(
         is_post = result.job.kind == "post"
         slug = slug_for(result.job.rel, meta)
         url = document_url(config, result.job.rel, result.job.kind, meta)
-        title = meta.title or rendered.title or slug.replace("-", " ").capitalize()
+        title = meta.title or rendered.title or fallback_title(slug)
         title_html = html_lib.escape(meta.title or title)
         if not meta.title and rendered.title and rendered.title_html:
             title_html = rendered.title_html
