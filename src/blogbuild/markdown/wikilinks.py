@@ -156,6 +156,14 @@ def _looks_like_file(name: str) -> bool:
     return bool(_EXTENSION.search(name)) and not name.lower().endswith(".md")
 
 
+def _from_content(link: _Link, name: str) -> str:
+    """A name written relative to this file (`./sibling`, `../notes/x`, as Quartz allows)
+    as its path from content/; any other name as it is."""
+    if not name.startswith(("./", "../")):
+        return name
+    return posixpath.normpath(posixpath.join(str(link.env.get("source_dir") or ""), name))
+
+
 def _note(link: _Link) -> list[Token]:
     name, _, heading = (part.strip() for part in link.target.partition("#"))
     shown = link.shown or (f"{name} > {heading}" if name and heading
@@ -163,7 +171,7 @@ def _note(link: _Link) -> list[Token]:
     fragment = _anchor(link, heading) if heading else ""
     if not name:  # [[#Heading]]: this page
         return _link(fragment, shown) if fragment else _missing(shown)
-    match = link.find(name)
+    match = link.find(_from_content(link, name))
     if not match.rels and _looks_like_file(name):  # [[report.pdf]]: a link to the file
         return _file_link(link, name, shown)
     rel = link.unique(match, "documents",
