@@ -28,6 +28,7 @@ from blogbuild.content.frontmatter import (
     split_front_matter,
     split_names,
 )
+from blogbuild.content.wikinames import FileIndex, Match, NoteIndex, file_index, fold, note_index
 from blogbuild.diagnostics import ContentError
 from blogbuild.urls import slugify
 
@@ -43,6 +44,11 @@ def _slug_of_path(rel: str) -> str:
     if stem == "index" and "/" in rel:
         stem = posixpath.basename(posixpath.dirname(rel))
     return slugify(slug_from_filename(stem), default="post")
+
+
+def fallback_title(slug: str) -> str:
+    """The title of a document that has none in its front matter or first heading."""
+    return slug.replace("-", " ").capitalize()
 
 
 def post_url(config: Config, slug: str, meta: PostMeta) -> str:
@@ -102,14 +108,59 @@ class LinkMap:
     assets: Mapping[str, str] = field(default_factory=dict)
     #: Documents left out because they are drafts (a link to one is named as such).
     drafts: frozenset[str] = frozenset()
+    #: Every document, drafts too: content path -> (slug, title), the names wiki links use.
+    labels: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    #: The files of static/ (paths from there), published at the root of the site.
+    statics: frozenset[str] = frozenset()
 
     def url_of(self, rel: str) -> str | None:
         found = self.documents.get(rel)
         return found if found is not None else self.assets.get(rel)
 
-    def still_valid(self, resolved: Iterable[tuple[str, str | None]]) -> bool:
-        """True when every (rel, url) a render resolved still maps to the same URL."""
-        return all(self.url_of(rel) == url for rel, url in resolved)
+    @functools.cached_property
+    def _notes(self) -> NoteIndex:
+        return note_index(self.labels)
+
+    @functools.cached_property
+    def _files(self) -> FileIndex:
+        return file_index(self.assets, self.statics)
+
+    def file_url(self, path: str) -> str | None:
+        """The site-root URL of a file found by a wiki embed (`content/…`, `static/…`)."""
+        folder, _, rel = path.partition("/")
+        if folder == "static":
+            return "/" + rel if rel in self.statics else None
+        return self.assets.get(rel)
+
+    def find(self, key: str) -> Match:
+        """The documents or files a wiki key (see `wiki_key`) names."""
+        kind, _, rest = key.partition("\0")
+        if kind == "note":
+            return self._notes.find(rest)
+        source_dir, _, name = rest.partition("\0")
+        return self._files.find(name, source_dir)
+
+    def outcome(self, key: str) -> str:
+        """Everything a render made of a wiki key: what it found, by which rule, and where
+        those are published (None: a draft or not built)."""
+        match = self.find(key)
+        url = self.url_of if key.startswith("note\0") else self.file_url
+        return repr((match.rule, tuple((rel, url(rel)) for rel in match.rels)))
+
+    def still_valid(self, resolved: Iterable[tuple[str, str | None]],
+                    wiki: Iterable[tuple[str, str]] = ()) -> bool:
+        """True when every (rel, url) a render resolved still maps to the same URL, and
+        every wiki name it looked up still finds the same."""
+        return (all(self.url_of(rel) == url for rel, url in resolved)
+                and all(self.outcome(key) == found for key, found in wiki))
+
+
+def wiki_key(name: str, source_dir: str | None = None) -> str:
+    """The key of a wiki lookup: a note name, or (with `source_dir`) an attachment's name
+    as seen from that folder. NUL never occurs in a name or a folder."""
+    if source_dir is None:
+        return "note\0" + fold(name)
+    return f"file\0{source_dir}\0{name}"
 
 
 @dataclass(frozen=True)
@@ -119,6 +170,8 @@ class DocumentInfo:
     rel: str
     kind: str
     meta: PostMeta
+    #: The title (front matter or first heading), when known: wiki links find posts by it.
+    title: str | None = None
 
 
 #: libyaml's parser when PyYAML has it: the front matter of 1,000 posts in tens of ms.
@@ -151,14 +204,31 @@ def read_info(rel: str, kind: str, display: str, data: bytes, stem: str, *,
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         if fast:
-            front, _ = _fast_front_matter(text)
+            front, front_text = _fast_front_matter(text)
             meta = _meta_hint(front, stem)
+            body = text[len(front_text):]
         else:
-            meta = parse_meta(split_front_matter(text, display), display, stem)
+            fm = split_front_matter(text, display)
+            meta = parse_meta(fm, display, stem)
+            body = fm.body
     except (UnicodeDecodeError, ContentError, ValueError, TypeError, yaml.YAMLError,
             RecursionError, BadDate):
         return None
-    return DocumentInfo(rel, kind, meta)
+    return DocumentInfo(rel, kind, meta, meta.title or _first_heading(body))
+
+
+#: An ATX `# Title` line; the render makes the title of the first block when it is an H1.
+_H1 = re.compile(r" {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*")
+
+
+def _first_heading(body: str) -> str | None:
+    """The title a body's first line gives, read without Markdown (a hint: the render's
+    title is the truth, and a different one makes the build look again)."""
+    for line in body.lstrip("\n").split("\n", 1)[:1]:
+        match = _H1.fullmatch(line)
+        if match:
+            return match[1].strip() or None
+    return None
 
 
 def _meta_hint(front: Mapping[str, Any], stem: str) -> PostMeta:
@@ -185,17 +255,19 @@ def _meta_hint(front: Mapping[str, Any], stem: str) -> PostMeta:
             hinted += split_names(names)
         elif isinstance(names, list):
             hinted += [str(t) for t in names]
+    title = front.get("title")
     return PostMeta(
-        title=None, date=date, updated=None, author=None, description=None,
-        tags=tuple(dict.fromkeys(hinted)),
+        title=title if isinstance(title, str) else None, date=date, updated=None,
+        author=None, description=None, tags=tuple(dict.fromkeys(hinted)),
         draft=front.get("draft") is True or published is False,
         slug=str(slug) if slug is not None else None,
         image=None, math=False, comments=False)
 
 
 def build_link_map(docs: Iterable[DocumentInfo], assets: Iterable[str], config: Config,
-                   *, drafts: bool) -> LinkMap:
-    """The URL of every document that will be built and of every file under content/.
+                   *, drafts: bool, statics: Iterable[str] = ()) -> LinkMap:
+    """The URL of every document that will be built and of every file under content/; the
+    files of static/ (`statics`) are known too, for wiki embeds.
 
     Two documents that want one URL: the first by path wins here, as in `assemble`,
     which reports the collision."""
@@ -203,7 +275,10 @@ def build_link_map(docs: Iterable[DocumentInfo], assets: Iterable[str], config: 
     taken: set[str] = set()
     bundles: dict[str, str] = {}
     left_out: set[str] = set()
+    labels: dict[str, tuple[str, str]] = {}
     for doc in sorted(docs, key=lambda d: d.rel):
+        slug = slug_for(doc.rel, doc.meta)
+        labels[doc.rel] = (slug, doc.meta.title or doc.title or fallback_title(slug))
         if doc.meta.draft and not drafts:
             left_out.add(doc.rel)
             continue
@@ -215,4 +290,5 @@ def build_link_map(docs: Iterable[DocumentInfo], assets: Iterable[str], config: 
         folder = bundle_dir(doc.rel)
         if folder and doc.kind == "post":
             bundles[folder] = url
-    return LinkMap(documents, asset_urls(assets, bundles), frozenset(left_out))
+    return LinkMap(documents, asset_urls(assets, bundles), frozenset(left_out), labels,
+                   frozenset(statics))

@@ -36,6 +36,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.more import more_plugin
     from blogbuild.markdown.toc import toc_plugin
     from blogbuild.markdown.widgets.divs import divs_plugin
+    from blogbuild.markdown.wikilinks import wikilinks_plugin
 
     if config is None:
         from blogbuild.config import Config
@@ -58,6 +59,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(highlight_plugin)
     md.use(figures_plugin)
     md.use(toc_plugin)
+    md.use(wikilinks_plugin)
     md.use(links_plugin, urls=config.urls)
     md.use(limits_plugin)
     md.use(more_plugin)

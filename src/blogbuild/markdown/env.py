@@ -18,6 +18,7 @@ Keys of env (all optional; ``render_markdown`` fills them):
   feed_base: str|None  this document's absolute URL (in-page links of its feed entry)
   feed: bool           True while the feed variant is rendered (blogbuild.markdown.feed)
   resolved: dict[str, str|None]  relative targets resolved through `links`
+  wiki: dict[str, str]  wiki names looked up through `links` (blogbuild.markdown.wikilinks)
 """
 
 from __future__ import annotations

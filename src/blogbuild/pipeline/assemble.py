@@ -10,7 +10,13 @@ from collections.abc import Collection, Iterable
 from urllib.parse import unquote
 
 from blogbuild.config import Config
-from blogbuild.content.linkmap import asset_urls, bundle_dir, document_url, slug_for
+from blogbuild.content.linkmap import (
+    asset_urls,
+    bundle_dir,
+    document_url,
+    fallback_title,
+    slug_for,
+)
 from blogbuild.content.models import Bodies, Post, Ref, Site, Tag, link
 from blogbuild.diagnostics import Diagnostic, error, warning
 from blogbuild.output.claims import Claims, Owner
@@ -98,7 +104,7 @@ def assemble(
         is_post = result.job.kind == "post"
         slug = slug_for(result.job.rel, meta)
         url = document_url(config, result.job.rel, result.job.kind, meta)
-        title = meta.title or rendered.title or slug.replace("-", " ").capitalize()
+        title = meta.title or rendered.title or fallback_title(slug)
         title_html = html_lib.escape(meta.title or title)
         if not meta.title and rendered.title and rendered.title_html:
             title_html = rendered.title_html
@@ -117,7 +123,7 @@ def assemble(
             subtitle=rendered.subtitle,
             description=shorten(" ".join(description.split()), 300),
             digest=result.digest,
-            body_id=_body_id(result.digest, rendered.resolved),
+            body_id=_body_id(result.digest, rendered.resolved, rendered.wiki),
             bodies=bodies,
             toc=rendered.toc,
             needs=rendered.needs,
@@ -171,8 +177,10 @@ def assemble(
     return site, diagnostics
 
 
-def _body_id(digest: str, resolved: tuple[tuple[str, str | None], ...]) -> str:
-    return hashlib.blake2b(repr((digest, resolved)).encode(), digest_size=16).hexdigest()
+def _body_id(digest: str, resolved: tuple[tuple[str, str | None], ...],
+             wiki: tuple[tuple[str, str], ...]) -> str:
+    return hashlib.blake2b(repr((digest, resolved, wiki)).encode(),
+                           digest_size=16).hexdigest()
 
 
 #: Fragments every page answers to without an id in the body: the top of the page, and the

@@ -27,7 +27,7 @@ from blogbuild.output.plan import PlannedPage, page_owner, plan
 from blogbuild.output.writer import Stage
 from blogbuild.pipeline import pages as stale
 from blogbuild.pipeline.assemble import assemble, resolve_refs
-from blogbuild.pipeline.files import FileSpec, claim_files, site_files, stage_files
+from blogbuild.pipeline.files import FileSpec, claim_files, site_files, stage_files, static_rels
 from blogbuild.pipeline.outcome import BuildReport
 from blogbuild.pipeline.quick import (
     Sources,
@@ -152,7 +152,8 @@ class Engine:
                                     extra_head=self.extra_head) if self.persist else b""
         infos = document_infos(items, last.sources)
         assets = asset_rels(found.assets)
-        links = build_link_map(infos, assets, config, drafts=self.drafts)
+        statics = static_rels(config)
+        links = build_link_map(infos, assets, config, drafts=self.drafts, statics=statics)
         candidates = feed_candidates(infos, config, self.drafts)
         items = {rel: replace(i, feed=rel in candidates) for rel, i in items.items()}
 
@@ -171,12 +172,13 @@ class Engine:
         entries.update(renderer.render(todo, links))
         fresh_sources = {item.job.rel for item in todo}
         errors = self._fall_back(entries, fresh_sources, last)
-        full_links = relink(entries, assets, config, self.drafts)
+        full_links = relink(entries, assets, config, self.drafts, statics)
         if full_links != links:  # a full reading placed a document elsewhere than the quick one
             links = full_links
             redo = [items[rel] for rel, e in entries.items()
                     if e.result.rendered is not None and rel in items
-                    and not links.still_valid(e.result.rendered.resolved)]
+                    and not links.still_valid(e.result.rendered.resolved,
+                                              e.result.rendered.wiki)]
             entries.update(renderer.render(redo, links))
             fresh_sources |= {item.job.rel for item in redo}
             errors += self._fall_back(entries, fresh_sources, last)

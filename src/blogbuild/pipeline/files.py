@@ -47,6 +47,16 @@ def _tree(source: Path, root: Path, *, rank: int, label: str = "",
     return specs, problems
 
 
+def static_rels(config: Config) -> list[str]:
+    """The paths under static/ of the files a build copies from there (what wiki embeds
+    may name); the entries skipped are reported by `site_files`."""
+    site_static = config.root / "static"
+    if not site_static.is_dir() or site_static.resolve() == theme_static().resolve():
+        return []
+    specs, _ = _tree(site_static, config.root, rank=SITE_STATIC)
+    return [spec.rel for spec in specs]
+
+
 def site_files(config: Config, site: Site, assets: list[tuple[Path, str]],
                ) -> tuple[list[FileSpec], list[Diagnostic]]:
     """Every file to copy, in claiming order (a site's static file replaces the theme's)."""

@@ -33,6 +33,8 @@ class Rendered:
     excerpt_html: str | None = None
     #: Relative targets resolved through the link map: (content path, URL or None).
     resolved: tuple[tuple[str, str | None], ...] = ()
+    #: Wiki names looked up through the link map: (wiki key, what it found).
+    wiki: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

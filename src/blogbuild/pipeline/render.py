@@ -156,6 +156,7 @@ def render_markdown(
         "links": links,
         "feed_base": feed_base,
         "resolved": {},
+        "wiki": {},
     }
     tokens = md.parse(body, env)
     title = title_html = subtitle = None
@@ -192,6 +193,7 @@ def render_markdown(
         anchors=anchors_of(html),
         feed_html=feed_html,
         resolved=tuple(sorted(env["resolved"].items())),
+        wiki=tuple(sorted(env["wiki"].items())),
     )
 
 

@@ -31,13 +31,21 @@ def document_infos(jobs: dict[str, RenderJob],
     for rel, item in jobs.items():
         entry = known.get(rel)
         if entry is not None and entry.digest == item.digest and entry.result.meta is not None:
-            infos.append(DocumentInfo(rel, item.job.kind, entry.result.meta))
+            infos.append(info_of(rel, entry))
         elif item.data is not None:
             info = read_info(rel, item.job.kind, item.job.display, item.data,
                              item.job.path.stem, fast=True)
             if info is not None:
                 infos.append(info)
     return infos
+
+
+def info_of(rel: str, entry: SourceEntry) -> DocumentInfo:
+    """What the link map needs of a rendered source (its title may come from its body)."""
+    result = entry.result
+    assert result.meta is not None
+    rendered = result.rendered.title if result.rendered is not None else None
+    return DocumentInfo(rel, result.job.kind, result.meta, result.meta.title or rendered)
 
 
 def feed_candidates(infos: Iterable[DocumentInfo], config: Config, drafts: bool) -> set[str]:
@@ -86,7 +94,8 @@ class Renderer:
     def usable(self, entry: SourceEntry | None, item: RenderJob, links: LinkMap) -> bool:
         return (entry is not None and item.data is not None and entry.digest == item.digest
                 and entry.result.rendered is not None and (entry.feed or not item.feed)
-                and links.still_valid(entry.result.rendered.resolved))
+                and links.still_valid(entry.result.rendered.resolved,
+                                      entry.result.rendered.wiki))
 
     def render(self, items: list[RenderJob], links: LinkMap, *,
                reuse: bool = True) -> dict[str, SourceEntry]:
@@ -107,11 +116,10 @@ class Renderer:
 
 
 def relink(entries: dict[str, SourceEntry], assets: list[str], config: Config,
-           drafts: bool) -> LinkMap:
+           drafts: bool, statics: list[str]) -> LinkMap:
     """The link map from the full reading of every front matter."""
-    infos = [DocumentInfo(rel, e.result.job.kind, e.result.meta)
-             for rel, e in entries.items() if e.result.meta is not None]
-    return build_link_map(infos, assets, config, drafts=drafts)
+    infos = [info_of(rel, e) for rel, e in entries.items() if e.result.meta is not None]
+    return build_link_map(infos, assets, config, drafts=drafts, statics=statics)
 
 
 def results_of(entries: dict[str, SourceEntry]) -> dict[str, RenderResult]:

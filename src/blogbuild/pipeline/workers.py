@@ -90,7 +90,8 @@ def render_one(item: RenderJob) -> tuple[RenderResult, bool, RenderResult | None
         if (hit is not None and hit.rendered is not None and hit.job.rel == item.job.rel
                 and hit.job.kind == item.job.kind
                 and (hit.rendered.feed_html is not None or not item.feed)
-                and (links is None or links.still_valid(hit.rendered.resolved))):
+                and (links is None
+                     or links.still_valid(hit.rendered.resolved, hit.rendered.wiki))):
             return without_body(_here(hit, item.job)), False, None
     from blogbuild.pipeline.render import render_source  # the parser: only to render
 
