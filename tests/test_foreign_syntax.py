@@ -124,6 +124,10 @@ WARNED = [
     ("{:note: .warning}\n", 1, "attribute list definition"),
     ("A *word*{: .red} here.\n", 1, "span attribute list"),
     ("Text.\n\n::: {.note}\nBody.\n:::\n", 3, "fenced div (::: name)"),
+    ("Intro.\n\n```python linenos\nx\n```\n", 3,
+     "the code block's info string has 'linenos', which blogbuild does not read"),
+    ('```go {linenos=table,hl_lines=[8,"15-17"]}\nx\n```\n', 1,
+     """info string has '{linenos=table,hl_lines=[8,"15-17"]}'"""),
 ]
 
 
@@ -147,6 +151,11 @@ NOT_WARNED = [
     "{{</* youtube x */>}}\n",
     "Braces {like this} and {{ }} and 50% off and {% unclosed.\n",
 ]
+
+
+def test_code_block_info_that_is_read_is_not_warned_about() -> None:
+    source = '```python {2,4-6} title="a b.py" hl_lines="1"\nx\n```\n\n```python{3}\ny\n```\n'
+    assert warnings_of(source) == []
 
 
 @pytest.mark.parametrize("source", NOT_WARNED)

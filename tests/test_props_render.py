@@ -65,6 +65,8 @@ def _check(doc: str, words: list[str]) -> None:
     again = render_markdown(MD, doc, file="prop.md", extract_title=True)
     assert again == first
     shown = html.unescape(first.html) + " " + (first.title or "") + " " + (first.subtitle or "")
+    # Words of a code block's info string that nothing reads are named in a warning.
+    shown += " ".join(d.message for d in first.diagnostics if "does not read" in d.message)
     # GFM drops table cells past the header's columns: a warning says so.
     dropped = any("more cells than" in d.message for d in first.diagnostics)
     missing = [w for w in words if w not in shown and not dropped]

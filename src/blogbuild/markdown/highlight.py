@@ -22,7 +22,7 @@ from markdown_it.utils import OptionsDict
 
 from blogbuild import diskcache
 from blogbuild.fingerprints import code_fingerprint
-from blogbuild.markdown.env import Env
+from blogbuild.markdown.env import Env, report, token_line
 
 if TYPE_CHECKING:
     from pygments.formatters.html import HtmlFormatter
@@ -56,6 +56,25 @@ def parse_info(info: str) -> tuple[str, dict[str, str], list[int]]:
     if "hl_lines" in attrs:
         spec += " " + attrs.pop("hl_lines")
     return lang, attrs, parse_line_spec(spec)
+
+
+#: The `key=value` words of an info string that a code block shows.
+_READ_ATTRS = frozenset({"title", "hl_lines"})
+_INFO_WORD = re.compile(rf"{_ATTR.pattern}|{_BRACES.pattern}|\S+")
+
+
+def unread_info(info: str) -> list[str]:
+    """The words of an info string after the language that nothing reads (`linenos`,
+    Hugo's `{linenos=table}`), in their order: shown to the author, since they change
+    nothing."""
+    _, _, rest = info.strip().partition(" ")
+    unread = []
+    for match in _INFO_WORD.finditer(rest):
+        attr = _ATTR.fullmatch(match.group(0))
+        if _BRACES.fullmatch(match.group(0)) or (attr and attr.group(1) in _READ_ATTRS):
+            continue
+        unread.append(match.group(0))
+    return unread
 
 
 def parse_line_spec(spec: str) -> list[int]:
@@ -198,7 +217,15 @@ def _fence(
     # The feed renders the page's tokens a second time (feed.py): highlight only once.
     html = token.meta.get("codeblock_html") if token.meta else None
     if html is None:
-        html = render_codeblock(token.content, unescapeAll(token.info), token.attrs)
+        info = unescapeAll(token.info)
+        unread = unread_info(info)
+        if unread:
+            words = " ".join(unread)
+            report(env, token_line(env, token),
+                   f"the code block's info string has {words!r}, which blogbuild does not "
+                   "read; write the language, then {2,4-6} or hl_lines=\"2 4-6\" to highlight "
+                   'lines and title="file.py" for a file name')
+        html = render_codeblock(token.content, info, token.attrs)
         token.meta = {**(token.meta or {}), "codeblock_html": html}
     return str(html)
 
