@@ -16,7 +16,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
-from blogbuild.check import Finding
 from blogbuild.urls import output_path
 
 #: (tag, attribute) pairs that hold a URL; `*` is any tag.

@@ -26,15 +26,18 @@ def counts(findings: Sequence[Finding]) -> dict[str, int]:
     return {severity: found.get(severity, 0) for severity in SEVERITIES}
 
 
-def summary_line(findings: Sequence[Finding], pages: int) -> str:
+def summary_line(findings: Sequence[Finding], pages: int | None) -> str:
+    """`pages` is None when the build failed (its errors are the findings)."""
     n = counts(findings)
     files = len({f.file for f in findings})
     where = f" in {files} file{'s' if files != 1 else ''}" if findings else ""
-    return (f"checked {pages} page{'s' if pages != 1 else ''}: {n['error']} error(s), "
-            f"{n['warning']} warning(s), {n['info']} note(s){where}")
+    checked = "the build failed, so no page was checked" if pages is None else \
+        f"checked {pages} page{'s' if pages != 1 else ''}"
+    return (f"{checked}: {n['error']} error(s), {n['warning']} warning(s), "
+            f"{n['info']} note(s){where}")
 
 
-def as_text(findings: Sequence[Finding], pages: int) -> str:
+def as_text(findings: Sequence[Finding], pages: int | None) -> str:
     """One line per finding, a blank line between files, and the summary last."""
     lines: list[str] = []
     last = None
@@ -49,7 +52,7 @@ def as_text(findings: Sequence[Finding], pages: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def as_json(findings: Sequence[Finding], pages: int) -> str:
+def as_json(findings: Sequence[Finding], pages: int | None) -> str:
     found = ordered(findings)
     document = {
         "version": SCHEMA_VERSION,

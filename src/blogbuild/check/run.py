@@ -12,12 +12,16 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from blogbuild.check import Finding, crawl
 from blogbuild.config import Config, load_config
 from blogbuild.diagnostics import BuildFailed, Diagnostic
 from blogbuild.output.outdir import CACHE_DIR
 from blogbuild.urls import output_path
+
+if TYPE_CHECKING:  # the engine loads Markdown and Jinja: imported when a check runs
+    from blogbuild.pipeline.engine import Engine
 
 #: Messages of the build's own link checks, and the kind each is.
 _BUILD_KINDS = (("link to a missing anchor", "anchor"), ("image target", "image"),
@@ -41,7 +45,7 @@ class Options:
 @dataclass
 class Outcome:
     findings: list[Finding] = field(default_factory=list)
-    pages: int = 0
+    pages: int | None = None  # built pages checked; None when the build failed
 
 
 @dataclass(frozen=True)
@@ -102,10 +106,7 @@ def _build_and_crawl(config: Config, output: Path, options: Options, ignore: tup
         wait_for_cleanup()
 
 
-def _sources(engine: object) -> list[tuple[Path, str]]:
-    from blogbuild.pipeline.engine import Engine
-
-    assert isinstance(engine, Engine)
+def _sources(engine: Engine) -> list[tuple[Path, str]]:
     if engine.sources is None:
         return []
     if engine.site is not None:  # what is published (drafts only with --drafts)
@@ -128,11 +129,9 @@ def _from_build(diagnostics: Iterable[Diagnostic], targets: dict[tuple[str, int]
     return found
 
 
-def _ref_targets(engine: object) -> dict[tuple[str, int], str]:
+def _ref_targets(engine: Engine) -> dict[tuple[str, int], str]:
     """(source, line) -> the link target written there, from the render records."""
-    from blogbuild.pipeline.engine import Engine
-
-    assert isinstance(engine, Engine) and engine.state is not None
+    assert engine.state is not None
     targets: dict[tuple[str, int], str] = {}
     for entry in engine.state.sources.values():
         rendered = entry.result.rendered
@@ -141,12 +140,10 @@ def _ref_targets(engine: object) -> dict[tuple[str, int], str]:
     return targets
 
 
-def _markdown_targets(engine: object, config: Config) -> dict[str, set[tuple[str, str]]]:
+def _markdown_targets(engine: Engine, config: Config) -> dict[str, set[tuple[str, str]]]:
     """Per built page, the (file, fragment) targets of its Markdown links and images: the
     build checked those already and named their source lines."""
-    from blogbuild.pipeline.engine import Engine
-
-    assert isinstance(engine, Engine) and engine.state is not None and engine.site is not None
+    assert engine.state is not None and engine.site is not None
     base_url, base_path = config.base_url, config.urls.base_path
     skip: dict[str, set[tuple[str, str]]] = {}
     for post in [*engine.site.posts, *engine.site.pages]:
@@ -170,11 +167,9 @@ def _markdown_targets(engine: object, config: Config) -> dict[str, set[tuple[str
     return skip
 
 
-def _documents(engine: object) -> dict[str, Document]:
+def _documents(engine: Engine) -> dict[str, Document]:
     """Built page -> the source it was made from (its lines, to find a URL in)."""
-    from blogbuild.pipeline.engine import Engine
-
-    assert isinstance(engine, Engine) and engine.site is not None
+    assert engine.site is not None
     documents = {}
     for post in [*engine.site.posts, *engine.site.pages]:
         path = engine.config.content_path / post.source
@@ -213,9 +208,11 @@ def place(problems: Iterable[crawl.Problem], documents: dict[str, Document],
             shared.setdefault((problem.kind, problem.message, problem.target),
                               []).append(problem)
     for (kind, message, target), group in shared.items():
-        first = min(group, key=lambda p: (p.page, p.use.line))
+        # The home page stands for a template's link: the one page every site has.
+        first = min(group, key=lambda p: (p.page != "index.html", p.page, p.use.line))
         pages = len({p.page for p in group})
-        more = f" (and on {pages - 1} more built page(s): a template?)" if pages > 1 else ""
+        more = f" (and on {pages - 1} more built page(s): a link in a shared template?)" \
+            if pages > 1 else ""
         found.append(Finding(f"{output_dir}/{first.page}", first.use.line, first.use.column,
                              "error", kind, message + more, target))
     return found
