@@ -27,7 +27,7 @@ def findings(tmp_path: Path, body: str) -> list[tuple[int, str]]:
      "GitHub reads no callout with a fold marker and a title"),
     ("> [!TIP]+\n> Open.\n", 5, "GitHub reads no callout with a fold marker"),
     ("> [!WARNING] Careful\n> Hot.\n", 5, "GitHub reads no callout with a title"),
-    ("It cost $5 on Monday\nand $10 on Tuesday.\n", 5, "GitHub and Obsidian may read the text "
+    ("It cost $5 on Monday\nand $1,200.50, then $3.\n", 5, "GitHub and Obsidian may read the text "
      "between two '$' signs"),
     ("Text first.\nThe sum $$x^2$$ is inline here.\n", 6, "'$$…$$' inside a paragraph"),
     ("So \\(a+b\\) holds.\n", 5, "GitHub and Obsidian do not read \\(…\\)"),
@@ -63,6 +63,7 @@ def test_a_widget_div_without_blank_lines_gets_both_findings(tmp_path: Path) -> 
     "Prices: \\$5 and \\$10.\n",
     "Only one $5 here.\n",
     "Math $x$ and $y$ alone.\n",
+    "Numbers in math: $0$, $2^{10}$, $1/\\sqrt{d}$, $16$, $0.8$.\n",
     "`$5 and $10` in code, `[[not a link]]`, `\\(x\\)`.\n",
     "```\n$5 and $10 [[x]] {#id}\n```\n",
     "$$\nx^2\n$$\n",

@@ -25,7 +25,8 @@ from blogbuild.sourcetext import decode_source
 #: The only alert types GitHub renders; it takes no title and no fold marker.
 GITHUB_ALERTS = frozenset({"NOTE", "TIP", "IMPORTANT", "WARNING", "CAUTION"})
 _MARKER = re.compile(r"\[!([^\W\d][\w-]*)\]([+-]?)[ \t]*(.*)")
-_CURRENCY = re.compile(r"\$(?=\d)")
+#: A price: `$` and a number that ends the word (`$5`, `$1,200.50,`); `$2x$` or `$0$` is math.
+_CURRENCY = re.compile(r"\$\d[\d,.]*(?![\w$^_{}\\/*+=.,-])")
 _DOLLAR = re.compile(r"\$")
 _INLINE_DISPLAY = re.compile(r"\$\$(?=\S).*?\$\$", re.DOTALL)
 _PAREN_MATH = re.compile(r"\\\\?\((?=\S).*?\\\\?\)|\\\\?\[.*?\\\\?\]", re.DOTALL)
