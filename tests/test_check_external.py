@@ -108,9 +108,7 @@ def test_requests_to_one_host_are_spaced(server: tuple[str, Seen]) -> None:
     base, seen = server
     other = base.replace("127.0.0.1", "localhost")
     urls = [f"{base}/page{i}" for i in range(4)] + [f"{other}/page{i}" for i in range(4)]
-    start = time.monotonic()
     results = Checker(interval=INTERVAL).check(urls)
-    took = time.monotonic() - start
     assert all(r.severity == "" for r in results.values())
     by_host: dict[str, list[float]] = {}
     for host, t in seen.hosts:
@@ -120,7 +118,9 @@ def test_requests_to_one_host_are_spaced(server: tuple[str, Seen]) -> None:
         assert len(times) == 4
         gaps = [b - a for a, b in itertools.pairwise(times)]
         assert min(gaps) >= INTERVAL - 0.02, gaps  # each host waits its turn
-    assert took < 8 * INTERVAL  # two hosts at once, not one after the other
+    # Two hosts at once, not one after the other: their requests interleave.
+    local, named = by_host["127.0.0.1"], by_host["localhost"]
+    assert min(named) < max(local) and min(local) < max(named)
 
 
 def test_the_cache_keeps_working_links_and_asks_again_about_failures(

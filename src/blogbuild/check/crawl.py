@@ -207,7 +207,24 @@ def _problem(page_rel: str, use: Use, target: Target, pages: dict[str, Page],
                    f"{page_url(rel)}", use.value)
 
 
-def read_pages(output: Path, files: set[str]) -> Iterator[tuple[str, Page]]:
-    for rel in sorted(files):
-        if rel.endswith(".html"):
-            yield rel, read_page(output / rel)
+#: Built pages below this many are read in the check's own process.
+PARSE_POOL_MIN = 100
+_OUTPUT: list[Path] = []  # the folder a worker reads pages from
+
+
+def _init_reader(output: Path | None) -> None:
+    _OUTPUT[:] = [output] if output is not None else []
+
+
+def _read_one(rel: str) -> tuple[str, Page]:
+    return rel, read_page(_OUTPUT[0] / rel)
+
+
+def read_pages(output: Path, files: set[str], jobs: int) -> Iterator[tuple[str, Page]]:
+    """Every built HTML page, read by `jobs` processes (the parser is pure Python: a page
+    of formulas holds thousands of tags)."""
+    from blogbuild.pipeline.workers import run_jobs
+
+    pages = sorted(rel for rel in files if rel.endswith(".html"))
+    yield from run_jobs(pages, _read_one, _init_reader, (output,), jobs=jobs,
+                        minimum=PARSE_POOL_MIN)

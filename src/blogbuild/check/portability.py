@@ -8,6 +8,7 @@ code spans and code blocks never count.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -36,6 +37,29 @@ _WIKI = re.compile(r"!?\[\[[^\[\]\n]+\]\]")
 _ESCAPED = "\x00"
 
 
+#: Sources below this many are linted in the check's own process.
+LINT_POOL_MIN = 200
+
+
+def lint_all(sources: list[tuple[Path, str]], jobs: int) -> list[Finding]:
+    """The findings of every (path, display name), by `jobs` processes."""
+    from blogbuild.pipeline.workers import run_jobs
+
+    found: list[Finding] = []
+    for findings in run_jobs(sources, _lint_one, _no_setup, (), jobs=jobs,
+                             minimum=LINT_POOL_MIN):
+        found += findings
+    return found
+
+
+def _no_setup() -> None:
+    """Workers need no state: the parser is made on first use."""
+
+
+def _lint_one(source: tuple[Path, str]) -> list[Finding]:
+    return lint(*source)
+
+
 def lint(path: Path, display: str) -> list[Finding]:
     """The portability findings of one Markdown file (none when it cannot be read)."""
     try:
@@ -43,12 +67,17 @@ def lint(path: Path, display: str) -> list[Finding]:
         front = split_front_matter(text, display)
     except (OSError, BlogbuildError):
         return []  # the build reports it
-    parser = MarkdownIt("commonmark")
-    parser.disable("text_join")  # keep escapes apart: `\$` is no dollar sign
-    tokens = parser.parse(front.body)
+    tokens = _parser().parse(front.body)
     offset = front.body_line_offset
     return [Finding(display, line + offset, 0, "warning", "portability", message, target)
             for line, message, target in _findings(tokens)]
+
+
+@functools.cache
+def _parser() -> MarkdownIt:
+    """Plain CommonMark, as GitHub and Obsidian start from; escapes kept apart (`\\$` is
+    no dollar sign)."""
+    return MarkdownIt("commonmark").disable("text_join")
 
 
 def _findings(tokens: list[Token]) -> Iterator[tuple[int, str, str]]:

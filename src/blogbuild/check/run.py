@@ -67,10 +67,10 @@ def check(config_path: Path | str | None = None, *, base_url: str | None = None,
         output = Path(scratch) / "site"
         sources = _build_and_crawl(config, output, options, ignore, outcome)
     if options.portability:
-        from blogbuild.check.portability import lint
+        from blogbuild.check.portability import lint_all
+        from blogbuild.pipeline.workers import default_jobs
 
-        for path, display in sources:
-            outcome.findings += lint(path, display)
+        outcome.findings += lint_all(sources, options.jobs or default_jobs())
     return outcome
 
 
@@ -92,7 +92,7 @@ def _build_and_crawl(config: Config, output: Path, options: Options, ignore: tup
         outcome.findings += _from_build(report.diagnostics, targets)
         documents = _documents(engine)
         files = crawl.output_files(output)
-        pages = dict(crawl.read_pages(output, files))
+        pages = dict(crawl.read_pages(output, files, engine.jobs))
         outcome.pages = len(pages)
         problems, external = crawl.check_uses(
             pages, files, config.base_url, config.urls.base_path, ignore,
