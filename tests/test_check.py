@@ -178,3 +178,12 @@ def test_a_failing_build_is_reported_as_findings(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert f"{SOURCE}:3: error: invalid YAML" in proc.stdout
     assert "the build failed, so no page was checked" in proc.stdout
+
+
+def test_a_broken_template_is_a_finding(tmp_path: Path) -> None:
+    site = make_site(tmp_path / "site", "---\ntitle: T\n---\n\nText.\n")
+    (site / "templates/partials/footer.html").write_text("<footer>{{ nope( }}</footer>\n")
+    outcome = check(site / "site.yaml", options=Options(portability=False))
+    assert outcome.pages is None
+    assert [(f.file, f.severity, f.kind) for f in outcome.findings] == [
+        ("templates/partials/footer.html", "error", "build")]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from blogbuild.check import Finding, crawl
 from blogbuild.config import Config, load_config
-from blogbuild.diagnostics import BuildFailed, Diagnostic
+from blogbuild.diagnostics import BlogbuildError, BuildFailed, Diagnostic
 from blogbuild.output.outdir import CACHE_DIR
 from blogbuild.urls import output_path
 
@@ -88,6 +88,10 @@ def _build_and_crawl(config: Config, output: Path, options: Options, ignore: tup
         except BuildFailed as failed:
             outcome.findings += _from_build(failed.diagnostics, {})
             return _sources(engine)
+        except BlogbuildError as failed:  # a template or a source that stops the build
+            outcome.findings.append(Finding(_shown(failed.file, config), failed.line, 0,
+                                            "error", "build", failed.message))
+            return _sources(engine)
         targets = _ref_targets(engine)
         outcome.findings += _from_build(report.diagnostics, targets)
         documents = _documents(engine)
@@ -104,6 +108,15 @@ def _build_and_crawl(config: Config, output: Path, options: Options, ignore: tup
     finally:
         engine.close()
         wait_for_cleanup()
+
+
+def _shown(file: str | None, config: Config) -> str:
+    """A file named by an error, relative to the site folder when inside it."""
+    if file is None:
+        return "site.yaml"
+    path = Path(file)
+    return path.relative_to(config.root).as_posix() if path.is_relative_to(config.root) \
+        else file
 
 
 def _sources(engine: Engine) -> list[tuple[Path, str]]:
