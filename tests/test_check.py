@@ -112,9 +112,11 @@ def test_ignore_patterns_from_the_config_and_the_option(site: Path) -> None:
     (site / "site.yaml").write_text(
         'title: Check\nbase_url: "https://example.org/blog/"\n'
         "check:\n  ignore:\n    - https://example.org/blog/colophon/*\n")
-    found = places(site, ignore=("*/files/report.pdf",))
+    found = places(site, ignore=("*/files/report.pdf", "no-such-*"))
     assert not any(f[0].startswith("_site/") for f in found)
-    assert (SOURCE, 15, "error", "asset") not in found
+    assert (SOURCE, 15, "error", "asset") not in found  # raw HTML, found by the crawl
+    assert (SOURCE, 7, "error", "link") not in found  # Markdown, found by the build
+    assert (SOURCE, 9, "error", "anchor") in found
 
 
 def _snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:

@@ -93,7 +93,8 @@ def _build_and_crawl(config: Config, output: Path, options: Options, ignore: tup
                                             "error", "build", failed.message))
             return _sources(engine)
         targets = _ref_targets(engine)
-        outcome.findings += _from_build(report.diagnostics, targets)
+        outcome.findings += [f for f in _from_build(report.diagnostics, targets)
+                             if f.kind == "build" or not crawl.ignored(ignore, f.target)]
         documents = _documents(engine)
         files = crawl.output_files(output)
         pages = dict(crawl.read_pages(output, files, engine.jobs))
