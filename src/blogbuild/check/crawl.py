@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -29,6 +30,7 @@ _HINT_RELS = frozenset({"preconnect", "dns-prefetch"})
 _IMAGE_TAGS = frozenset({"img", "picture", "source", "video", "svg", "image"})
 #: Fragments every page answers to without an id.
 _FREE_FRAGMENTS = frozenset({"", "top"})
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _SKIPPED_SCHEMES = frozenset({"mailto", "tel", "javascript", "data", "blob", "about", "sms"})
 
 
@@ -165,9 +167,14 @@ def check_uses(pages: dict[str, Page], files: set[str], base_url: str, base_path
     page's Markdown (reported there with their source line)."""
     problems: list[Problem] = []
     external: dict[str, list[tuple[str, Use]]] = {}
+    known: dict[tuple[str, str], Target | None] = {}  # the nav and footer repeat on every page
     for page_rel, page in sorted(pages.items()):
         for use in page.uses:
-            target = resolve(use.value, page_rel, base_url, base_path)
+            absolute = use.value.startswith("/") or _SCHEME.match(use.value)
+            key = (use.value, "" if absolute else page_rel)
+            if key not in known:
+                known[key] = resolve(use.value, page_rel, base_url, base_path)
+            target = known[key]
             if target is None or ignored(ignore, use.value, target.url):
                 continue
             if target.rel is None and not target.outside_base:

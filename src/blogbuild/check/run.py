@@ -114,7 +114,7 @@ def _build_and_crawl(config: Config, output: Path, options: Options, ignore: tup
 def _shown(file: str | None, config: Config) -> str:
     """A file named by an error, relative to the site folder when inside it."""
     if file is None:
-        return "site.yaml"
+        return "."  # the site as a whole
     path = Path(file)
     return path.relative_to(config.root).as_posix() if path.is_relative_to(config.root) \
         else file
