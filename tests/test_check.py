@@ -160,6 +160,7 @@ def test_cli_text_json_exit_codes_and_the_output_folder_untouched(site: Path) ->
 
     assert _snapshot(site / "_site") == before  # bytes and modification times
     assert _snapshot(site / ".blogbuild-cache" / "state") == state
+    assert not build(site / "site.yaml").changed  # the next build still has nothing to do
     assert run_cli("check", "--no-such-option", cwd=site).returncode == 2
 
 

@@ -50,7 +50,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if path in redirects:
             status, where = redirects[path]
             return self._send(status, {"Location": where})
-        self._send(200 if path in ("/ok", "/nohead", "/busy", "/slow") or
+        self._send(200 if path in ("/ok", "/nohead", "/busy", "/slow", "/caf%C3%A9") or
                    path.startswith("/page") else 404)
 
     def _send(self, status: int, headers: dict[str, str] | None = None) -> None:
@@ -84,9 +84,10 @@ def test_statuses_redirects_and_retries(server: tuple[str, Seen]) -> None:
     base, seen = server
     checker = Checker(timeout=0.5, interval=0.0)
     results = {path: checker.check_one(base + path)
-               for path in ("/ok", "/missing", "/moved", "/temp", "/nohead", "/busy", "/slow",
-                            "/loop")}
+               for path in ("/café", "/ok", "/missing", "/moved", "/temp", "/nohead", "/busy",
+                            "/slow", "/loop")}
     assert results["/ok"].severity == ""
+    assert results["/café"].severity == ""  # sent as /caf%C3%A9
     assert results["/missing"].severity == "error"
     assert "answered HTTP 404" in results["/missing"].message
     assert results["/moved"].severity == "info"

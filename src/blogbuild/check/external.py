@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from email.message import Message
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 from blogbuild import __version__
 
@@ -200,7 +200,7 @@ class Checker:
     def _request(self, url: str, method: str, extra: float = 0.0) -> tuple[int, Message, str]:
         self.limiter.wait(urlsplit(url).netloc.lower(), extra)
         self.requests += 1
-        request = urllib.request.Request(url, method=method, headers={
+        request = urllib.request.Request(_ascii(url), method=method, headers={
             "User-Agent": USER_AGENT, "Accept": "*/*"})
         try:
             with self.opener.open(request, timeout=self.timeout) as response:
@@ -221,3 +221,16 @@ def _retry_after(headers: Message) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         return None
+
+
+def _ascii(url: str) -> str:
+    """`url` as it goes on the wire: a non-ASCII host in IDNA, other characters escaped."""
+    parts = urlsplit(url)
+    try:
+        host = parts.hostname.encode("idna").decode("ascii") if parts.hostname else ""
+    except UnicodeError:
+        return url  # refused by urllib, reported as not reachable
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    keep = "/%:@!$&'()*+,;=?~-._"
+    return urlunsplit((parts.scheme, netloc, quote(parts.path, safe=keep),
+                       quote(parts.query, safe=keep), ""))
