@@ -46,7 +46,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if path == "/busy" and path not in self.busy_once:
             self.busy_once.add(path)
             return self._send(429, {"Retry-After": "1"})
-        redirects = {"/moved": (301, "/ok"), "/temp": (302, "/ok"), "/loop": (302, "/loop")}
+        redirects = {"/moved": (301, "/ok"), "/temp": (302, "/ok"), "/loop": (302, "/loop"),
+                     "/file": (301, "file:///etc/passwd")}
         if path in redirects:
             status, where = redirects[path]
             return self._send(status, {"Location": where})
@@ -85,7 +86,7 @@ def test_statuses_redirects_and_retries(server: tuple[str, Seen]) -> None:
     checker = Checker(timeout=0.5, interval=0.0)
     results = {path: checker.check_one(base + path)
                for path in ("/café", "/ok", "/missing", "/moved", "/temp", "/nohead", "/busy",
-                            "/slow", "/loop")}
+                            "/slow", "/loop", "/file")}
     assert results["/ok"].severity == ""
     assert results["/café"].severity == ""  # sent as /caf%C3%A9
     assert results["/missing"].severity == "error"
@@ -101,6 +102,7 @@ def test_statuses_redirects_and_retries(server: tuple[str, Seen]) -> None:
     assert len(busy) == 2 and busy[1] - busy[0] >= 0.95
     assert results["/slow"].severity == "error" and "timed out" in results["/slow"].message
     assert "redirects more than" in results["/loop"].message
+    assert "not a web address" in results["/file"].message
     assert {agent for *_, agent in seen.requests} == {USER_AGENT}
     assert "blogbuild" in USER_AGENT
 

@@ -157,6 +157,10 @@ class Checker:
             status, headers, error = self._ask(current)
             if status in (301, 302, 303, 307, 308) and headers.get("Location"):
                 following = urljoin(current, headers["Location"])
+                if urlsplit(following).scheme not in ("http", "https"):  # never file: or ftp:
+                    return Result(status, "error", f"{url} redirects to {following}, which is "
+                                  "not a web address; fix or remove the link",
+                                  checked=time.time())
                 if status in _PERMANENT and not moved and current == url:
                     moved = following
                 current = following
