@@ -165,12 +165,12 @@ def test_cli_text_json_exit_codes_and_the_output_folder_untouched(site: Path) ->
 
 
 def test_warnings_fail_only_under_strict(tmp_path: Path) -> None:
-    site = make_site(tmp_path / "site", "---\ntitle: W\n---\n\nSee [[Other]].\n")
+    site = make_site(tmp_path / "site", "---\ntitle: W\n---\n\nIt cost $5, then $10.\n")
     (site / "templates/partials/footer.html").unlink()
     assert run_cli("check", cwd=site).returncode == 0
     strict = run_cli("check", "--strict", cwd=site)
     assert strict.returncode == 1
-    assert f"{SOURCE}:5: warning: GitHub shows the wiki link [[Other]]" in strict.stdout
+    assert f"{SOURCE}:5: warning: GitHub and Obsidian may read" in strict.stdout
     assert run_cli("check", "--no-portability", "--strict", cwd=site).returncode == 0
     assert not (site / "_site").exists()  # check never makes the output folder
 
@@ -190,3 +190,9 @@ def test_a_broken_template_is_a_finding(tmp_path: Path) -> None:
     assert outcome.pages is None
     assert [(f.file, f.severity, f.kind) for f in outcome.findings] == [
         ("templates/partials/footer.html", "error", "build")]
+
+
+def test_a_wiki_link_that_finds_nothing_is_a_broken_link(tmp_path: Path) -> None:
+    site = make_site(tmp_path / "site", "---\ntitle: W\n---\n\nSee [[No such note]].\n")
+    found = places(site)
+    assert (SOURCE, 5, "error", "link") in found

@@ -81,3 +81,11 @@ def test_an_unreadable_front_matter_is_left_to_the_build(tmp_path: Path) -> None
     path = tmp_path / "post.md"
     path.write_text("---\ntitle: [open\n---\n\n[[x]]\n")
     assert lint(path, "content/posts/post.md") == []
+
+
+def test_inline_double_dollar_is_quiet_where_the_site_shows_it_as_display(
+        tmp_path: Path) -> None:
+    path = tmp_path / "post.md"
+    path.write_text(FRONT + "The sum $$x^2$$ here.\n")
+    assert len(lint(path, "post.md")) == 1
+    assert lint(path, "post.md", double_inline=False) == []

@@ -32,6 +32,7 @@ _DOLLAR = re.compile(r"\$")
 _INLINE_DISPLAY = re.compile(r"\$\$(?=\S).*?\$\$", re.DOTALL)
 _PAREN_MATH = re.compile(r"\\\\?\((?=\S).*?\\\\?\)|\\\\?\[.*?\\\\?\]", re.DOTALL)
 _ATTRS = re.compile(r"\{:?[ \t]*[#.][\w-][^{}\n]*\}[ \t]*$", re.MULTILINE)
+_DOUBLE_DOLLAR = "'$$…$$' inside a paragraph"
 _WIKI = re.compile(r"!?\[\[[^\[\]\n]+\]\]")
 #: Stands for an escaped character (`\$`) in the text that is searched.
 _ESCAPED = "\x00"
@@ -41,12 +42,15 @@ _ESCAPED = "\x00"
 LINT_POOL_MIN = 200
 
 
-def lint_all(sources: list[tuple[Path, str]], jobs: int) -> list[Finding]:
-    """The findings of every (path, display name), by `jobs` processes."""
+def lint_all(sources: list[tuple[Path, str]], jobs: int, *, double_inline: bool = True,
+             ) -> list[Finding]:
+    """The findings of every (path, display name), by `jobs` processes. `double_inline`:
+    the site reads `$$…$$` beside text as inline math (`math.inline_double_dollar`)."""
     from blogbuild.pipeline.workers import run_jobs
 
     found: list[Finding] = []
-    for findings in run_jobs(sources, _lint_one, _no_setup, (), jobs=jobs,
+    items = [(path, display, double_inline) for path, display in sources]
+    for findings in run_jobs(items, _lint_one, _no_setup, (), jobs=jobs,
                              minimum=LINT_POOL_MIN):
         found += findings
     return found
@@ -56,11 +60,12 @@ def _no_setup() -> None:
     """Workers need no state: the parser is made on first use."""
 
 
-def _lint_one(source: tuple[Path, str]) -> list[Finding]:
-    return lint(*source)
+def _lint_one(source: tuple[Path, str, bool]) -> list[Finding]:
+    path, display, double_inline = source
+    return lint(path, display, double_inline=double_inline)
 
 
-def lint(path: Path, display: str) -> list[Finding]:
+def lint(path: Path, display: str, *, double_inline: bool = True) -> list[Finding]:
     """The portability findings of one Markdown file (none when it cannot be read)."""
     try:
         text = decode_source(path.read_bytes(), display).replace("\r\n", "\n")
@@ -70,7 +75,8 @@ def lint(path: Path, display: str) -> list[Finding]:
     tokens = _parser().parse(front.body)
     offset = front.body_line_offset
     return [Finding(display, line + offset, 0, "warning", "portability", message, target)
-            for line, message, target in _findings(tokens)]
+            for line, message, target in _findings(tokens)
+            if double_inline or not message.startswith(_DOUBLE_DOLLAR)]
 
 
 @functools.cache
@@ -148,7 +154,7 @@ def _inline(inline: Token, line: int) -> Iterator[tuple[int, str, str]]:
                "dollar sign, which all three show as '$'", plain[where:where + 8].strip())
     for found in _INLINE_DISPLAY.finditer(plain):
         if plain[:found.start()].strip() or plain[found.end():].strip():
-            yield (at(plain, found.start()), "'$$…$$' inside a paragraph is display math "
+            yield (at(plain, found.start()), f"{_DOUBLE_DOLLAR} is display math "
                    "(a centred block) on GitHub and in Obsidian, inline here; write $…$ for "
                    "inline math, or put $$ on lines of their own for a block", found.group())
     for found in _PAREN_MATH.finditer(written):

@@ -25,7 +25,8 @@ if TYPE_CHECKING:  # the engine loads Markdown and Jinja: imported when a check 
 
 #: Messages of the build's own link checks, and the kind each is.
 _BUILD_KINDS = (("link to a missing anchor", "anchor"), ("image target", "image"),
-                ("missing image", "image"), ("link target", "link"), ("broken link", "link"))
+                ("missing image", "image"), ("link target", "link"), ("broken link", "link"),
+                ("![[", "image"), ("[[", "link"))  # a wiki link that finds nothing, or two
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,8 @@ def check(config_path: Path | str | None = None, *, base_url: str | None = None,
         from blogbuild.check.portability import lint_all
         from blogbuild.pipeline.workers import default_jobs
 
-        outcome.findings += lint_all(sources, options.jobs or default_jobs())
+        outcome.findings += lint_all(sources, options.jobs or default_jobs(),
+                                     double_inline=config.math.inline_double_dollar == "inline")
     return outcome
 
 
