@@ -17,7 +17,14 @@ from typing import Any
 import pytest
 
 from blogbuild.commands.build import build
-from blogbuild.config import CalloutType, Config, MathConfig, NavLink, RunnableConfig
+from blogbuild.config import (
+    CalloutType,
+    CheckConfig,
+    Config,
+    MathConfig,
+    NavLink,
+    RunnableConfig,
+)
 from blogbuild.fingerprints import digest_of
 from blogbuild.pipeline.records import Rendered, RenderResult
 from blogbuild.pipeline.render import SourceJob, render_source
@@ -77,6 +84,7 @@ OTHER: dict[str, Any] = {
     "callouts": {"definition": CalloutType(title="Definition", color="#123456")},
     "math": MathConfig(macros={r"\RR": r"\mathbb{R}"}),
     "runnable": RunnableConfig(packages_url="https://example.org/pyodide/"),
+    "check": CheckConfig(ignore=("https://example.org/*",)),
     "extra": {"analytics": "x"},
 }
 MATH_OTHER: dict[str, Any] = {

@@ -72,6 +72,34 @@ def _parser() -> argparse.ArgumentParser:
                        help="send COOP/COEP headers (cross-origin isolation; blocks embeds)")
     serve.set_defaults(drafts=True)
 
+    check = sub.add_parser(
+        "check", parents=[common],
+        help="check links, anchors, images (and with --external, other sites) and how posts "
+             "render on GitHub and in Obsidian",
+        description="Build the site into a temporary folder (the output folder is never "
+                    "touched) and report what a reader would find broken. Exit status: 0 no "
+                    "errors, 1 errors (or warnings with --strict), 2 wrong usage.")
+    check.add_argument("--config", type=Path, default=None,
+                       help="path of site.yaml (default: ./site.yaml)")
+    check.add_argument("--drafts", action="store_true", help="check posts with draft: true too")
+    check.add_argument("--base-url", default=None, help="override site.yaml's base_url")
+    check.add_argument("--external", action="store_true",
+                       help="check links to other sites too (needs the network)")
+    check.add_argument("--no-portability", dest="portability", action="store_false",
+                       help="skip the GitHub/Obsidian portability warnings")
+    check.add_argument("--ignore", action="append", default=[], metavar="PATTERN",
+                       help="leave URLs matching PATTERN alone (shell-style, e.g. "
+                            "'https://example.com/*'); may be repeated")
+    check.add_argument("--no-cache", action="store_true",
+                       help="neither read nor write .blogbuild-cache/ (renders, link results)")
+    check.add_argument("--timeout", type=_seconds, default=10.0, metavar="SECONDS",
+                       help="give up on an external link after this long (default: 10)")
+    check.add_argument("--format", choices=("text", "json"), default="text",
+                       help="report as lines (default) or as JSON on stdout")
+    check.add_argument("--strict", action="store_true", help="warnings fail the check too")
+    check.add_argument("--jobs", "-j", type=_positive, default=None, metavar="N",
+                       help="worker processes for the build (default: one per core)")
+
     render = sub.add_parser("render", parents=[common],
                             help="print the HTML fragment of one Markdown file")
     render.add_argument("file", type=Path)
@@ -155,6 +183,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(html)
             _print_diagnostics(diagnostics)
             return EXIT_ERROR if any(d.is_error for d in diagnostics) else EXIT_OK
+        if args.command == "check":
+            return _check(args)
         if args.command == "init":
             return _init(args)
         if args.command == "new":
@@ -186,6 +216,27 @@ def _positive(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}")
     return int(text)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, not {text!r}")
+    return value
+
+
+def _check(args: argparse.Namespace) -> int:
+    from blogbuild.check.run import Options
+    from blogbuild.commands.check import run_check
+
+    options = Options(external=args.external, portability=args.portability,
+                      use_cache=not args.no_cache, ignore=tuple(args.ignore),
+                      drafts=args.drafts, jobs=args.jobs, timeout=args.timeout)
+    return run_check(args.config, out=sys.stdout, options=options, base_url=args.base_url,
+                     strict=args.strict, as_format=args.format)
 
 
 def _build(args: argparse.Namespace) -> int:

@@ -58,6 +58,12 @@ class RunnableConfig:
 
 
 @dataclass(frozen=True)
+class CheckConfig:
+    #: URLs `blogbuild check` leaves alone (shell-style patterns: `https://example.com/*`).
+    ignore: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Config:
     """The site's configuration. `root` is the folder holding site.yaml."""
 
@@ -78,6 +84,7 @@ class Config:
     callouts: dict[str, CalloutType] = field(default_factory=dict)
     math: MathConfig = field(default_factory=MathConfig)
     runnable: RunnableConfig = field(default_factory=RunnableConfig)
+    check: CheckConfig = field(default_factory=CheckConfig)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
