@@ -14,10 +14,17 @@ import typing
 from markdown_it.rules_inline import StateInline
 
 from blogbuild.markdown.env import Env
-from blogbuild.markdown.math.tex import DISPLAY_ENVIRONMENTS, REF_RE, kramdown_unescape
+from blogbuild.markdown.math.tex import (
+    DISPLAY_ENVIRONMENTS,
+    ENVIRONMENTS,
+    REF_RE,
+    kramdown_unescape,
+)
 
 #: `\begin{align}` and the other environments KaTeX knows, written inside a paragraph.
 _BEGIN_RE = re.compile(r"\\begin\{(" + "|".join(DISPLAY_ENVIRONMENTS) + r")(\*?)\}")
+#: Environments KaTeX typesets only in display mode: `$$\\begin{align*}…$$` is display.
+_DISPLAY_ONLY = re.compile(r"\s*\\begin\{(" + "|".join(ENVIRONMENTS) + r")\*?\}")
 #: What a `$` formula's scan stops at: an escape, a brace, a dollar.
 _SPECIAL = re.compile(r"[\\{}$]")
 _BRACE_OR_ESCAPE = re.compile(r"\\[\s\S]|[{}]")
@@ -208,9 +215,22 @@ class InlineRule:
             state.pos = close + 2
             return True
         if not silent:
-            _push(state, self.double_kind, pos, "$$", content, "$$")
+            kind = "math_inline_double" if _display(src, pos, close, state.posMax) else (
+                self.double_kind)
+            _push(state, kind, pos, "$$", content, "$$")
         state.pos = close + 2
         return True
+
+
+def _display(src: str, pos: int, close: int, end: int) -> bool:
+    """Display math though inside a paragraph: a `$$` that opens a line and a `$$` that ends
+    a later one (lines the block rule could not take, as lazy lines of a list item), or an
+    environment that exists only in display mode."""
+    starts_line = pos == 0 or src[pos - 1] == "\n"
+    ends_line = close + 2 >= end or src[close + 2] == "\n"
+    spans_lines = "\n" in src[pos:close]
+    return (starts_line and ends_line and spans_lines) or bool(
+        _DISPLAY_ONLY.match(src, pos + 2, close))
 
 
 def _single(state: StateInline, silent: bool) -> bool:
