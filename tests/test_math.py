@@ -622,3 +622,16 @@ def test_formula_cache_keys_on_the_sub_path_of_site_paths(no_disk_cache: None) -
     under, _ = render(source, md=create_markdown(Config(base_url="https://e.org/blog/")))
     assert 'href="/about/"' in at_root and "/blog/" not in at_root
     assert 'href="/blog/about/"' in under
+
+
+@pytest.mark.parametrize(("tex", "fix"), [
+    ("$$Q^\\vec{\\mu}_i$$", "in braces: ^{\\vec…}"),
+    ("$$\\tau_\\max = 1$$", "in braces: _{\\max…}"),
+    ("$$\\text{a & b}$$", "write \\& for an ampersand"),
+    ("$$\\text{style_fwd}$$", "inside \\text{…} write \\_ for an underscore"),
+])
+def test_errors_mathjax_forgives_name_the_fix(tex: str, fix: str) -> None:
+    """MathJax takes these and KaTeX does not: a post moved from MathJax meets them first."""
+    _, env = render(f"Where {tex} holds.\n")
+    [message] = [d.message for d in env["diagnostics"]]
+    assert message.startswith("LaTeX error: ") and fix in message

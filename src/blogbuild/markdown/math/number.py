@@ -15,6 +15,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from blogbuild.markdown.env import Env, report, report_error, source_line
+from blogbuild.markdown.math.advice import advice
 from blogbuild.markdown.math.links import check_urls
 from blogbuild.markdown.math.tex import (
     LABEL_RE,
@@ -246,7 +247,9 @@ def _render(
         if result.position is not None:
             index = job.rewrite.original_position(utf16_to_index(tex, result.position))
         line, col = at(index)
-        report_error(env, line, f"LaTeX error: {result.message}", column=col)
+        hint = advice(str(result.message))
+        report_error(env, line, f"LaTeX error: {result.message}" + (f"; {hint}" if hint else ""),
+                     column=col)
         source = escapeHtml(job.markup())
         title = escapeHtml(f"LaTeX error: {result.message}")
         extra = " math-error-display" if display else ""
