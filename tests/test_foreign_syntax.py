@@ -64,7 +64,7 @@ def test_unclosed_comment_block_warns_and_shows_the_text() -> None:
 
 
 def test_refused_attributes_are_named_in_a_warning() -> None:
-    source = 'Text.\n{: .ok style="color:red" onclick="x()" src=a.png}\n'
+    source = 'Text.\n{: .ok style="color:url(x)" onclick="x()" src=a.png}\n'
     ((line, message),) = warnings_of(source, line_offset=4)
     assert line == 6
     assert "refused style, onclick, src" in message

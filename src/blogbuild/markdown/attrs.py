@@ -29,6 +29,10 @@ __all__ = ["attrs_plugin", "parse_attributes"]
 
 SAFE = frozenset({"class", "id", "title", "lang", "dir", "width", "height", "align"})
 _DATA = re.compile(r"data-[a-z0-9][a-z0-9._:-]*")
+#: What a `style` may not hold: anything that loads a resource or runs code (old IE), and
+#: backslashes, which could spell those in CSS escapes.
+_UNSAFE_STYLE = re.compile(r"url\s*\(|image-set|expression|@import|javascript|behavior|\\",
+                           re.IGNORECASE)
 # `{: …}` (kramdown) or `{.class …}` / `{#id …}` (Pandoc, Hugo); not `{::ext}`, `{:/ext}` nor
 # `{:ref: …}`.
 _LINE = re.compile(r"\{(?::(?![:\w-]*:|/)|(?=[.#]))[ \t]*(.*?)[ \t]*\}[ \t]*$")
@@ -69,6 +73,8 @@ class Attributes:
                 self.file = value.replace('"', "")
             elif name.lower() == "id" and (not value or len(value.split()) != 1):
                 self.refused.append(name)  # an id is one word
+            elif name.lower() == "style" and not _UNSAFE_STYLE.search(value):
+                self.attrs["style"] = value.strip()
             elif name.lower() in SAFE or _DATA.fullmatch(name.lower()):
                 key = name.lower()
                 joined = f"{self.attrs.get(key, '')} {value}" if key == "class" else value
@@ -89,8 +95,8 @@ def parse_attributes(text: str) -> Attributes:
 def _report_problems(env: Env, line: int, written: str, found: Attributes) -> None:
     if found.refused:
         report(env, line, f"attribute list {written}: refused {', '.join(found.refused)} (only "
-               "class, id, title, lang, dir, width, height, align and data-* are kept; write "
-               "raw HTML for anything else)")
+               "class, id, title, lang, dir, width, height, align, data-* and a style that loads "
+               "nothing are kept; write raw HTML for anything else)")
     refs = [ref for ref in found.refs if ref != "toc"]
     if refs or found.unread:
         what = ", ".join([*refs, *([found.unread] if found.unread else [])])
