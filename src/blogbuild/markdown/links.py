@@ -64,6 +64,19 @@ def rewrite_target(url: str, env: Env, urls: UrlBuilder) -> tuple[str, str | Non
     return f"{urls.url(encode_path(target))}{query_mark}{query}{hash_}{fragment}", rel
 
 
+def same_page_anchor(url: str, env: Env) -> str:
+    """`#search--evaluation`, as GitHub and kramdown spell a heading's id, becomes the id the
+    heading has here, when no element of the page has the id as written."""
+    if not url.startswith("#") or len(url) == 1:
+        return url
+    fragment = url[1:]
+    if fragment in env.get("heading_ids", {}):
+        return url
+    aliases: dict[str, str] = env.get("heading_aliases", {})
+    found = aliases.get(fragment) or aliases.get(fragment.lower())
+    return f"#{found}" if found else url
+
+
 def feed_target(url: str, env: Env, urls: UrlBuilder) -> str:
     """The same target as a feed entry must carry it: absolute, fragments on the post."""
     if url.startswith("#"):
@@ -87,7 +100,7 @@ def make_links_rule(urls: UrlBuilder):  # type: ignore[no-untyped-def]
                 report_error(env, line, unsafe_url_message(url, "links and images"))
                 child.attrSet(attr, "#")
                 continue
-            new, rel = rewrite_target(url, env, urls)
+            new, rel = rewrite_target(same_page_anchor(url, env), env, urls)
             child.attrSet(attr, new)
             feed = feed_target(new, env, urls)
             if feed != new:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
@@ -9,6 +12,20 @@ from markdown_it.token import Token
 from blogbuild.content.models import TocEntry
 from blogbuild.markdown.env import html_renderer, report, token_line
 from blogbuild.urls import slugify
+
+_GITHUB_DROP = re.compile(r"[^\w\- ]")
+_KRAMDOWN_DROP = re.compile(r"[^a-z0-9\- ]")
+_KRAMDOWN_LEAD = re.compile(r"^[^a-z]+")
+
+
+def compat_ids(text: str) -> set[str]:
+    """The ids GitHub and kramdown give a heading with this text. Both keep one "-" per
+    space (`Search + Evaluation` is `search--evaluation`) where blogbuild's ids join words
+    with one: posts written for them link to these spellings."""
+    lowered = unicodedata.normalize("NFKC", text).lower()
+    github = _GITHUB_DROP.sub("", lowered).replace(" ", "-")
+    kramdown = _KRAMDOWN_LEAD.sub("", _KRAMDOWN_DROP.sub("", lowered)).replace(" ", "-")
+    return {ident for ident in (github, kramdown) if ident}
 
 
 def _plain_text(children: list[Token]) -> str:
@@ -67,6 +84,9 @@ def heading_ids(state: StateCore) -> None:
         if not (token.meta or {}).get("explicit_id"):
             token.attrSet("id", _unique(seen, slugify(_plain_text(children))))
         slug = str(token.attrGet("id"))
+        aliases = state.env.setdefault("heading_aliases", {})
+        for alias in compat_ids(_plain_text(children)):
+            aliases.setdefault(alias, slug)
         # kramdown's `{: .no_toc}`: the heading keeps its id and anchor but stays out of the TOC.
         if "no_toc" not in str(token.attrGet("class") or "").split():
             # The TOC entry is itself a link: the heading's own links keep their text only.
