@@ -38,6 +38,8 @@ _FOUND = re.compile(
     r"|(?P<snippet>-{1,2}8<-{1,2})",
     re.MULTILINE,
 )
+#: What every construct above starts with: a post with none of these is not walked.
+_MAYBE = re.compile(r"\{[{%:]|^[ \t]*(?:===|:::)|8<", re.MULTILINE)
 _HUGO = re.compile(r"\{\{([<%])[ \t]*(/?)[ \t]*(/\*)?[ \t]*([\w./-]{0,100})([^\n]{0,300}?)[%>]\}\}")
 _END_RAW = re.compile(r"\{%-?[ \t]*endraw\b")
 _NOT_OPENING = re.compile(r"(?:end\w*|else|elsif|when)$")
@@ -113,6 +115,8 @@ def _scan(text: str) -> Iterator[tuple[int, str]]:
 
 
 def foreign_syntax(state: StateCore) -> None:
+    if not _MAYBE.search(state.src):
+        return
     env = state.env
     found: list[tuple[int, str]] = []
     for line, text in _texts(state.tokens):
