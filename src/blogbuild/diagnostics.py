@@ -13,6 +13,13 @@ class Severity(StrEnum):
     ERROR = "error"
 
 
+def location(file: str, line: int, column: int) -> str:
+    """`file:line:column` as compilers write it; a 0 line or column is left out."""
+    if not line:
+        return file
+    return f"{file}:{line}:{column}" if column else f"{file}:{line}"
+
+
 @dataclass(frozen=True, order=True)
 class Diagnostic:
     """One problem found in an author's file; line and column are 1-based (0 = unknown)."""
@@ -24,12 +31,8 @@ class Diagnostic:
     message: str
 
     def format(self) -> str:
-        where = self.file
-        if self.line:
-            where += f":{self.line}"
-            if self.column:
-                where += f":{self.column}"
-        return f"{where}: {self.severity.value}: {self.message}"
+        return f"{location(self.file, self.line, self.column)}: {self.severity.value}: " \
+            f"{self.message}"
 
     @property
     def is_error(self) -> bool:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from blogbuild.diagnostics import location
+
 #: Severities, worst first; `error` fails a check, `warning` fails it only under --strict.
 SEVERITIES = ("error", "warning", "info")
 #: What a finding is about (the `kind` field of the JSON report).
@@ -28,9 +30,4 @@ class Finding:
     target: str = ""
 
     def format(self) -> str:
-        where = self.file
-        if self.line:
-            where += f":{self.line}"
-            if self.column:
-                where += f":{self.column}"
-        return f"{where}: {self.severity}: {self.message}"
+        return f"{location(self.file, self.line, self.column)}: {self.severity}: {self.message}"

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from markdown_it.rules_block import StateBlock
 
-from blogbuild.markdown.math.tex import DISPLAY_ENVIRONMENTS, kramdown_unescape
+from blogbuild.markdown.math.tex import DISPLAY_ENVIRONMENTS, find_close, kramdown_unescape
 
 _BEGIN_RE = re.compile(r"\\begin\{(" + "|".join(DISPLAY_ENVIRONMENTS) + r")(\*?)\}")
 
@@ -46,16 +46,6 @@ def _block_opener(line: str) -> tuple[str, str] | None:
     if match is None:
         return None
     return "", f"\\end{{{match.group(1)}{match.group(2)}}}"
-
-
-def _find_close(src: str, start: int, end: int, close: str) -> int:
-    """Index of `close` in src[start:end], skipping backslash escapes; -1 if absent."""
-    i = start
-    while i < end:
-        if src.startswith(close, i):
-            return i
-        i += 2 if src[i] == "\\" else 1
-    return -1
 
 
 def _line(state: StateBlock, number: int) -> str:
@@ -115,7 +105,7 @@ def math_block(state: StateBlock, start_line: int, end_line: int, silent: bool) 
     current = start_line
     while True:
         stripped = text.rstrip()
-        at = _find_close(stripped, 0, len(stripped), close)
+        at = find_close(stripped, 0, len(stripped), close)
         if at >= 0:
             if at + len(close) != len(stripped):
                 failed[key] = (state.src, start_line, current)

@@ -34,20 +34,10 @@ _AMOUNT = re.compile(r"[.,]?\d")
 _OPENING = ("{", "[", "(", "$", "\\")
 
 
-def _find_close(src: str, start: int, end: int, close: str) -> int:
-    """Index of `close` in src[start:end], skipping backslash escapes; -1 if absent."""
-    i = start
-    while i < end:
-        if src.startswith(close, i):
-            return i
-        i += 2 if src[i] == "\\" else 1
-    return -1
-
-
 def _closer_index(src: str, close: str) -> tuple[list[int], list[int], list[int]]:
     """Where `close` occurs in `src`, the backslashes right before each occurrence, and for
     each occurrence the first one at or after it with an even number of them (one that a
-    `_find_close` scan reaches whatever its start before the backslashes)."""
+    `find_close` scan reaches whatever its start before the backslashes)."""
     found: list[int] = []
     at = src.find(close)
     while at >= 0:
@@ -66,7 +56,7 @@ def _closer_index(src: str, close: str) -> tuple[list[int], list[int], list[int]
 
 
 def _find_close_indexed(env: Env, src: str, start: int, end: int, close: str) -> int:
-    """`_find_close` in constant time per call after one pass over `src` per closer.
+    """`find_close` (math/tex.py) in constant time per call after one pass over `src` per closer.
 
     Searching from every opener to the end of the paragraph would take quadratic time on
     a paragraph of unclosed openers (`\\( \\( \\( …`)."""

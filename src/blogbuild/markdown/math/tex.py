@@ -204,3 +204,13 @@ def kramdown_unescape(raw: str) -> tuple[str, list[int]]:
     out.append(raw[last:])
     origin.extend(range(last, len(raw) + 1))
     return "".join(out), origin
+
+
+def find_close(src: str, start: int, end: int, close: str) -> int:
+    """Index of `close` in src[start:end], skipping backslash escapes; -1 if absent."""
+    i = start
+    while i < end:
+        if src.startswith(close, i):
+            return i
+        i += 2 if src[i] == "\\" else 1
+    return -1
