@@ -57,3 +57,11 @@ def test_feed_carries_mathml_without_katex_layout_spans(strict_site: Path) -> No
     assert page.count('class="katex-html"') >= 10  # the page itself keeps both layers
 
 
+
+
+def test_check_finds_nothing_broken_in_the_example_blog() -> None:
+    """Every link, anchor, image and asset of every built page resolves (`blogbuild check`)."""
+    from blogbuild.check.run import Options, check
+
+    outcome = check(ROOT / "site.yaml", options=Options(portability=False, use_cache=False))
+    assert [f.format() for f in outcome.findings] == []
