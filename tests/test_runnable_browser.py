@@ -427,8 +427,10 @@ def test_subpath_stop_interrupts_and_keeps_state(sub_session: Session) -> None:
     sub_session.page.wait_for_timeout(300)
     start = time.monotonic()
     block.locator(".runnable-stop").click()
-    status, output = sub_session.wait("loop", 2000)
-    assert time.monotonic() - start < 2.0
+    # The interrupt is answered, not the worker ended (that comes after 3 s): a busy
+    # machine may keep the worker from running for a while, hence the margin.
+    status, output = sub_session.wait("loop", 4000)
+    assert time.monotonic() - start < 3.0
     assert status.startswith("Stopped after")
     assert "KeyboardInterrupt" in output
     assert "Variables defined before the stop are kept." in output

@@ -4,7 +4,7 @@
 // blocks marked data-isolated="true", which get a fresh namespace on every run.
 
 const OUTPUT_LIMIT = 200000; // characters kept per block; a runaway print loop stays readable
-const INTERRUPT_GRACE_MS = 1500; // after this, Stop terminates the worker instead
+const INTERRUPT_GRACE_MS = 3000; // after this, Stop terminates the worker instead (slow phones)
 
 const script = document.querySelector("script[data-pyodide-url]");
 
