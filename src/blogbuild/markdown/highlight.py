@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 _ATTR = re.compile(r"""(\w[\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|(\S+))""")
 _BRACES = re.compile(r"\{([\d,\s\-]+)\}")
+_HUGO_OPTIONS = re.compile(r"\{((?:\s*\w+\s*=\s*(?:\[[^\]]*\]|\"[^\"]*\"|[^,{}\s]*)\s*,?)+)\}")
+_HUGO_OPTION = re.compile(r"(\w+)\s*=\s*(\[[^\]]*\]|\"[^\"]*\"|[^,{}\s]*)")
 
 #: Names shown in the label when they differ from the fence's language name.
 _LABELS = {"py": "python", "js": "javascript", "ts": "typescript", "sh": "shell"}
@@ -37,22 +39,38 @@ _LABELS = {"py": "python", "js": "javascript", "ts": "typescript", "sh": "shell"
 _TABLE = "code"
 
 
+def _hugo_options(rest: str) -> tuple[str, list[str], str]:
+    """Hugo's `{linenos=table,hl_lines=[8,"15-17"]}`: (its line spec, the options nothing
+    reads, `rest` without it)."""
+    match = _HUGO_OPTIONS.search(rest)
+    if match is None:
+        return "", [], rest
+    spec, unread = "", []
+    for option in _HUGO_OPTION.finditer(match.group(1)):
+        if option.group(1) == "hl_lines":
+            spec += " " + re.sub(r"[\[\]\"',]", " ", option.group(2))
+        else:
+            unread.append(option.group(0))
+    return spec, unread, rest[: match.start()] + rest[match.end() :]
+
+
 def parse_info(info: str) -> tuple[str, dict[str, str], list[int]]:
     """Split a fence info string into (language, attributes, highlighted line numbers).
 
-    Accepts ``python {2,4-6} title="model.py"`` and ``python hl_lines="2 4-6"``.
+    Accepts ``python {2,4-6} title="model.py"``, ``python hl_lines="2 4-6"`` and Hugo's
+    ``go {hl_lines=[2,"4-6"]}``.
     """
     info = info.strip()
     lang, _, rest = info.partition(" ")
     if "{" in lang:  # "python{2}"
         lang, _, tail = lang.partition("{")
         rest = "{" + tail + " " + rest
+    spec, _, rest = _hugo_options(rest)
     attrs = {m.group(1): next(g for g in m.groups()[1:] if g is not None)
              for m in _ATTR.finditer(rest)}
-    spec = ""
     braces = _BRACES.search(_ATTR.sub("", rest))
     if braces:
-        spec = braces.group(1)
+        spec += " " + braces.group(1)
     if "hl_lines" in attrs:
         spec += " " + attrs.pop("hl_lines")
     return lang, attrs, parse_line_spec(spec)
@@ -65,10 +83,13 @@ _INFO_WORD = re.compile(rf"{_ATTR.pattern}|{_BRACES.pattern}|\S+")
 
 def unread_info(info: str) -> list[str]:
     """The words of an info string after the language that nothing reads (`linenos`,
-    Hugo's `{linenos=table}`), in their order: shown to the author, since they change
+    Hugo's `linenos=table`), in their order: shown to the author, since they change
     nothing."""
-    _, _, rest = info.strip().partition(" ")
-    unread = []
+    info = info.strip()
+    lang, _, rest = info.partition(" ")
+    if "{" in lang:
+        rest = lang[lang.index("{") :] + " " + rest
+    _, unread, rest = _hugo_options(rest)
     for match in _INFO_WORD.finditer(rest):
         attr = _ATTR.fullmatch(match.group(0))
         if _BRACES.fullmatch(match.group(0)) or (attr and attr.group(1) in _READ_ATTRS):
@@ -218,13 +239,16 @@ def _fence(
     html = token.meta.get("codeblock_html") if token.meta else None
     if html is None:
         info = unescapeAll(token.info)
-        unread = unread_info(info)
-        if unread:
-            words = " ".join(unread)
+        warned = env.setdefault("unread_info", set())
+        fresh = [word for word in unread_info(info) if word not in warned]
+        if fresh:  # each word once per file: a post repeats its habits
+            warned.update(fresh)
+            words = " ".join(fresh)
             report(env, token_line(env, token),
                    f"the code block's info string has {words!r}, which blogbuild does not "
                    "read; write the language, then {2,4-6} or hl_lines=\"2 4-6\" to highlight "
-                   'lines and title="file.py" for a file name')
+                   'lines and title="file.py" for a file name (not repeated for the other '
+                   "code blocks of this file)")
         html = render_codeblock(token.content, info, token.attrs)
         token.meta = {**(token.meta or {}), "codeblock_html": html}
     return str(html)
