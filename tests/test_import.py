@@ -138,6 +138,10 @@ def test_hugo_round_trip(source: Copier, blog: Path) -> None:
     assert "content/posts/first-go.md:32: Hugo shortcode {{< tweet" in out
     assert "content/posts/bundle-post/index.md:19: Hugo shortcode {{% notice info %}}" in out
     assert "content/about.md: a page, not a post; not imported" in out
+    assert "content/posts/first-go.fr.md: a translation (fr); blogbuild builds one" in out
+    assert "content/posts/bundle-post/index.fr.md: a translation (fr)" in out
+    assert not (site / "posts" / "bundle-post" / "index.fr.md").exists()
+    assert (site / "posts" / "release-notes-v12" / "index.html").is_file()
     text = (blog / "content/posts/2023-04-05-first-go.md").read_text(encoding="utf-8")
     assert 'aliases: ["/2023/04/first-go/", "/old/first-go/"]' in text
     assert "`{{< youtube ID >}}`" in text  # Hugo's escaped shortcode, as Hugo shows it
@@ -170,7 +174,7 @@ def test_dry_run_writes_nothing(source: Copier, blog: Path) -> None:
     result = run("import", "hugo", str(source("hugo")), "--dry-run", cwd=blog)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1].endswith("dry run: nothing was written")
-    assert "would import 3 posts" in result.stdout
+    assert "would import 4 posts" in result.stdout
     assert snapshot(blog) == before
 
 

@@ -63,6 +63,30 @@ def content_dir(root: Path) -> Path:
     return folder(root, "contentDir", "content")
 
 
+_LANGUAGE_SUFFIX = re.compile(r"\.([a-z]{2,3}(?:-[a-z]{2,4})?)$", re.IGNORECASE)
+
+
+def translation(path: Path, root: Path) -> str | None:
+    """The language of a translated page (`post.fr.md`, `index.fr.md`) when it is not the
+    site's default language, else None: blogbuild builds one language. A suffix counts
+    when the configuration lists that language, or, with no list, when the page in the
+    default language sits beside it (`v1.py.md` alone stays a post)."""
+    match = _LANGUAGE_SUFFIX.search(path.stem)
+    if match is None:
+        return None
+    settings = config(root)
+    default = str(settings.get("defaultContentLanguage", "en")).lower()
+    language = match.group(1).lower()
+    if language == default:
+        return None
+    languages = settings.get("languages")
+    if isinstance(languages, dict) and languages:
+        return match.group(1) if language in {str(k).lower() for k in languages} else None
+    base = path.stem[: match.start()]
+    beside = (path.with_name(base + path.suffix), path.with_name(f"{base}.{default}{path.suffix}"))
+    return match.group(1) if any(p.is_file() for p in beside) else None
+
+
 def find(root: Path) -> FoundSite:
     """The posts under content/posts/ (else every section), bundles with their files."""
     files, skipped = walk(root, skip=lambda name: name in _NOT_SOURCE)
@@ -73,6 +97,11 @@ def find(root: Path) -> FoundSite:
     posts: list[SourcePost] = []
     others: list[Path] = []
     for path in files:
+        language = translation(path, root) if path.suffix.lower() in SUFFIXES else None
+        if language is not None and path.is_relative_to(content):
+            skipped.append(Note(0, f"{rel(path, root)}: a translation ({language}); blogbuild "
+                                   "builds one language, so it is not imported"))
+            continue
         owner = next((b for b in bundles if path.is_relative_to(b)), None)
         markdown = path.suffix.lower() in SUFFIXES and path.is_relative_to(content) and (
             owner is None or path.name == "index.md")
