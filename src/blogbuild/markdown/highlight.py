@@ -54,17 +54,35 @@ def _hugo_options(rest: str) -> tuple[str, list[str], str]:
     return spec, unread, rest[: match.start()] + rest[match.end() :]
 
 
-def parse_info(info: str) -> tuple[str, dict[str, str], list[int]]:
-    """Split a fence info string into (language, attributes, highlighted line numbers).
+_CLASS = re.compile(r"(?<![^\s{])\.([\w+#-]+)")
 
-    Accepts ``python {2,4-6} title="model.py"``, ``python hl_lines="2 4-6"`` and Hugo's
-    ``go {hl_lines=[2,"4-6"]}``.
-    """
+
+def _split_info(info: str) -> tuple[str, str]:
+    """(language, the rest) of an info string: ``python {2} title="a.py"``, ``python{2}``,
+    ``title="a.py"`` (no language), and the attribute form of Pandoc and Python-Markdown,
+    ``{ .yaml .no-copy title="a.yml" }``, whose first class is the language."""
     info = info.strip()
+    if info.startswith("{") and info.endswith("}") and _CLASS.search(info):
+        inner = info[1:-1]
+        first = _CLASS.search(inner)
+        assert first is not None
+        return first.group(1), inner[: first.start()] + inner[first.end() :]
     lang, _, rest = info.partition(" ")
+    if "=" in lang:  # ``title="a.py"``: no language
+        return "", info
     if "{" in lang:  # "python{2}"
         lang, _, tail = lang.partition("{")
         rest = "{" + tail + " " + rest
+    return lang, rest
+
+
+def parse_info(info: str) -> tuple[str, dict[str, str], list[int]]:
+    """Split a fence info string into (language, attributes, highlighted line numbers).
+
+    Accepts ``python {2,4-6} title="model.py"``, ``python hl_lines="2 4-6"``, Hugo's
+    ``go {hl_lines=[2,"4-6"]}`` and ``{ .python title="model.py" }``.
+    """
+    lang, rest = _split_info(info)
     spec, _, rest = _hugo_options(rest)
     attrs = {m.group(1): next(g for g in m.groups()[1:] if g is not None)
              for m in _ATTR.finditer(rest)}
@@ -85,10 +103,7 @@ def unread_info(info: str) -> list[str]:
     """The words of an info string after the language that nothing reads (`linenos`,
     Hugo's `linenos=table`), in their order: shown to the author, since they change
     nothing."""
-    info = info.strip()
-    lang, _, rest = info.partition(" ")
-    if "{" in lang:
-        rest = lang[lang.index("{") :] + " " + rest
+    _, rest = _split_info(info)
     _, unread, rest = _hugo_options(rest)
     for match in _INFO_WORD.finditer(rest):
         attr = _ATTR.fullmatch(match.group(0))
