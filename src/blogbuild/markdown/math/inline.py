@@ -247,6 +247,9 @@ def _delimited(state: StateInline, silent: bool) -> bool:
     opener = src[pos + width - 1] if pos + width - 1 < end else ""
     if opener not in ("(", "["):
         return False
+    if opener == "[" and not doubled and (src.startswith("\\[", pos + 2)
+                                          or src.startswith("\\[", max(pos - 2, 0), pos)):
+        return False  # `\[\[Note\]\]`: an escaped wiki link, as Obsidian's docs write it
     open_ = src[pos : pos + width]
     close_mark = open_[:-1] + (")" if opener == "(" else "]")
     close = _find_close_indexed(state.env, src, pos + width, end, close_mark)
