@@ -237,3 +237,17 @@ def test_hugo_without_a_posts_section_takes_every_section(tmp_path: Path) -> Non
     assert list(report.files.values()) == ["posts/2021-01-02-y/p.png"]
     assert sorted(n.what.split(":")[0] for n in report.skipped) == [
         "content/about.md", "content/blog/_index.md"]
+
+
+def test_old_urls_the_new_site_makes_itself_are_not_kept() -> None:
+    """Obsidian Publish's `permalink: /` (the home note) and `permalink: tags` would collide
+    with the home page and the tags index: no redirect, and the report says so."""
+    from blogbuild.importers.meta import alias_list
+    from blogbuild.importers.scan import Outcome
+
+    outcome = Outcome()
+    kept = alias_list("/", ["tags", "/archive/", "/old/post/", "feed.xml"], "/old/post",
+                      outcome=outcome)
+    assert kept == ["/old/post/", "/old/post"]
+    assert len(outcome.notes) == 4
+    assert all("no redirect is kept" in note.what for note in outcome.notes)

@@ -134,7 +134,7 @@ def front(post: SourcePost, root: Path, outcome: Outcome) -> Converted:
     meta["date"] = date
     meta.pop("publishDate", None)
     old = _old_url(data, date, slug, name, post, root)
-    aliases = alias_list(data.get("url"), data.get("aliases"))
+    aliases = alias_list(data.get("url"), data.get("aliases"), outcome=outcome)
     if old is not None and not meta.get("draft"):
         aliases = list(dict.fromkeys([old, *aliases]))
     if aliases:

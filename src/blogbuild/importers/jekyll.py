@@ -88,7 +88,7 @@ def front(post: SourcePost, root: Path, outcome: Outcome) -> Converted:
     if post.draft:
         meta["draft"] = True
     old = _old_url(data, date, name, _config(root).get("permalink"))
-    aliases = alias_list(data.get("redirect_from"))
+    aliases = alias_list(data.get("redirect_from"), outcome=outcome)
     if old is not None and not post.draft:
         aliases = list(dict.fromkeys([old, *aliases]))
     if aliases:

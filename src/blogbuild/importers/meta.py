@@ -133,13 +133,25 @@ def _checked(meta: dict[str, Any], line: int, outcome: Outcome) -> dict[str, Any
     return meta
 
 
-def alias_list(*values: Any) -> list[str]:
-    """Old URLs from redirect_from, aliases, permalink or url: site paths with a leading /."""
+#: Addresses the site makes pages of itself: an old URL there would collide with them.
+_GENERATED = frozenset({"/", "/tags", "/archive", "/feed.xml", "/404.html", "/sitemap.xml",
+                        "/robots.txt"})
+
+
+def alias_list(*values: Any, outcome: Outcome) -> list[str]:
+    """Old URLs from redirect_from, aliases, permalink or url: site paths with a leading /.
+    The home page and the pages the site makes itself (/tags/, /archive/, …) are left out,
+    with a note: they stay what the new site makes of them."""
     out = []
     for value in values:
         for item in value if isinstance(value, list) else [value]:
             if isinstance(item, str) and item.strip() and "://" not in item:
-                out.append("/" + item.strip().lstrip("/"))
+                path = "/" + item.strip().lstrip("/")
+                if path.rstrip("/") in _GENERATED or path == "/":
+                    outcome.note(1, f"the old URL {path} is a page the new site makes itself "
+                                    "(home, tags, archive, feed); no redirect is kept for it")
+                    continue
+                out.append(path)
     return list(dict.fromkeys(out))
 
 

@@ -73,7 +73,8 @@ def front(post: SourcePost, root: Path, outcome: Outcome) -> Converted:
     if "tags" in meta:
         meta["tags"] = [str(t).lstrip("#") for t in meta["tags"]]
     aliases = alias_list(data.get("permalink"),
-                         [a for a in _list(data.get("aliases")) if str(a).startswith("/")])
+                         [a for a in _list(data.get("aliases")) if str(a).startswith("/")],
+                         outcome=outcome)
     if aliases:
         meta["aliases"] = aliases
     return Converted(post, slugify(str(data.get("slug") or stem), default="note"), date, meta)
