@@ -109,9 +109,14 @@ def test_shortcodes(tmp_path: Path, text: str, expected: str) -> None:
 
 NOTE = "A.md"
 OBSIDIAN = [
-    ("[[B]]", "[[b|B]]"),
-    ("[[B|the other]]", "[[b|the other]]"),
-    ("[[B#Part]]", "[[b#Part|B#Part]]"),
+    # B's title is its name, which the build finds: the links stay as written.
+    ("[[B]]", "[[B]]"),
+    ("[[B|the other]]", "[[B|the other]]"),
+    ("[[B#Part]]", "[[B#Part]]"),
+    # C's title is not its name: the links name its new slug, with \| in a table row.
+    ("[[C]]", "[[c|C]]"),
+    ("[[C#Part|there]]", "[[c#Part|there]]"),
+    ("| x | [[C]] |", "| x | [[c\\|C]] |"),
     ("[[Nowhere]]", "[[Nowhere]]"),
     ("![[p.png]]", "![p](p.png)"),
     ("![[p.png|A picture]]", "![A picture](p.png)"),
@@ -119,7 +124,7 @@ OBSIDIAN = [
     ("%% hidden %%", "%% hidden %%"),
     ("> [!tip] T\n> x", "> [!tip] T\n> x"),
     ("`[[B]]`", "`[[B]]`"),
-    ("| ![[p.png\\|alt]] | [[B\\|b]] |", "| ![alt](p.png) | [[b\\|b]] |"),
+    ("| ![[p.png\\|alt]] | [[B\\|b]] |", "| ![alt](p.png) | [[B\\|b]] |"),
     ("[b](B.md)", "[b](2020-01-03-b.md)"),
 ]
 
@@ -129,6 +134,7 @@ def test_obsidian(tmp_path: Path, text: str, expected: str) -> None:
     report = convert(tmp_path, "obsidian", {
         NOTE: "---\ndate: 2020-01-02\n---\n" + text + "\n",
         "B.md": "---\ndate: 2020-01-03\n---\nB\n",
+        "C.md": "---\ntitle: Another title\ndate: 2020-01-04\n---\nC\n",
         "files/p.png": b"png",
     })
     assert body(report, NOTE).removeprefix("\n") == expected + "\n"

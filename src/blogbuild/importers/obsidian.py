@@ -124,8 +124,13 @@ def rules(resolver: Resolver, root: Path, files: list[Path]) -> tuple[
             if name:
                 outcome.note(line, f"{match[0]}: no note of that name was imported; left as is")
             return None
+        title = str(post.meta.get("title") or "")
+        if " ".join(title.lower().split()) == " ".join(name.lower().split()):
+            return None  # the build finds the note by its title: the link stays as written
         text = match[4] or name + (match[2] or "")
-        return f"[[{post.slug}{match[2] or ''}{match[3] or '|'}{text}]]"
+        # In a table row a bare | would end the cell: Obsidian writes \| there.
+        pipe = match[3] or ("\\|" if match.string.lstrip().startswith("|") else "|")
+        return f"[[{post.slug}{match[2] or ''}{pipe}{text}]]"
 
     inline = [InlineRule("embedded file", _EMBED, embed), InlineRule("wiki link", _WIKI, wiki),
               *target_rules(resolver)]
