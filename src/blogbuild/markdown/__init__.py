@@ -32,6 +32,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.highlight import highlight_plugin
     from blogbuild.markdown.limits import limits_plugin
     from blogbuild.markdown.links import links_plugin
+    from blogbuild.markdown.mark import mark_plugin
     from blogbuild.markdown.math import math_plugin
     from blogbuild.markdown.more import more_plugin
     from blogbuild.markdown.toc import toc_plugin
@@ -44,6 +45,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
         config = Config()
     md = MarkdownIt("commonmark", {"html": True, "typographer": False})
     md.enable(["table", "strikethrough"])
+    md.use(mark_plugin)
     md.options["tasklists"] = True
     md.use(gfm_autolink_plugin)
     md.use(footnote_plugin)
