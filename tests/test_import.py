@@ -5,9 +5,11 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from xml.etree.ElementTree import Element
@@ -55,11 +57,36 @@ def hrefs(root: Element) -> set[str]:
     return {e.get("href") or "" for e in root.iter("a")}
 
 
+#: The pictures of the sample sites, made when a sample is copied (the repository holds no
+#: binary test files): each a 1x1 PNG of its own colour, so copies can be told apart.
+IMAGES = {
+    "jekyll": ["assets/img/cover.png", "assets/img/only-third.png", "assets/img/shared.png",
+               "assets/img/unused.png"],
+    "hugo": ["content/posts/bundle-post/cover.png", "content/posts/bundle-post/plot.png",
+             "static/images/diagram.png"],
+    "obsidian": ["attachments/diagram.png", "attachments/shared.png"],
+}
+
+
+def tiny_png(shade: int) -> bytes:
+    """A valid 1x1 grey PNG."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)
+    pixels = zlib.compress(bytes([0, shade % 256]))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels)
+            + chunk(b"IEND", b""))
+
+
 @pytest.fixture
 def source(tmp_path: Path) -> Copier:
     def copy(kind: str) -> Path:
         dest = tmp_path / f"src-{kind}"
         shutil.copytree(SAMPLES / kind, dest)
+        for shade, rel in enumerate(IMAGES[kind]):
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            (dest / rel).write_bytes(tiny_png(40 * shade))
         for path in dest.rglob("*"):
             os.utime(path, (NOTE_TIME, NOTE_TIME))
         return dest
