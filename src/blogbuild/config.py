@@ -81,6 +81,7 @@ class Config:
     output_dir: str = "_site"
     feed_entries: int = 20
     toc_min_headings: int = 3
+    search: bool = True  # a Pagefind index and the search box in the header
     callouts: dict[str, CalloutType] = field(default_factory=dict)
     math: MathConfig = field(default_factory=MathConfig)
     runnable: RunnableConfig = field(default_factory=RunnableConfig)

@@ -36,6 +36,7 @@ from blogbuild.pipeline.quick import (
     read_sources,
     save_summary,
 )
+from blogbuild.pipeline.search import Search
 from blogbuild.pipeline.sources import (
     Renderer,
     asset_rels,
@@ -103,6 +104,8 @@ class Engine:
         # Formulas and highlighted code, shared with the worker processes.
         diskcache.set_cache_dir(self.cache_root if use_cache else None)
         self.store = self._store()
+        self.search = Search(config)
+        self.search_notes: list[Diagnostic] = []  # the last run's warnings about search
 
     def _store(self) -> RenderCache:
         """The render store: the site's cache, or a scratch folder with --no-cache (bodies
@@ -223,7 +226,7 @@ class Engine:
         report.sources = len(items)
         report.rendered = len(renderer.rendered)
         report.cached = len(items) - report.rendered
-        report.diagnostics = diagnostics
+        report.diagnostics = sorted({*diagnostics, *self.search_notes})
         report.errors = sorted({*errors, *report.errors})
         if self.persist and self.state is not None and not report.errors:
             outputs = {rel: e.out for rel, e in self.state.pages.items()}
@@ -338,7 +341,10 @@ class Engine:
                 assert error_ is not None
                 more = f" (and {len(failed) - 1} more pages)" if len(failed) > 1 else ""
                 raise TemplateError(error_.message + more, file=error_.file, line=error_.line)
-            keep = set(chosen) | {p.path for p in pages}
+            index, self.search_notes = self.search.stage(stage, site, last.files, self.output,
+                                                         fresh, render_again)
+            files.update(index)
+            keep = set(chosen) | {p.path for p in pages} | set(index)
             keep.discard(MARKER)
             written, removed = stage.commit(keep)
         state = stale.next_state(last, entries, pages, inputs, closures, templates_fp, done,

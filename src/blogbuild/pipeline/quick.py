@@ -24,6 +24,7 @@ from blogbuild.output.outdir import MARKER
 from blogbuild.output.theme import theme_static, theme_templates
 from blogbuild.output.writer import files_under
 from blogbuild.pipeline.outcome import BuildReport
+from blogbuild.pipeline.pagefind_service import versions
 from blogbuild.pipeline.state import OutputEntry, intact, save_pickle, state_key, state_path
 
 
@@ -121,6 +122,8 @@ def inputs_fingerprint(config: Config, sources: Sources, *, drafts: bool,
         h.update(repr(problem).encode())
     _tree(h, "theme", theme_static(), contents=False)
     _tree(h, "static", config.root / "static", contents=False)
+    if config.search:  # a new Pagefind makes a new index
+        h.update(versions().encode())
     sources.inputs = h.digest()
     return sources.inputs
 
