@@ -1,10 +1,10 @@
 """Search: a Pagefind index of the bodies of posts and pages, under /pagefind/ of the output.
 
 Only posts and pages are indexed (lists, tags, the archive and feeds repeat them). Each is
-handed to Pagefind as a small HTML document made of its title, date, tags and rendered body,
+handed to Pagefind as a small HTML document made of its title, date and rendered body,
 with the site's sub-path in its URL; Pagefind answers with the index files and the writer
 stages the few the theme's search box loads. The index is made again only when something it
-holds changed: its key covers every document's URL, title, date, tags and body, the options
+holds changed: its key covers every document's URL, title, date and body, the options
 and Pagefind's version. When Pagefind cannot run the build warns and goes on without search.
 """
 
@@ -35,7 +35,7 @@ EXCLUDE = (".katex-html", "annotation", "button", "svg", ".heading-anchor",
            ".codeblock-lang", ".callout-icon", ".video-note", ".video-play")
 #: The files the search box needs; Pagefind's ready-made UIs and playground are left out.
 _TOP = ("pagefind.js", "pagefind-worker.js", "pagefind-entry.json")
-_FOLDERS = ("index/", "fragment/", "filter/")
+_FOLDERS = ("index/", "fragment/")
 
 
 def documents(site: Site) -> list[Post]:
@@ -60,21 +60,20 @@ def index_key(config: Config, docs: list[Post]) -> str:
     h = hashlib.sha256(json.dumps([FORMAT, versions(), config.language, config.base_url,
                                    EXCLUDE]).encode())
     for post in docs:
-        h.update(json.dumps([post.url, post.title, _date(post, config), post.body_id,
-                             [t.name for t in post.tags]]).encode())
+        h.update(json.dumps([post.url, post.title, _date(post, config), post.body_id]).encode())
     return h.hexdigest()
 
 
 def page_document(post: Post, config: Config) -> str:
     """The HTML Pagefind reads for one post: title and body are indexed, the date is
-    metadata and the tags are a filter. Every value is escaped; the body is ours."""
+    metadata. No tag filters: Pagefind writes a filter's values in a random order, and
+    two builds would differ. Every value is escaped; the body is ours."""
     e = html.escape
     parts = [f'<html lang="{e(config.language)}"><head><title>{e(post.title)}</title></head>'
              "<body>"]
     date = _date(post, config)
     if date:
         parts.append(f'<p data-pagefind-meta="date">{e(date)}</p>')
-    parts += [f'<p data-pagefind-filter="tag">{e(tag.name)}</p>' for tag in post.tags]
     parts.append(f'<main data-pagefind-body><h1 data-pagefind-meta="title">{e(post.title)}'
                  f"</h1>{post.html}</main></body></html>")
     return "".join(parts)
@@ -102,7 +101,7 @@ def make_index(config: Config, docs: list[Post],
 
 def _wanted(rel: str, files: dict[str, bytes]) -> bool:
     """pagefind.js, its worker, the entry file, the metadata, the WebAssembly of the
-    languages the entry names, the index, fragment and filter chunks."""
+    languages the entry names, the index and fragment chunks."""
     if rel in _TOP or rel.startswith(_FOLDERS):
         return True
     if rel.startswith("pagefind.") and rel.endswith(".pf_meta"):
