@@ -1,0 +1,85 @@
+"""Search in headless Chromium: the example blog under a sub-path, Pagefind served by the site."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+TIMEOUT = 15_000  # ms
+#: In the body of one post only (the Jekyll one); the lists that show it are not indexed.
+WORD = "kramdown"
+
+
+@pytest.fixture
+def home(example_site_subpath: Path, http_server: Callable[..., str],
+         browser_page: Any) -> Any:
+    browser_page.set_viewport_size({"width": 1280, "height": 900})
+    browser_page.base = http_server(example_site_subpath, prefix="/blog/")
+    browser_page.goto(browser_page.base + "posts/math/")
+    browser_page.wait_for_load_state("load")
+    yield browser_page
+    assert browser_page.console_errors == []
+    assert browser_page.external_requests == []  # works offline: no CDN
+
+
+def search(page: Any, word: str, status: str) -> Any:
+    """Open the dialog with `/`, type `word`, wait until the live region says `status`."""
+    page.keyboard.press("/")
+    box = page.get_by_role("searchbox", name="Search posts")
+    box.wait_for(state="visible", timeout=TIMEOUT)
+    assert page.evaluate("document.activeElement.id") == "search-input"
+    box.press_sequentially(word, delay=20)
+    page.get_by_role("status").filter(has_text=status).wait_for(timeout=TIMEOUT)
+    return page.locator(".search-results a")
+
+
+def test_slash_opens_search_and_enter_opens_the_post(home: Any) -> None:
+    page = home
+    results = search(page, WORD, "1 result")
+    assert results.count() == 1
+    hit = results.first
+    assert hit.get_attribute("href") == "/blog/posts/moved-from-jekyll/"
+    assert hit.locator(".search-title").inner_text() == "A post that moved here from Jekyll"
+    assert hit.locator("mark").first.inner_text().lower() == WORD
+    # Only text and <mark> from Pagefind's excerpt reach the page.
+    assert hit.locator(".search-excerpt *:not(mark)").count() == 0
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.getAttribute('href')") == \
+        "/blog/posts/moved-from-jekyll/"
+    page.keyboard.press("Enter")
+    page.wait_for_url(page.base + "posts/moved-from-jekyll/", timeout=TIMEOUT)
+
+
+def test_click_opens_and_escape_closes(home: Any) -> None:
+    page = home
+    page.get_by_role("button", name="Search").click()
+    dialog = page.get_by_role("dialog", name="Search")
+    dialog.wait_for(state="visible", timeout=TIMEOUT)
+    page.keyboard.press("Escape")
+    dialog.wait_for(state="hidden", timeout=TIMEOUT)
+    # `/` typed in another field is text, not the shortcut.
+    results = search(page, "97531864", "No results")
+    assert results.count() == 0
+    page.get_by_role("searchbox").fill("")
+    page.get_by_role("searchbox").press("/")
+    assert page.get_by_role("searchbox").input_value() == "/"
+
+
+def test_without_javascript_the_control_is_a_link_to_the_archive(
+        example_site_subpath: Path, http_server: Callable[..., str], browser: Any) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        base = http_server(example_site_subpath, prefix="/blog/")
+        page.goto(base)
+        link = page.locator("header a.search-link")
+        assert link.inner_text() == "Search"
+        link.click()
+        page.wait_for_url(base + "archive/", timeout=TIMEOUT)
+    finally:
+        context.close()
