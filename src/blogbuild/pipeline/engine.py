@@ -228,7 +228,9 @@ class Engine:
         report.cached = len(items) - report.rendered
         report.diagnostics = sorted({*diagnostics, *self.search_notes})
         report.errors = sorted({*errors, *report.errors})
-        if self.persist and self.state is not None and not report.errors:
+        # An output that lacks its search index is not up to date: the next build tries again.
+        if self.persist and self.state is not None and not report.errors \
+                and not self.search_notes:
             outputs = {rel: e.out for rel, e in self.state.pages.items()}
             outputs.update((rel, e.out) for rel, e in self.state.files.items())
             save_summary(self.cache_root, Summary(self.state.key, inputs, outputs, report))

@@ -143,10 +143,17 @@ class Search:
             return {}, [warning("site.yaml", 0, f"search: {exc}, so the site is built without "
                                 "search; install it with `pip install 'pagefind[bin]'`, or "
                                 "set `search: false` in site.yaml")]
+        old = {} if fresh else {rel: e for rel, e in last.items()
+                                if e.source.startswith("generated:search:")}
         entries = {}
         for rel, data in files.items():
-            path = f"{FOLDER}/{rel}"
+            path, digest = f"{FOLDER}/{rel}", file_digest(data)
+            kept = old.get(path)
+            # Most files outlive an edit (pagefind.js, the fragments of other pages).
+            if kept is not None and kept.out.digest == digest and intact(output, path,
+                                                                          kept.out):
+                entries[path] = FileEntry(source, (0, 0), kept.out)
+                continue
             stage.write_bytes(path, data)
-            entries[path] = FileEntry(source, (0, 0), OutputEntry(file_digest(data), len(data),
-                                                                  0))
+            entries[path] = FileEntry(source, (0, 0), OutputEntry(digest, len(data), 0))
         return entries, []

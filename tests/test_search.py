@@ -1,0 +1,169 @@
+"""Search: what the Pagefind index holds, when it is made again, and a build without Pagefind."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import html5lib
+import pytest
+
+from blogbuild.cli import main
+from blogbuild.commands.build import build
+from blogbuild.pipeline import search
+
+SITE_YAML = 'title: "Search"\nbase_url: "https://example.org/blog/"\nposts_per_page: 1\n'
+POSTS = {
+    "2024-01-01-first.md": "---\ntitle: First, with a comma\ntags: [a]\n---\n\n"
+                           "The aardvark lives here.\n\n## Part two\n\nMore words.\n",
+    "2024-01-02-second.md": "---\ntitle: Second\ntags: [a, b]\n---\n\nInline $x^2$ math and "
+                            "code:\n\n```python\nprint('hi')\n```\n",
+}
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    root = tmp_path / "site"
+    (root / "content" / "posts").mkdir(parents=True)
+    (root / "site.yaml").write_text(SITE_YAML)
+    for name, text in POSTS.items():
+        (root / "content" / "posts" / name).write_text(text)
+    (root / "content" / "about.md").write_text("---\ntitle: About\n---\n\nAbout this blog.\n")
+    return root
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """How many times the build asked Pagefind for an index."""
+    made: list[int] = []
+    real = search.make_index
+
+    def counted(*args: Any) -> dict[str, bytes]:
+        made.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(search, "make_index", counted)
+    yield made
+
+
+def fragments(out: Path) -> dict[str, dict[str, Any]]:
+    """The index's pages by URL, read from its fragment files."""
+    found = {}
+    for path in (out / "pagefind" / "fragment").iterdir():
+        data = gzip.decompress(path.read_bytes())
+        page = json.loads(data[data.index(b"{"):])
+        found[page["url"]] = page
+    return found
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_the_index_holds_posts_and_pages_with_the_sub_path(site: Path) -> None:
+    build(site / "site.yaml")
+    out = site / "_site"
+    pages = fragments(out)
+    assert set(pages) == {"/blog/posts/first/", "/blog/posts/second/", "/blog/about/"}
+    first = pages["/blog/posts/first/"]
+    assert first["meta"]["title"] == "First, with a comma"
+    assert first["meta"]["date"] == "January 1, 2024"
+    assert "aardvark" in first["content"]
+    assert [a["id"] for a in first["anchors"] if a["element"] == "h2"] == ["part-two"]
+    second = pages["/blog/posts/second/"]["content"]
+    # KaTeX's visual copy, the TeX source and the copy button are not text to search.
+    assert "x2" in second and "x2x2" not in second and "x^2" not in second
+    assert "Copy" not in second and "print('hi')" in second
+    # Only what the search box loads.
+    top = {p.name for p in (out / "pagefind").iterdir()}
+    assert {"pagefind.js", "pagefind-worker.js", "pagefind-entry.json", "wasm.en.pagefind",
+            "index", "fragment"} <= top
+    assert not [name for name in top if "ui" in name or "highlight" in name]
+
+
+def test_pages_carry_the_search_control(site: Path) -> None:
+    build(site / "site.yaml")
+    doc = html5lib.parse((site / "_site" / "posts" / "first" / "index.html").read_bytes(),
+                         namespaceHTMLElements=False)
+    link = doc.find(".//header//a[@class='search-link']")
+    assert link is not None and link.get("href") == "/blog/archive/"
+    assert link.get("data-pagefind") == "/blog/pagefind/pagefind.js"
+    scripts = [s.get("src") for s in doc.iter("script")]
+    assert "/blog/js/search.js" in scripts
+
+
+def test_nothing_indexed_changed_keeps_the_index(site: Path, calls: list[int]) -> None:
+    build(site / "site.yaml")
+    assert len(calls) == 1
+    before = tree(site / "_site" / "pagefind")
+    build(site / "site.yaml")  # nothing changed at all
+    # The pages change, the index does not: the engine runs and keeps the index's files.
+    config = site / "site.yaml"
+    config.write_text(config.read_text().replace('"Search"', '"Another title"'))
+    report = build(site / "site.yaml")
+    assert len(calls) == 1
+    assert report.templated and not {r for r in report.changed if r.startswith("pagefind/")}
+    assert tree(site / "_site" / "pagefind") == before
+
+
+def test_an_edit_makes_the_index_again(site: Path, calls: list[int]) -> None:
+    build(site / "site.yaml")
+    old = set(tree(site / "_site" / "pagefind"))
+    source = site / "content" / "posts" / "2024-01-01-first.md"
+    source.write_text(source.read_text().replace("aardvark", "okapi"))
+    report = build(site / "site.yaml")
+    assert len(calls) == 2
+    first = fragments(site / "_site")["/blog/posts/first/"]["content"]
+    assert "okapi" in first and "aardvark" not in first
+    now = set(tree(site / "_site" / "pagefind"))
+    assert {f"pagefind/{r}" for r in old - now} <= report.removed
+    clean = site.parent / "clean"
+    build(site / "site.yaml", output=clean, use_cache=False)
+    assert tree(site / "_site") == tree(clean)
+
+
+def test_two_clean_builds_are_byte_identical(site: Path, tmp_path: Path) -> None:
+    outs = []
+    for name in ("one", "two"):
+        shutil.rmtree(site / ".blogbuild-cache", ignore_errors=True)
+        build(site / "site.yaml", output=tmp_path / name)
+        outs.append(tree(tmp_path / name))
+    assert any(rel.startswith("pagefind/index/") for rel in outs[0])
+    assert outs[0] == outs[1]
+
+
+def test_search_false_leaves_it_out(site: Path) -> None:
+    (site / "site.yaml").write_text(SITE_YAML + "search: false\n")
+    build(site / "site.yaml")
+    out = site / "_site"
+    assert not (out / "pagefind").exists()
+    page = (out / "posts" / "first" / "index.html").read_text()
+    assert "search.js" not in page and "search-link" not in page and "search.css" not in page
+
+
+def test_without_pagefind_the_build_warns_once_and_goes_on(
+        site: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(site / "no-such-program"))
+    assert main(["build", "--config", str(site / "site.yaml")]) == 0
+    err = capsys.readouterr().err
+    assert err.count("warning:") == 1 and "search: cannot run" in err, err
+    assert "Traceback" not in err and "pip install" in err
+    assert not (site / "_site" / "pagefind").exists()
+    assert (site / "_site" / "posts" / "first" / "index.html").is_file()
+    # The next build tries again, and has the index once Pagefind is back.
+    monkeypatch.delenv("PAGEFIND_BINARY_PATH")
+    assert main(["build", "--config", str(site / "site.yaml")]) == 0
+    assert "warning:" not in capsys.readouterr().err
+    assert (site / "_site" / "pagefind" / "pagefind.js").is_file()
+
+
+def test_search_is_a_boolean_in_site_yaml(site: Path, capsys: pytest.CaptureFixture[str],
+                                          ) -> None:
+    (site / "site.yaml").write_text(SITE_YAML + "search: yes please\n")
+    assert main(["build", "--config", str(site / "site.yaml")]) != 0
+    assert "'search' must be true or false" in capsys.readouterr().err
