@@ -19,7 +19,8 @@ from blogbuild.pipeline import search
 SITE_YAML = 'title: "Search"\nbase_url: "https://example.org/blog/"\nposts_per_page: 1\n'
 POSTS = {
     "2024-01-01-first.md": "---\ntitle: First, with a comma\ntags: [a]\n---\n\n"
-                           "The aardvark lives here.\n\n## Part two\n\nMore words.\n",
+                           "The aardvark lives here.\n\n## Part two\n\nMore words.\n\n"
+                           "<div data-pagefind-ignore>Ignored quokka.</div>\n",
     "2024-01-02-second.md": "---\ntitle: Second\ntags: [a, b]\n---\n\nInline $x^2$ math and "
                             "code:\n\n```python\nprint('hi')\n```\n",
 }
@@ -73,7 +74,7 @@ def test_the_index_holds_posts_and_pages_with_the_sub_path(site: Path) -> None:
     first = pages["/blog/posts/first/"]
     assert first["meta"]["title"] == "First, with a comma"
     assert first["meta"]["date"] == "January 1, 2024"
-    assert "aardvark" in first["content"]
+    assert "aardvark" in first["content"] and "quokka" not in first["content"]
     assert [a["id"] for a in first["anchors"] if a["element"] == "h2"] == ["part-two"]
     second = pages["/blog/posts/second/"]["content"]
     # KaTeX's visual copy, the TeX source and the copy button are not text to search.
