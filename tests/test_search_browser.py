@@ -62,6 +62,9 @@ def test_click_opens_and_escape_closes(home: Any) -> None:
     dialog.wait_for(state="visible", timeout=TIMEOUT)
     page.keyboard.press("Escape")
     dialog.wait_for(state="hidden", timeout=TIMEOUT)
+    page.keyboard.press("/")
+    page.get_by_role("button", name="Close").click()
+    dialog.wait_for(state="hidden", timeout=TIMEOUT)
     # `/` typed in another field is text, not the shortcut.
     results = search(page, "97531864", "No results")
     assert results.count() == 0

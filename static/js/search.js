@@ -20,7 +20,8 @@ if (link) {
   const list = el("ul", {className: "search-results"});
   const form = el("div", {}, el("label", {htmlFor: "search-input"}, "Search posts"), input);
   form.setAttribute("role", "search");
-  const dialog = el("dialog", {className: "search-dialog"}, form, status, list);
+  const close = el("button", {type: "button", className: "search-link search-close"}, "Close");
+  const dialog = el("dialog", {className: "search-dialog"}, close, form, status, list);
   dialog.setAttribute("aria-label", "Search");
   link.replaceWith(button);
   document.body.append(dialog);
@@ -59,6 +60,7 @@ if (link) {
   };
   input.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(show, 150); });
   button.addEventListener("click", open);
+  close.addEventListener("click", () => dialog.close());
   dialog.addEventListener("click", (e) => e.target === dialog && dialog.close());
   dialog.addEventListener("keydown", (e) => {
     const links = [...list.querySelectorAll("a")];
