@@ -81,6 +81,7 @@ OTHER: dict[str, Any] = {
     "output_dir": "public",
     "feed_entries": 5,
     "toc_min_headings": 1,
+    "search": False,
     "callouts": {"definition": CalloutType(title="Definition", color="#123456")},
     "math": MathConfig(macros={r"\RR": r"\mathbb{R}"}),
     "runnable": RunnableConfig(packages_url="https://example.org/pyodide/"),

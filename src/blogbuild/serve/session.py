@@ -15,6 +15,7 @@ from pathlib import Path
 from blogbuild.content.walk import ignored as ignored_name
 from blogbuild.diagnostics import BlogbuildError, error
 from blogbuild.output.outdir import CACHE_DIR
+from blogbuild.pipeline.search import FOLDER as SEARCH_FOLDER
 from blogbuild.serve.http import SNIPPET, DevHTTPServer, ServerState
 from blogbuild.serve.live import LiveBuild, Update
 from blogbuild.serve.watch import Watcher
@@ -206,9 +207,12 @@ class Session:
             broker.publish("reload")
             return
         assert self.live is not None
-        written = update.written - already
+        # The search index is no part of any page: it changes without a reload.
+        index = {p for p in update.written | update.removed
+                 if p.startswith(SEARCH_FOLDER + "/")}
+        written = update.written - already - index
         css = {p for p in written if p.endswith(".css")}
-        pages = {p for p in written | update.removed if p in self.live.pages
+        pages = {p for p in written | (update.removed - index) if p in self.live.pages
                  or p in update.removed or p.endswith(".html")}
         other = written - css - pages
         if css:
