@@ -10,11 +10,10 @@ found through the `pagefind` package (`PAGEFIND_BINARY_PATH`, `pagefind_bin`, th
 from __future__ import annotations
 
 import base64
-import contextlib
+import importlib.util
 import json
 import os
 import subprocess
-from importlib import metadata
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -36,23 +35,24 @@ def executable() -> Path:
     return found
 
 
-def program_id() -> str:
-    """Which Pagefind makes the index (its path, size and time): part of the index's key."""
-    path = executable()
-    try:
-        st = path.stat()
-    except OSError as exc:
-        raise SearchUnavailable(f"cannot run {path}: {exc.strerror or exc}") from None
-    return f"{path}:{st.st_size}:{st.st_mtime_ns}"
-
-
 def versions() -> str:
-    """Which Pagefind makes the index (cheap: package metadata, no import, no process)."""
+    """Which Pagefind program makes the index: the size and time of the programs the
+    `pagefind_bin` packages carry, or of PAGEFIND_BINARY_PATH. Cheap enough for the check
+    that nothing changed: nothing is imported or run."""
     found = []
-    for name in ("pagefind", "pagefind_bin", "pagefind_bin_extended"):
-        with contextlib.suppress(metadata.PackageNotFoundError):
-            found.append(f"{name}={metadata.version(name)}")
-    found.append(os.environ.get("PAGEFIND_BINARY_PATH", ""))
+    named = os.environ.get("PAGEFIND_BINARY_PATH")
+    places = [Path(named)] if named else []
+    for package in ("pagefind_bin_extended", "pagefind_bin"):
+        spec = importlib.util.find_spec(package)
+        if spec is not None and spec.origin is not None:
+            folder = Path(spec.origin).parent
+            places += sorted(p for p in folder.iterdir() if p.name.startswith("pagefind"))
+    for path in places:
+        try:
+            st = path.stat()
+            found.append(f"{path}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            found.append(f"{path}:?")
     return ";".join(found)
 
 
