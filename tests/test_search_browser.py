@@ -86,3 +86,12 @@ def test_without_javascript_the_control_is_a_link_to_the_archive(
         page.wait_for_url(base + "archive/", timeout=TIMEOUT)
     finally:
         context.close()
+
+
+def test_markup_written_as_text_stays_text(home: Any) -> None:
+    """The widgets post shows `<div class="KIND">` as text: the excerpt must too."""
+    search(home, "KIND", "result")
+    excerpt = home.locator(".search-results a", has_text="Widgets").locator(
+        ".search-excerpt", has_text='<div class="KIND">')
+    excerpt.wait_for(timeout=TIMEOUT)
+    assert excerpt.locator("*:not(mark)").count() == 0
