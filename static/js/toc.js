@@ -1,55 +1,46 @@
-// Table of contents: marks the link of the section being read (aria-current="true"); the
-// last heading above the reading line wins. On wide screens the TOC is a sticky sidebar
-// (main.css) that stays open.
+// Table of contents: marks the link of the section being read (aria-current="true"), the
+// last heading above the reading line. On wide screens the TOC is an open sticky sidebar.
 const toc = document.querySelector(".toc");
-const details = toc && toc.querySelector("details");
+const details = toc?.querySelector("details");
 if (details) {
   const links = [...toc.querySelectorAll('a[href^="#"]')];
   const heads = links.map((a) => document.getElementById(decodeURIComponent(a.hash.slice(1))));
   const wide = matchMedia("(min-width: 75rem)");
-  let current = null;
-  let clicked = null;
+  let current, clicked;
 
   const mark = (link) => {
     if (link === current) return;
     current?.removeAttribute("aria-current");
     link?.setAttribute("aria-current", "true");
     current = link;
-    // Keep the mark in sight in a long sidebar without scrolling the page.
-    if (link && wide.matches && toc.scrollHeight > toc.clientHeight) {
+    // In a long sidebar, bring the mark into the sidebar's view (never scroll the page).
+    if (link && wide.matches) {
       const top = link.offsetTop - toc.offsetTop;
-      if (top < toc.scrollTop || top > toc.scrollTop + toc.clientHeight - link.offsetHeight) {
+      if (top < toc.scrollTop || top > toc.scrollTop + toc.clientHeight - 40) {
         toc.scrollTop = top - toc.clientHeight / 2;
       }
     }
   };
 
   const update = () => {
-    const line = innerHeight / 4;
-    let found = null;
-    heads.forEach((head, i) => {
-      if (head && head.getBoundingClientRect().top <= line) found = links[i];
-    });
-    // A section near the end cannot reach the line: a clicked link stays marked there.
-    const atEnd = innerHeight + scrollY >= document.documentElement.scrollHeight - 2;
-    if (clicked && atEnd) return mark(clicked);
+    // A section near the end may never reach the line: a clicked link stays marked there.
+    if (clicked && innerHeight + scrollY >= document.documentElement.scrollHeight - 2) return;
     clicked = null;
-    mark(found);
+    mark(links.findLast((_, i) => heads[i]?.getBoundingClientRect().top <= innerHeight / 4));
   };
 
-  // The observed band reaches from far above the page to the reading line, so every
-  // heading that crosses the line, in either direction and by any jump, reports.
+  // The band reaches from far above the page down to the reading line, so a heading that
+  // crosses the line, either way and by any jump, reports.
   const observer = new IntersectionObserver(update, { rootMargin: "99999px 0px -75% 0px" });
   heads.forEach((head) => head && observer.observe(head));
   toc.addEventListener("click", (event) => {
     const link = event.target.closest("a");
-    if (link) { clicked = link; mark(link); }
+    if (link) mark(clicked = link);
   });
-
-  details.querySelector("summary").addEventListener("click", (event) => {
-    if (wide.matches) event.preventDefault();
+  details.firstElementChild.addEventListener("click", (event) => {
+    if (wide.matches) event.preventDefault(); // the sidebar stays open
   });
-  const keepOpen = () => { if (wide.matches) details.open = true; };
-  wide.addEventListener("change", keepOpen);
-  keepOpen();
+  const open = () => { if (wide.matches) details.open = true; };
+  wide.addEventListener("change", open);
+  open();
 }
