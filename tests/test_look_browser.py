@@ -185,7 +185,7 @@ def test_sidebar_toc_on_a_wide_screen_marks_the_section_being_read(
             ".getAttribute('aria-current') === 'true'")
         assert marked(page) == [target]
         toc = rect(page, ".toc")
-        assert 0 <= toc["top"] and toc["bottom"] <= 800  # still in sight: sticky
+        assert toc["top"] >= 0 and toc["bottom"] <= 800  # still in sight: sticky
         assert page.eval_on_selector(".toc details", "e => e.open")
     # A click on the last entry marks it, even if its section cannot reach the top.
     page.click(f".toc a[href='#{ids[-1]}']")
@@ -217,7 +217,8 @@ def test_equation_numbers_stay_in_sight_on_a_phone(
     page.goto(base + MATH)
     page.wait_for_load_state("networkidle")
     page.evaluate("document.fonts.ready.then(() => true)")
-    numbers = page.eval_on_selector_all(".math-numbered .katex-tag", """tags => tags.flatMap(tag => {
+    numbers = page.eval_on_selector_all(".math-numbered .katex-tag", """
+    tags => tags.flatMap(tag => {
       // Scroll the page only: the formula's own scroller stays at its start, as a reader
       // first sees it.
       scrollTo(0, tag.getBoundingClientRect().top + scrollY - 300);
@@ -239,5 +240,5 @@ def test_equation_numbers_stay_in_sight_on_a_phone(
         ".math-numbered > .katex-display", "els => els.filter(e => e.scrollWidth > e.clientWidth)")
     assert wide, "the example should have a numbered formula wider than a phone"
     for number in numbers:
-        assert number["width"] > 0 and 0 <= number["left"] and number["right"] <= 360, number
+        assert number["width"] > 0 and number["left"] >= 0 and number["right"] <= 360, number
         assert number["visible"], number  # not clipped by the formula's scroller
