@@ -12,7 +12,7 @@ from blogbuild.content.models import Site
 from blogbuild.content.walk import ignored, shown, walk_files
 from blogbuild.diagnostics import Diagnostic
 from blogbuild.output.claims import SITE_STATIC, THEME, Claims, Owner
-from blogbuild.output.plan import code_css, code_css_key
+from blogbuild.output.codestyles import code_css, code_css_key
 from blogbuild.output.theme import theme_dir, theme_static
 from blogbuild.output.writer import Stage, bundle_files
 from blogbuild.pipeline.state import FileEntry, OutputEntry, file_digest, intact
