@@ -8,7 +8,7 @@ from pathlib import Path
 import html5lib
 
 #: The comment the build puts before each file it joins into a page stylesheet.
-PART = re.compile(r"^/\* (\S+) \*/$", re.M)
+PART = re.compile(r"^/\* (\S+\.css) \*/$", re.M)
 
 
 def stylesheets(page: Path) -> list[str]:
