@@ -16,6 +16,8 @@ from urllib.parse import urlsplit
 import html5lib
 import pytest
 
+from css_helpers import stylesheets
+
 #: Bytes of the theme's own CSS and JS, gzipped at level 9, one page may load.
 BUDGET = 20 * 1024
 #: The home page, the showcase post and the posts with the most features.
@@ -113,3 +115,13 @@ def test_no_script_in_the_head_blocks_rendering(example_site: Path) -> None:
             if script.get("src") is not None:
                 assert (script.get("type") == "module" or script.get("defer") is not None
                         or script.get("async") is not None), page
+
+
+def test_every_page_links_one_stylesheet_of_its_own(example_site: Path) -> None:
+    """No page links the theme's separate CSS files, though they are still copied."""
+    pages = sorted(example_site.rglob("*.html"))
+    links = {page: stylesheets(page) for page in pages if "http-equiv" not in page.read_text()}
+    assert len(links) > 20
+    for page, hrefs in links.items():
+        assert len(hrefs) == 1 and hrefs[0].startswith("/css/bundle."), page
+    assert (example_site / "css" / "callouts.css").is_file()
