@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import cache
 from pathlib import Path
 
 #: Pygments styles of the default theme (light, dark); CSS is generated at build time.
@@ -67,6 +68,7 @@ def _css(rules: Rules, prefix: str = "", indent: str = "") -> str:
     )
 
 
+@cache
 def code_css() -> str:
     """Light rules, then the dark ones under the reader's choice and, without JavaScript,
     under the system's preference (the theme's contract for dark CSS)."""
