@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -70,7 +71,7 @@ def test_post_page_has_metadata_and_subpath_links(basic_site: Path) -> None:
         in page
     assert 'href="/blogs/posts/second/#details"' in page  # link to a .md source file
     assert '<img src="/blogs/assets/logo.svg" alt="Logo" />' in page
-    assert 'href="/blogs/css/main.css"' in page
+    assert re.search(r'<link rel="stylesheet" href="/blogs/css/bundle\.[0-9a-f]{12}\.css">', page)
 
 
 def test_title_and_subtitle_from_the_body(basic_site: Path) -> None:

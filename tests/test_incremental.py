@@ -17,6 +17,7 @@ import pytest
 
 from blogbuild import fingerprints
 from blogbuild.commands.build import BuildReport, build
+from css_helpers import page_stylesheet, parts, stylesheets
 
 #: (date, tags) of the posts p1 … p6; two posts per list page, two entries per feed.
 POSTS = {
@@ -192,9 +193,41 @@ def test_site_yaml(site: Path, tmp_path: Path) -> None:
 
 
 def test_a_static_file(site: Path, tmp_path: Path) -> None:
-    report = rebuild(site, edit(site / "static" / "css" / "custom.css", "0", "1em"), tmp_path)
+    (site / "static" / "notes.txt").write_text("one\n")
+    build(site / "site.yaml")
+    report = rebuild(site, edit(site / "static" / "notes.txt", "one", "two"), tmp_path)
     assert (report.rendered, report.templated) == (0, set())
-    assert report.changed == {"css/custom.css"}
+    assert report.changed == {"notes.txt"}
+
+
+def html_pages(out: Path) -> set[str]:
+    return {p.relative_to(out).as_posix() for p in out.rglob("*.html")}
+
+
+def test_custom_css_renames_every_page_stylesheet(site: Path, tmp_path: Path) -> None:
+    out = site / "_site"
+    old = {sheet for page in html_pages(out) for sheet in stylesheets(out / page)}
+    report = rebuild(site, edit(site / "static" / "css" / "custom.css", "0", "1em"), tmp_path)
+    assert report.rendered == 0
+    assert report.templated == html_pages(out)  # each links its stylesheet by a new name
+    new = {sheet for page in html_pages(out) for sheet in stylesheets(out / page)}
+    assert len(new) == len(old) == 1 and not new & old
+    assert report.removed == {sheet.lstrip("/") for sheet in old}
+    assert report.changed == html_pages(out) | {"css/custom.css", *(s.lstrip("/") for s in new)}
+    assert "body { margin: 1em; }" in page_stylesheet(out, "index.html")
+
+
+def test_a_need_stylesheet_renames_only_the_stylesheet_of_its_pages(site: Path,
+                                                                     tmp_path: Path) -> None:
+    out = site / "_site"
+    rebuild(site, edit(posts(site, "p2"), "More words.", "> [!note]\n> A callout."), tmp_path)
+    assert "css/callouts.css" in parts(page_stylesheet(out, "posts/p2/index.html"))
+    home = stylesheets(out / "index.html")
+    mine = site / "static" / "css" / "callouts.css"  # the site's replaces the theme's
+    report = rebuild(site, lambda: mine.write_text(".callout { border: 0; }\n"), tmp_path)
+    assert report.templated == {"posts/p2/index.html"}
+    assert stylesheets(out / "index.html") == home
+    assert page_stylesheet(out, "posts/p2/index.html").count(".callout { border: 0; }") == 1
 
 
 def test_a_render_option_renders_every_post_again(site: Path, tmp_path: Path) -> None:
@@ -238,8 +271,8 @@ def test_another_base_url_is_not_served_from_compiled_templates(site: Path,
     preview = tmp_path / "preview"
     build(site / "site.yaml", output=preview, base_url="https://example.org/preview/")
     html = (preview / "posts" / "p1" / "index.html").read_text()
-    assert 'href="/preview/css/main.css"' in html
-    assert 'href="/css/main.css"' not in html
+    assert 'href="/preview/feed.xml"' in html
+    assert 'href="/feed.xml"' not in html
 
 
 def test_old_renders_and_states_are_pruned(site: Path, tmp_path: Path) -> None:

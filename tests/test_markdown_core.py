@@ -15,7 +15,7 @@ from blogbuild.markdown.highlight import parse_info, parse_line_spec
 from blogbuild.pipeline.render import render_markdown
 
 FIXTURES = Path(__file__).parent / "fixtures"
-CORE = ["code", "figures", "toc", "links", "mark"]
+CORE = ["code", "figures", "toc", "links", "mark", "tasks"]
 CASES = [
     pytest.param(name, *case[1:], id=f"{name}-{case[0]}-{case[1]}")
     for name in CORE

@@ -20,6 +20,7 @@ from blogbuild.markdown import create_markdown
 from blogbuild.output.templating import create_environment
 from blogbuild.output.writer import bundle_files
 from blogbuild.runtimes import pyodide
+from css_helpers import page_stylesheet, parts
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures" / "runnable.md"
@@ -207,9 +208,7 @@ def _partial(config: Config, placement: str) -> Any:
 
 def test_partial_tells_the_script_where_runtime_and_packages_are() -> None:
     config = _config("/wheels/", "https://me.github.io/blog/")
-    head = _partial(config, "head")
-    links = [link.get("href") for link in head.iter("link")]
-    assert links == ["/blog/css/runnable.css"]
+    assert list(_partial(config, "head").iter("link")) == []  # CSS: in the page stylesheet
     scripts = list(_partial(config, "body").iter("script"))
     assert len(scripts) == 1
     script = scripts[0]
@@ -272,9 +271,10 @@ def test_build_copies_the_runtime_only_when_a_page_needs_it(tmp_path: Path) -> N
     assert not marker.exists(), "the build must never execute runnable code"
     page = (out / "posts" / "runs" / "index.html").read_text(encoding="utf-8")
     assert 'data-pyodide-url="/vendor/pyodide/"' in page
-    assert "/css/runnable.css" in page
+    assert "css/runnable.css" in parts(page_stylesheet(out, "posts/runs/index.html"))
     plain = (out / "posts" / "plain" / "index.html").read_text(encoding="utf-8")
     assert "runnable" not in plain
+    assert "css/runnable.css" not in parts(page_stylesheet(out, "posts/plain/index.html"))
 
     site2 = _site(tmp_path / "b", {"plain": "No code to run here."})
     out2 = _build(site2, tmp_path / "out2")

@@ -16,6 +16,7 @@ import pytest
 
 from blogbuild.serve.http import SNIPPET
 from blogbuild.serve.session import Session
+from css_helpers import stylesheets
 from serve_helpers import BOUND, ROOT, Events, fetch, post, raw_get, wait_for
 
 pytestmark = pytest.mark.server
@@ -276,11 +277,16 @@ def test_stylesheet_change_swaps_css_without_reload(site: Path,
         css = site / "static" / "css" / "main.css"
         before = session.updates
         css.write_text(css.read_text() + "\nbody { outline: 1px solid red; }\n")
+        old = stylesheets(session.output / "posts" / "first" / "index.html")
         data = events.until("css")
-        assert data["paths"] == ["/blogbuild/css/main.css"]
         done_after(session, before)
+        new = stylesheets(session.output / "posts" / "first" / "index.html")
+        assert data["paths"] == sorted(["/blogbuild/css/main.css", *new])
+        assert data["renamed"] == {old[0]: new[0]} and old != new  # the page's stylesheet
         assert b"outline: 1px solid red" in fetch(session.url + "css/main.css")[2]
-        assert [e.name for e in session.state.broker.history] == ["css"]
+        assert b"outline: 1px solid red" in fetch(session.url + new[0][len("/blogbuild/"):])[2]
+        assert fetch(session.url + old[0][len("/blogbuild/"):])[0] == 404
+        assert [e.name for e in session.state.broker.history] == ["css"]  # no reload
     finally:
         events.close()
 

@@ -11,6 +11,7 @@ import pytest
 
 from blogbuild.commands.build import build
 from blogbuild.diagnostics import TemplateError
+from css_helpers import page_stylesheet, parts
 
 BASIC = Path(__file__).parent / "sites" / "basic"
 NS = {"h": "http://www.w3.org/1999/xhtml"}
@@ -80,11 +81,11 @@ def test_custom_css_and_js_load_after_the_theme(site: Path) -> None:
     out = site / "_site"
     assert (out / "css/custom.css").read_text() == "body { color: red; }\n"
     for page in html_pages(out):
+        css = page_stylesheet(out, page.relative_to(out).as_posix(), "/blogs/")
+        assert parts(css)[0] == "css/main.css", page
+        assert parts(css)[-1] == "css/custom.css", page
+        assert css.endswith("/* css/custom.css */\nbody { color: red; }\n")
         doc = parse(page)
-        sheets = [link.get("href") for link in doc.findall(".//h:head/h:link", NS)
-                  if link.get("rel") == "stylesheet"]
-        assert sheets[0] == "/blogs/css/main.css", page
-        assert sheets[-1] == "/blogs/css/custom.css", page
         scripts = [s.get("src") for s in doc.findall(".//h:script", NS)]
         assert scripts[-1] == "/blogs/js/custom.js", page
 
@@ -93,6 +94,7 @@ def test_no_custom_files_no_links(site: Path) -> None:
     build(site / "site.yaml")
     text = (site / "_site/index.html").read_text()
     assert "custom.css" not in text and "custom.js" not in text
+    assert "custom.css" not in page_stylesheet(site / "_site", "index.html", "/blogs/")
 
 
 def test_a_template_that_extends_itself_is_explained(site: Path) -> None:

@@ -15,7 +15,7 @@ export function clickToLoad(selector, allowed, configure) {
     const button = document.createElement("button");
     button.type = "button";
     button.className = link.className;
-    button.setAttribute("aria-label", link.getAttribute("aria-label") ?? "Load");
+    // The name is the facade's own text (what it shows is what a screen reader says).
     button.append(...link.childNodes);
     link.replaceWith(button);
     button.addEventListener("click", () => {

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -19,7 +20,7 @@ from blogbuild import __version__
 from blogbuild.config import Config
 from blogbuild.content.models import MissingBody
 from blogbuild.diagnostics import TemplateError
-from blogbuild.output.theme import CUSTOM_CSS, CUSTOM_JS, THEME_PREFIX, theme_templates
+from blogbuild.output.theme import CUSTOM_JS, THEME_PREFIX, theme_templates
 from blogbuild.runtimes import pyodide
 from blogbuild.sourcetext import decode_source
 
@@ -60,10 +61,12 @@ def _printable(value: object) -> object:
 
 
 
-def create_environment(config: Config, bytecode: Path | None = None) -> jinja2.Environment:
+def create_environment(config: Config, bytecode: Path | None = None,
+                       stylesheets: Mapping[frozenset[str], str] | None = None,
+                       ) -> jinja2.Environment:
     """The environment pages are templated in; `bytecode` is a folder where compiled
     templates are kept between builds (a template is compiled again when its source
-    changes)."""
+    changes); `stylesheets` maps a page's needs to the path of its stylesheet."""
     theme = jinja2.FileSystemLoader(str(theme_templates()))
     loaders: list[jinja2.BaseLoader] = []
     site_templates = config.root / "templates"
@@ -100,10 +103,24 @@ def create_environment(config: Config, bytecode: Path | None = None) -> jinja2.E
     env.globals["config"] = config
     env.globals["blogbuild_version"] = __version__
     env.globals["pyodide_packages_url"] = lambda: pyodide.packages_url(config)
-    site_static = config.root / "static"
-    env.globals["custom_css"] = (site_static / CUSTOM_CSS).is_file()
-    env.globals["custom_js"] = (site_static / CUSTOM_JS).is_file()
+    env.globals["stylesheet"] = _stylesheet(stylesheets or {}, urls.url)
+    env.globals["custom_js"] = (config.root / "static" / CUSTOM_JS).is_file()
     return env
+
+
+def _stylesheet(stylesheets: Mapping[frozenset[str], str],
+                url: Callable[[str], str]) -> Callable[..., str]:
+    """The template function `stylesheet()`: the URL of the page's one stylesheet, which
+    the build made of the theme's CSS and that of the page's `needs`."""
+
+    @jinja2.pass_context
+    def stylesheet(context: jinja2.runtime.Context) -> str:
+        needs = frozenset(context.get("needs", ()))
+        if needs not in stylesheets:
+            raise LookupError(f"no stylesheet was made for a page with the needs {sorted(needs)}")
+        return url("/" + stylesheets[needs])
+
+    return stylesheet
 
 
 def _bytecode_cache(folder: Path | None) -> jinja2.BytecodeCache | None:

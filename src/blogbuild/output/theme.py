@@ -8,7 +8,8 @@ from pathlib import Path
 #: Prefix under which the bundled theme's templates stay reachable from a site's overrides.
 THEME_PREFIX = "theme"
 
-#: Files of a site's static/ that the theme's base.html loads after its own CSS and JS.
+#: Files of a site's static/ that come after the theme's own CSS (in each page's
+#: stylesheet) and JS (base.html loads it last).
 CUSTOM_CSS = "css/custom.css"
 CUSTOM_JS = "js/custom.js"
 

@@ -27,7 +27,14 @@ from blogbuild.output.plan import PlannedPage, page_owner, plan
 from blogbuild.output.writer import Stage
 from blogbuild.pipeline import pages as stale
 from blogbuild.pipeline.assemble import assemble, resolve_refs
-from blogbuild.pipeline.files import FileSpec, claim_files, site_files, stage_files, static_rels
+from blogbuild.pipeline.files import (
+    FileSpec,
+    claim_files,
+    page_stylesheets,
+    site_files,
+    stage_files,
+    static_rels,
+)
 from blogbuild.pipeline.outcome import BuildReport
 from blogbuild.pipeline.quick import (
     Sources,
@@ -98,6 +105,7 @@ class Engine:
         self.state: State | None = None  # kept between runs of one process
         self.site: Site | None = None
         self.sources: Sources | None = None  # what the last run read
+        self.stylesheets: dict[frozenset[str], str] = {}  # a page's needs -> its stylesheet
         self._scratch: Path | None = None
         from blogbuild import diskcache
 
@@ -200,6 +208,8 @@ class Engine:
         claims = Claims()
         claims.claim(MARKER, Owner("blogbuild's marker file", ""))
         chosen = claim_files(claims, specs)
+        self.stylesheets, sheets = page_stylesheets(chosen, pages, last.files)
+        chosen.update(claim_files(claims, sheets))
         for page in pages:
             claims.claim(page.path, page_owner(page))
         diagnostics += [*found.diagnostics, *file_problems, *claims.problems]
@@ -309,8 +319,8 @@ class Engine:
             else:
                 closures = stale.closures(config, names | set(last.closures))
             globals_fp = stale.globals_fingerprint(config, self.extra_head)
-            inputs = {p.path: stale.page_inputs(p, closures[p.template], globals_fp)
-                      for p in pages}
+            inputs = {p.path: stale.page_inputs(p, closures[p.template], globals_fp,
+                                                self.stylesheets) for p in pages}
             changed, prints = stale.changed_posts(documents, last)
             values = stale.Values(site, config, documents, last.values, changed)
             damaged: set[str] = set()  # in the output, but not as the last build left it
@@ -377,7 +387,7 @@ class Engine:
                              + stale.globals_fingerprint(self.config, self.extra_head))
         bytecode = self.cache_root / "templates" / key.hexdigest()[:16] if self.use_cache \
             else None
-        initargs = (self.config, site, stage.dir, self.extra_head, bytecode)
+        initargs = (self.config, site, stage.dir, self.extra_head, bytecode, self.stylesheets)
         done = []
         for n, result in enumerate(run_jobs(items, template_one, init_pages, initargs,
                                             jobs=self.jobs, minimum=PAGE_POOL_MIN), 1):

@@ -1,8 +1,11 @@
 """The files a site copies into its output: the theme's static files, the generated code
-styles, the site's static/ folder, files under content/ and the runtimes pages need."""
+styles, the site's static/ folder, files under content/ and the runtimes pages need; and
+the stylesheets it makes of them, one per set of needs (`blogbuild.output.bundles`)."""
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,15 +13,14 @@ from pathlib import Path
 from blogbuild.config import Config
 from blogbuild.content.models import Site
 from blogbuild.content.walk import ignored, shown, walk_files
-from blogbuild.diagnostics import Diagnostic
+from blogbuild.diagnostics import BlogbuildError, Diagnostic
+from blogbuild.output.bundles import CODE_CSS, bundle_name, join, parts_of
 from blogbuild.output.claims import SITE_STATIC, THEME, Claims, Owner
-from blogbuild.output.plan import code_css, code_css_key
+from blogbuild.output.codestyles import code_css, code_css_key
+from blogbuild.output.plan import PlannedPage
 from blogbuild.output.theme import theme_dir, theme_static
 from blogbuild.output.writer import Stage, bundle_files
 from blogbuild.pipeline.state import FileEntry, OutputEntry, file_digest, intact
-
-#: The generated stylesheet of code blocks.
-CODE_CSS = "css/pygments.css"
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,80 @@ def claim_files(claims: Claims, specs: list[FileSpec]) -> dict[str, FileSpec]:
     return chosen
 
 
+def page_stylesheets(chosen: dict[str, FileSpec], pages: list[PlannedPage],
+                     last: dict[str, FileEntry],
+                     ) -> tuple[dict[frozenset[str], str], list[FileSpec]]:
+    """Every page's stylesheet: (a page's needs -> the stylesheet's path, the stylesheets).
+
+    A stylesheet whose parts all have the size and time (or generated key) they had at the
+    last build keeps that build's name unread; one with a changed part is joined here to be
+    named. An edit of css/main.css renames every page's stylesheet (so every page is
+    templated again), one of css/callouts.css only those of pages with callouts."""
+    known = {entry.source: rel for rel, entry in last.items()}
+    names: dict[frozenset[str], str] = {}
+    made: dict[tuple[str, ...], FileSpec] = {}
+    for needs in sorted({n for p in pages if (n := page_needs(p)) is not None}, key=sorted):
+        parts = parts_of(needs, chosen)
+        if parts not in made:
+            made[parts] = _stylesheet(parts, chosen, known)
+        names[needs] = made[parts].rel
+    return names, list(made.values())
+
+
+def page_needs(page: PlannedPage) -> frozenset[str] | None:
+    """The needs of an HTML page; None for a file that has none (a feed, the sitemap)."""
+    needs = page.context.get("needs")
+    return None if needs is None else frozenset(needs)
+
+
+def _stylesheet(parts: tuple[str, ...], chosen: dict[str, FileSpec],
+                known: dict[str, str]) -> FileSpec:
+    key = _parts_key(parts, chosen)
+    make: Callable[[], bytes] = functools.partial(_joined, parts, chosen)
+    rel = known.get(_generated(key))
+    if rel is None:
+        data = make()
+        rel = bundle_name(data)
+        make = functools.partial(bytes, data)
+    return FileSpec(rel, None, Owner("the page stylesheet", ""), make, key)
+
+
+def _parts_key(parts: tuple[str, ...], chosen: dict[str, FileSpec]) -> str:
+    """Changes when a part may have: its path, its source's size and time, or its key."""
+    h = hashlib.sha256()
+    for rel in parts:
+        spec = chosen[rel]
+        stamp = spec.key
+        if spec.source is not None:
+            try:
+                st = spec.source.stat()
+                stamp = f"{spec.source}:{st.st_size}:{st.st_mtime_ns}"
+            except OSError:
+                stamp = "unreadable"
+        h.update(f"{rel}\0{stamp}\0".encode())
+    return f"stylesheet:{h.hexdigest()}"
+
+
+def _joined(parts: tuple[str, ...], chosen: dict[str, FileSpec]) -> bytes:
+    return join([(rel, _bytes_of(chosen[rel])) for rel in parts])
+
+
+def _bytes_of(spec: FileSpec) -> bytes:
+    if spec.source is None:
+        assert spec.make is not None
+        return spec.make()
+    try:
+        return spec.source.read_bytes()
+    except OSError as exc:
+        raise BlogbuildError(f"cannot read {spec.source}: {exc.strerror or exc}",
+                             file=spec.owner.file or None) from None
+
+
+def _generated(key: str) -> str:
+    """The source the state records for a generated file."""
+    return f"generated:{key}"
+
+
 def stage_files(stage: Stage, chosen: dict[str, FileSpec], last: dict[str, FileEntry],
                 output: Path, fresh: bool) -> dict[str, FileEntry]:
     """Stage the files that are new or changed; returns every file's new entry (a file
@@ -101,7 +177,7 @@ def stage_files(stage: Stage, chosen: dict[str, FileSpec], last: dict[str, FileE
         stamp = (st.st_size, st.st_mtime_ns) if st is not None else (0, 0)
         previous = last.get(rel)
         if spec.source is None:
-            generated = f"generated:{spec.key}"
+            generated = _generated(spec.key)
             if (not fresh and previous is not None and previous.source == generated
                     and intact(output, rel, previous.out)):
                 files[rel] = previous

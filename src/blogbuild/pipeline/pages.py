@@ -18,7 +18,7 @@ from blogbuild import __version__
 from blogbuild.config import Config
 from blogbuild.content.models import Post, Site
 from blogbuild.output.plan import PlannedPage
-from blogbuild.output.theme import CUSTOM_CSS, CUSTOM_JS, THEME_PREFIX
+from blogbuild.output.theme import CUSTOM_JS, THEME_PREFIX
 from blogbuild.pipeline.deps import (
     CONFIG,
     SITE,
@@ -30,6 +30,7 @@ from blogbuild.pipeline.deps import (
     post_fingerprint,
     post_value,
 )
+from blogbuild.pipeline.files import page_needs
 from blogbuild.pipeline.quick import template_files
 from blogbuild.pipeline.state import (
     FileEntry,
@@ -104,10 +105,9 @@ def _references(ast: Any, known: list[str]) -> Iterator[str | None]:
 def globals_fingerprint(config: Config, extra_head: str) -> bytes:
     """What every page may show that is not read through an attribute: the filters' settings,
     the version, the files the theme links when they exist, the live server's snippet."""
-    static = config.root / "static"
     return fingerprint((
         __version__, config.base_url, config.date_format, extra_head,
-        (static / CUSTOM_CSS).is_file(), (static / CUSTOM_JS).is_file(),
+        (config.root / "static" / CUSTOM_JS).is_file(),
         pyodide.packages_url(config), THEME_PREFIX,
     ))
 
@@ -166,8 +166,13 @@ def stale_pages(pages: list[PlannedPage], inputs: dict[str, bytes], state: State
     return stale
 
 
-def page_inputs(page: PlannedPage, template: bytes, globals_fp: bytes) -> bytes:
-    return fingerprint((template, globals_fp, page.template, page.url, page.context))
+def page_inputs(page: PlannedPage, template: bytes, globals_fp: bytes,
+                stylesheets: dict[frozenset[str], str]) -> bytes:
+    """What a page is made of besides the values it reads: a new name of its stylesheet
+    (a part of it was edited) is a new page."""
+    needs = page_needs(page)
+    sheet = "" if needs is None else stylesheets[needs]
+    return fingerprint((template, globals_fp, page.template, page.url, page.context, sheet))
 
 
 def next_state(last: State, entries: dict[str, SourceEntry], pages: list[PlannedPage],

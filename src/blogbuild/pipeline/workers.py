@@ -123,7 +123,8 @@ _PAGES: dict[str, Any] = {}
 
 
 def init_pages(config: Config | None, site: Any, stage: Path | None,
-               extra_head: str | None = None, bytecode: Path | None = None) -> None:
+               extra_head: str | None = None, bytecode: Path | None = None,
+               stylesheets: dict[frozenset[str], str] | None = None) -> None:
     """Set up templating: the environment, the read tracker and every planned page."""
     _PAGES.clear()
     if config is None:
@@ -131,7 +132,7 @@ def init_pages(config: Config | None, site: Any, stage: Path | None,
     from blogbuild.output.plan import plan
     from blogbuild.output.templating import create_environment
 
-    env = create_environment(config, bytecode)
+    env = create_environment(config, bytecode, stylesheets)
     env.globals["site"] = site
     env.globals["extra_head"] = extra_head or ""
     tracker = Tracker()

@@ -37,6 +37,15 @@ var blogbuildFixImages = function (node) {
   }
   (node.children || []).forEach(blogbuildFixImages);
 };
+// KaTeX sets a numbered equation's MathML as a table whose spacer cells carry width="50%",
+// an attribute MathML in HTML does not have (the W3C checker rejects the page). The
+// MathML is what screen readers read; the visible layout is KaTeX's HTML, so the cells
+// simply lose the attribute.
+var blogbuildFixCells = function (node) {
+  if (!node || typeof node !== "object") return;
+  if (node.type === "mtd" && node.attributes) delete node.attributes.width;
+  (node.children || []).forEach(blogbuildFixCells);
+};
 var blogbuildRender = function (tex, displayMode, options) {
   var warnings = [];
   var settings = {
@@ -59,6 +68,7 @@ var blogbuildRender = function (tex, displayMode, options) {
   try {
     var tree = katex.__renderToDomTree(tex, settings);
     if (tex.indexOf("includegraphics") >= 0) blogbuildFixImages(tree);
+    if (displayMode) blogbuildFixCells(tree);
     var result = {html: tree.toMarkup(), warnings: warnings};
     if (options.output !== "mathml") {
       // The feed's variant: MathML alone, readable without KaTeX's stylesheet.

@@ -36,6 +36,9 @@ class Update:
     rendered: int = 0  # sources rendered
     pages: int = 0  # pages templated (written or found unchanged)
     seconds: float = 0.0
+    #: Old -> new path of each page stylesheet a batch of stylesheet edits renamed; the
+    #: pages written then differ only in that link, and a browser can swap it in place.
+    restyled: dict[str, str] = field(default_factory=dict)
 
 
 class LiveBuild:
@@ -94,7 +97,15 @@ class LiveBuild:
             return self.full()
         if self.engine is None or self.needs_full:
             return self.full()
-        return self._run(publish, self._edited(paths))
+        before = dict(self.engine.stylesheets)
+        update = self._run(publish, self._edited(paths))
+        templates = self.config.root / "templates"
+        if all(p.suffix == ".css" and not p.is_relative_to(templates)
+               for p in map(_located, paths)):
+            after = self.engine.stylesheets
+            update.restyled = {before[n]: after[n] for n in after
+                               if n in before and before[n] != after[n]}
+        return update
 
     def _edited(self, paths: Iterable[Path]) -> Sources | None:
         """The sources of the last run with only these files read again, when they are all

@@ -36,13 +36,15 @@
   }
 
   // -- stylesheets ---------------------------------------------------------------------
-  function swapStyles(paths, build) {
+  // `renamed`: old -> new path of page stylesheets whose name changed with their bytes.
+  function swapStyles(paths, renamed, build) {
     for (const link of document.querySelectorAll('link[rel~="stylesheet"]')) {
       const url = new URL(link.href, location.href);
-      if (url.origin !== location.origin || !paths.includes(url.pathname)) continue;
+      const next = renamed[url.pathname];
+      if (url.origin !== location.origin || !(next || paths.includes(url.pathname))) continue;
       const fresh = link.cloneNode();
       url.searchParams.set("blogbuild", String(build));
-      fresh.href = url.pathname + url.search;
+      fresh.href = next || url.pathname + url.search;
       fresh.addEventListener("load", () => link.remove(), { once: true });
       fresh.addEventListener("error", () => fresh.remove(), { once: true });
       link.after(fresh);
@@ -162,7 +164,7 @@
     source.addEventListener("css", (event) => {
       const data = JSON.parse(event.data);
       seen = data.build;
-      swapStyles(data.paths || [], data.build);
+      swapStyles(data.paths || [], data.renamed || {}, data.build);
     });
     source.addEventListener("errors", (event) => {
       const data = JSON.parse(event.data);

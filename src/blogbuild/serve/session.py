@@ -215,8 +215,13 @@ class Session:
         pages = {p for p in written | (update.removed - index) if p in self.live.pages
                  or p in update.removed or p.endswith(".html")}
         other = written - css - pages
+        if update.restyled:  # pages that differ only in a renamed stylesheet: swapped in place
+            pages = set()
         if css:
-            broker.publish("css", {"paths": sorted(self.state.base_path + p for p in css)})
+            base = self.state.base_path
+            broker.publish("css", {"paths": sorted(base + p for p in css),
+                                   "renamed": {base + old: base + new
+                                               for old, new in update.restyled.items()}})
         if other:
             broker.publish("reload")  # an image or a script: any page may show it
         elif pages:

@@ -235,8 +235,9 @@ def video(meta: Mapping[str, Any]) -> str:
         title = caption or f"{host} video"
         frame = (f'<div class="video-frame" data-embed="{escapeHtml(meta["embed"])}" '
                  f'data-title="{escapeHtml(title)}">'
-                 f'<a class="video-facade" href="{page}" aria-label="{escapeHtml(label)}">'
+                 f'<a class="video-facade" href="{page}">'
                  '<span class="video-play" aria-hidden="true"></span>'
+                 f'<span class="video-label">{escapeHtml(label)}</span>'
                  f'<span class="video-note">{host} · loads when you click</span></a></div>')
     return f"<figure {root}>\n{frame}\n{_caption(meta)}</figure>\n"
 
@@ -274,7 +275,7 @@ def hf_space(meta: Mapping[str, Any]) -> str:
         f'<figure {_root_attrs(meta, "hf-space")}>\n'
         f'<div class="hf-space-frame" style="height: {meta["height"]}px" '
         f'data-embed="{escapeHtml(meta["app"])}" data-title="Hugging Face Space {repo}">'
-        f'<a class="hf-space-facade" href="{page}" aria-label="Load the Hugging Face Space {repo}">'
+        f'<a class="hf-space-facade" href="{page}">'
         f"{_SPACE_ICON}"
         f'<span class="hf-space-name">{repo}</span>'
         '<span class="hf-space-note">Hugging Face Space · loads when you click</span></a></div>\n'
