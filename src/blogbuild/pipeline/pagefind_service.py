@@ -3,13 +3,14 @@
 Pagefind's own Python API (`pagefind.index.PagefindIndex`) speaks this same protocol, but
 its reader sleeps a tenth of a second before every answer, so 1,000 pages cost 100 s. This
 client sends the same messages (`NewIndex`, `AddFile`, `GetFiles`) one at a time and reads
-each answer as soon as it comes: 1,000 posts take well under a second. Only the program is
+each answer as soon as it comes, so the time is Pagefind's own indexing. Only the program is
 found through the `pagefind` package (`PAGEFIND_BINARY_PATH`, `pagefind_bin`, the PATH).
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import importlib.util
 import json
 import os
@@ -69,7 +70,11 @@ class Service:
             raise SearchUnavailable(f"cannot run {path}: {exc.strerror or exc}") from None
         self.last_id = 0
         self.buffer = b""
-        self.index = int(self._send({"type": "NewIndex", "config": config})["index_id"])
+        try:
+            self.index = int(self._send({"type": "NewIndex", "config": config})["index_id"])
+        except BaseException:
+            self.close()
+            raise
 
     def __enter__(self) -> Service:
         return self
@@ -80,7 +85,8 @@ class Service:
 
     def close(self) -> None:
         if self.process.stdin is not None:
-            self.process.stdin.close()
+            with contextlib.suppress(OSError):  # it stopped already
+                self.process.stdin.close()
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
