@@ -65,6 +65,12 @@ def test_click_opens_and_escape_closes(home: Any) -> None:
     page.keyboard.press("/")
     page.get_by_role("button", name="Close").click()
     dialog.wait_for(state="hidden", timeout=TIMEOUT)
+    # A click inside the dialog keeps it open; one on the backdrop closes it.
+    page.keyboard.press("/")
+    dialog.click(position={"x": 5, "y": 5})
+    assert dialog.is_visible()
+    page.mouse.click(5, 700)
+    dialog.wait_for(state="hidden", timeout=TIMEOUT)
     # `/` typed in another field is text, not the shortcut.
     results = search(page, "97531864", "No results")
     assert results.count() == 0

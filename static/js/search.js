@@ -21,7 +21,9 @@ if (link) {
   const form = el("div", {}, el("label", {htmlFor: "search-input"}, "Search posts"), input);
   form.setAttribute("role", "search");
   const close = el("button", {type: "button", className: "search-link search-close"}, "Close");
-  const dialog = el("dialog", {className: "search-dialog"}, close, form, status, list);
+  // The dialog has no padding of its own: a click on the dialog itself is on the backdrop.
+  const dialog = el("dialog", {className: "search-dialog"},
+                    el("div", {className: "search-box"}, close, form, status, list));
   dialog.setAttribute("aria-label", "Search");
   link.replaceWith(button);
   document.body.append(dialog);
