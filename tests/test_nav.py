@@ -3,8 +3,12 @@ built pages as a browser parses them."""
 
 from __future__ import annotations
 
+import datetime as dt
+import random
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from types import SimpleNamespace as NS
+from typing import Any
 
 import html5lib
 import pytest
@@ -13,6 +17,7 @@ from PIL import Image
 from blogbuild.commands.build import BuildReport, build
 from blogbuild.diagnostics import BuildFailed
 from blogbuild.pipeline.covers import image_size
+from blogbuild.pipeline.nav import related_posts
 
 SITE_YAML = 'title: "Nav"\nbase_url: "https://example.org/blog/"\nposts_per_page: 20\n'
 
@@ -209,3 +214,32 @@ def test_a_sideways_photo_reports_its_shown_size(tmp_path: Path) -> None:
     exif[0x0112] = 6  # rotated 90 degrees
     Image.new("RGB", (40, 30)).save(path, exif=exif)
     assert image_size(path) == (30, 40)
+
+
+def brute_related(posts: list[Any], limit: int = 3) -> dict[str, tuple[Any, ...]]:
+    """The definition, pair by pair."""
+    out = {}
+    for post in posts:
+        own = {p.source for p in (post.series.posts if post.series else [post])}
+        mine = {t.slug for t in post.tags}
+        scored = [(-len(mine & {t.slug for t in o.tags}), -o.date.timestamp(), o.title, o)
+                  for o in posts if o.source not in own and not o.meta.draft]
+        best = [s[3] for s in sorted(scored, key=lambda s: s[:3]) if s[0] < 0][:limit]
+        if best:
+            out[post.source] = tuple(best)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_related_posts_match_the_pairwise_definition(seed: int) -> None:
+    rng = random.Random(seed)
+    posts: list[Any] = []
+    for i in range(60):
+        tags = [NS(slug=f"t{t}") for t in rng.sample(range(7), rng.randint(0, 5))]
+        date = dt.datetime(2024, 1, 1) + dt.timedelta(days=rng.randint(0, 20))
+        posts.append(NS(source=f"p{i}", title=f"T{rng.randint(0, 9)}{i}", date=date,
+                        tags=tuple(tags), series=None, meta=NS(draft=rng.random() < 0.1)))
+    series = NS(posts=posts[:4])
+    for post in series.posts:
+        post.series = series
+    assert related_posts(posts) == brute_related(posts)

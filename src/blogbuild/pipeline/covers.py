@@ -15,6 +15,9 @@ from blogbuild.urls import has_scheme
 
 #: EXIF orientations that turn a picture on its side: its width and height swap.
 _SIDEWAYS = {5, 6, 7, 8}
+#: Formats whose EXIF sits in the header (a PNG's may follow its pixels: reading it costs
+#: milliseconds, and cameras do not write PNG).
+_EXIF_FORMATS = {"JPEG", "MPO", "WEBP", "TIFF"}
 
 
 def cover_of(post: Post, assets: dict[str, str], by_url: dict[str, str], config: Config
@@ -70,7 +73,7 @@ def image_size(path: Path) -> tuple[int, int] | None:
     try:
         with Image.open(path) as image:
             width, height = image.size
-            if image.getexif().get(0x0112) in _SIDEWAYS:
+            if image.format in _EXIF_FORMATS and image.getexif().get(0x0112) in _SIDEWAYS:
                 width, height = height, width
     except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
         return None
