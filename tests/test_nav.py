@@ -142,6 +142,9 @@ def test_related_posts_rank_by_shared_tags_then_newest_then_title(tmp_path: Path
         "one-old": "date: 2023-01-01\ntags: [a]",
         "none": "date: 2024-06-01\ntags: [z]",
         "draft": "date: 2024-06-01\ntags: [a, b, c]\ndraft: true",
+        # its older and newer neighbours: linked below the post already
+        "older": "date: 2023-12-31\ntags: [a, b, c]",
+        "newer": "date: 2024-01-01T06:00:00\ntags: [a, b, c]",
     })
     run(root)
     assert related(root, "base") == ["Two-New", "Two-Old", "One-W"]
@@ -149,7 +152,7 @@ def test_related_posts_rank_by_shared_tags_then_newest_then_title(tmp_path: Path
     assert "Draft" not in related(root, "two-old")
 
 
-def test_related_posts_leave_out_the_series_box_parts(tmp_path: Path) -> None:
+def test_related_posts_leave_out_the_series_parts(tmp_path: Path) -> None:
     root = make_site(tmp_path, {
         "p1": "date: 2024-01-01\ntags: [a]\nseries: S",
         "p2": "date: 2024-01-02\ntags: [a]\nseries: S",
@@ -220,7 +223,8 @@ def brute_related(posts: list[Any], limit: int = 3) -> dict[str, tuple[Any, ...]
     """The definition, pair by pair."""
     out = {}
     for post in posts:
-        own = {p.source for p in (post.series.posts if post.series else [post])}
+        own = {p.source for p in [post, post.previous, post.next,
+                                  *(post.series.posts if post.series else [])] if p}
         mine = {t.slug for t in post.tags}
         scored = [(-len(mine & {t.slug for t in o.tags}), -o.date.timestamp(), o.title, o)
                   for o in posts if o.source not in own and not o.meta.draft]
@@ -239,6 +243,8 @@ def test_related_posts_match_the_pairwise_definition(seed: int) -> None:
         date = dt.datetime(2024, 1, 1) + dt.timedelta(days=rng.randint(0, 20))
         posts.append(NS(source=f"p{i}", title=f"T{rng.randint(0, 9)}{i}", date=date,
                         tags=tuple(tags), series=None, meta=NS(draft=rng.random() < 0.1)))
+    for post in posts:
+        post.previous, post.next = rng.choice(posts), rng.choice([None, *posts])
     series = NS(posts=posts[:4])
     for post in series.posts:
         post.series = series

@@ -61,8 +61,8 @@ def group_series(posts: list[Post]) -> tuple[dict[str, Series], list[Diagnostic]
 
 def related_posts(posts: list[Post], limit: int = RELATED) -> dict[str, tuple[Post, ...]]:
     """For each post (by source), up to `limit` others ranked by the number of tags they
-    share with it, then newest first, then by title. Drafts and parts of the post's own
-    series (its series box lists them) are left out; so are posts that share no tag.
+    share with it, then newest first, then by title. Posts its page links already (its
+    series, older and newer) are left out, as are drafts and posts that share no tag.
 
     Each tag is a bit set over the posts numbered in the tie order (Python ints, so the
     set operations run in C, a machine word per 64 posts). For a post with k tags,
@@ -76,8 +76,8 @@ def related_posts(posts: list[Post], limit: int = RELATED) -> dict[str, tuple[Po
     bit = {post.source: 1 << i for i, post in enumerate(ranked)}
     related: dict[str, tuple[Post, ...]] = {}
     for post in posts:
-        own = [post] if post.series is None else post.series.posts
-        left_out = sum(bit.get(p.source, 0) for p in own)
+        own = [post, post.previous, post.next, *(post.series.posts if post.series else ())]
+        left_out = sum({bit.get(p.source, 0) for p in own if p is not None})
         best = _best(_levels([masks[t.slug] for t in post.tags if t.slug in masks]),
                      left_out, limit)
         if best:
