@@ -88,6 +88,28 @@ def test_series_box_lists_the_parts_in_order_and_marks_this_one(tmp_path: Path) 
     assert page(root, "posts/aside/index.html").find(".//nav[@class='series']") is None
 
 
+def test_the_series_page_lists_the_parts_in_reading_order(tmp_path: Path) -> None:
+    root = make_site(tmp_path, SERIES)
+    run(root)
+    box = page(root, "posts/intro/index.html").find(".//nav[@class='series']//a")
+    assert box is not None and box.get("href") == "/blog/series/deep-dive/"
+    listing = page(root, "series/deep-dive/index.html")
+    assert [text(h) for h in listing.findall(".//h2[@class='post-item-title']")] == [
+        "Intro", "Middle", "Finale"]
+    assert "https://example.org/blog/series/deep-dive/" in (
+        root / "_site" / "sitemap.xml").read_text()
+
+
+def test_a_page_where_the_series_page_goes_is_an_error(tmp_path: Path) -> None:
+    root = make_site(tmp_path, SERIES)
+    (root / "content" / "series").mkdir()
+    (root / "content" / "series" / "deep-dive.md").write_text("# Mine\n")
+    with pytest.raises(BuildFailed) as failed:
+        run(root)
+    assert any("series/deep-dive/index.html" in d.message and "Deep dive" in d.message
+               for d in failed.value.diagnostics)
+
+
 def test_series_order_places_parts_and_a_shared_number_is_a_warning(tmp_path: Path) -> None:
     root = make_site(tmp_path, {
         "one": "date: 2024-03-01\nseries: Tour\nseries_order: 1",

@@ -63,6 +63,11 @@ class Series:
     slug: str
     posts: tuple[Post, ...]
 
+    @property
+    def url(self) -> str:
+        """Where the series' page lists its parts (a series of one post has none)."""
+        return f"/series/{self.slug}/"
+
     def number(self, post: Post) -> int:
         """The post's part number, from 1."""
         return next(i for i, p in enumerate(self.posts, 1) if p is post)
