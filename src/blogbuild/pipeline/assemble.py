@@ -20,6 +20,8 @@ from blogbuild.content.linkmap import (
 from blogbuild.content.models import Bodies, Post, Ref, Site, Tag, link
 from blogbuild.diagnostics import Diagnostic, error, warning
 from blogbuild.output.claims import Claims, Owner
+from blogbuild.pipeline.covers import cover_of
+from blogbuild.pipeline.nav import group_series, related_posts
 from blogbuild.pipeline.records import RenderResult, shorten
 from blogbuild.urls import output_path, slugify, unsafe_path
 
@@ -167,14 +169,30 @@ def assemble(
     for post in posts:
         if post.date:
             years[post.date.year].append(post)
+    series, series_problems = group_series(posts)
     site = Site(
         posts=posts,
         pages=sorted(pages, key=lambda p: p.url),
         tags=tags,
         years=sorted(years.items(), reverse=True),
         assets=asset_urls(assets, bundles),
+        series=series,
     )
-    return site, diagnostics
+    site.link_series()
+    site.related = related_posts(posts)
+    site.link_series()
+    return site, [*diagnostics, *series_problems, *_covers(site, config)]
+
+
+def _covers(site: Site, config: Config) -> list[Diagnostic]:
+    """Give every post and page its cover image; a warning for each that cannot be read."""
+    by_url = {url: rel for rel, url in site.assets.items()}
+    problems = []
+    for post in [*site.posts, *site.pages]:
+        post.cover, problem = cover_of(post, site.assets, by_url, config)
+        if problem is not None:
+            problems.append(problem)
+    return problems
 
 
 def _body_id(digest: str, resolved: tuple[tuple[str, str | None], ...],
