@@ -101,13 +101,14 @@ class PostMeta:
     slug: str | None
     image: str | None
     math: bool
-    comments: bool
+    comments: bool | None  # None: not in the front matter (the site's default applies)
     extra: dict[str, Any] = field(default_factory=dict)
     #: Old URLs of the post as site-root paths (`/old/post/`, `/2019/05/x.html`): each
     #: gets a page that redirects to the post (see blogbuild.content.redirects).
     aliases: Aliases = ()
     #: Warnings about the front matter: (line, message).
     notes: Notes = ()
+    comments_line: int = 0  # where `comments:` is written (messages point there)
 
 
 KNOWN = {"title", "date", "updated", "author", "description", "tags", "draft", "slug",
@@ -262,6 +263,7 @@ def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
     names = [*read.names("tags"), *read.names("tag"), *read.names("categories"),
              *read.names("category")]
     aliases, notes = _redirects(read)
+    comments_node = read.node("comments")
     return PostMeta(
         title=read.string("title"),
         date=date,
@@ -273,7 +275,8 @@ def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
         slug=slug,
         image=image,
         math=read.boolean("math"),
-        comments=read.boolean("comments"),
+        comments=read.boolean("comments") if comments_node is not None else None,
+        comments_line=read.line(comments_node) if comments_node is not None else 0,
         extra={k: v for k, v in fm.data.items() if k not in KNOWN},
         aliases=aliases,
         notes=notes,
