@@ -54,7 +54,7 @@ def open_page(browser: Any, built: Path,
     base = http_server(built)
     contexts = []
 
-    def open_(path: str, theme: str = "light") -> Any:
+    def open_(path: str, theme: str = "light", observer: bool = True) -> Any:
         context = browser.new_context(color_scheme=theme, viewport={"width": 1000, "height": 700})
         contexts.append(context)
         page = context.new_page()
@@ -80,6 +80,8 @@ def open_page(browser: Any, built: Path,
         context.route("**/*", route)
         page.add_init_script(f"if (location.hostname === '127.0.0.1') "
                              f"localStorage.setItem('blogbuild-theme', '{theme}')")
+        if not observer:  # only the button can load the comments then
+            page.add_init_script("delete window.IntersectionObserver")
         page.goto(base + path)
         page.wait_for_load_state("load")
         return page
@@ -96,7 +98,7 @@ def giscus_scripts(page: Any) -> list[dict[str, str]]:
 
 
 def test_nothing_is_asked_of_giscus_until_the_reader_clicks(open_page: Callable[..., Any]) -> None:
-    page = open_page("posts/long/")
+    page = open_page("posts/long/", observer=False)
     page.wait_for_timeout(300)
     assert page.giscus == [] and giscus_scripts(page) == []
     button = page.get_by_role("button", name="Load comments")
@@ -114,6 +116,7 @@ def test_nothing_is_asked_of_giscus_until_the_reader_clicks(open_page: Callable[
         "reactionsEnabled": "0", "emitMetadata": "0", "inputPosition": "bottom",
         "lang": "en", "theme": "light", "loading": "lazy"}
     assert page.locator(".comments-load").count() == 0
+    assert page.evaluate("document.activeElement.matches('[data-comments]')")
     assert page.elsewhere == [] and page.errors == []
 
 
@@ -128,9 +131,20 @@ def test_scrolling_to_the_comments_loads_them(open_page: Callable[..., Any]) -> 
     assert page.giscus.count("https://giscus.app/client.js") == 1
 
 
+def test_a_focused_button_that_goes_away_leaves_the_focus_on_the_section(
+        open_page: Callable[..., Any]) -> None:
+    page = open_page("posts/long/")
+    page.evaluate("document.querySelector('.comments-load').focus({preventScroll: true})")
+    assert page.giscus == []
+    page.locator("#post-comments").scroll_into_view_if_needed()  # the observer loads them
+    page.wait_for_selector("iframe.giscus-frame")
+    assert page.locator(".comments-load").count() == 0
+    assert page.evaluate("document.activeElement.matches('[data-comments]')")
+
+
 def test_dark_page_gets_the_dark_theme_and_later_changes_follow(
         open_page: Callable[..., Any]) -> None:
-    page = open_page("posts/long/", theme="dark")
+    page = open_page("posts/long/", theme="dark", observer=False)
     page.evaluate("""() => { window.echoes = [];
         addEventListener('message', (e) => e.data && e.data.echo && echoes.push(e.data.echo)); }""")
     page.get_by_role("button", name="Load comments").click()

@@ -35,6 +35,10 @@ function load() {
   script.crossOrigin = "anonymous";
   script.async = true;
   script.src = ORIGIN + "/client.js";
+  if (document.activeElement === button) { // it goes away: keep the keyboard's place
+    box.tabIndex = -1;
+    box.focus({ preventScroll: true });
+  }
   button.remove();
   box.append(script);
 }
