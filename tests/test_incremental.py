@@ -321,3 +321,5 @@ def test_comments_follow_the_site_default_and_the_post(site: Path, tmp_path: Pat
     pages = {f"posts/{name}/index.html" for name in POSTS}
     assert report.changed - {"css/comments.css", "js/comments.js"} == pages - {
         "posts/p3/index.html"}
+    report = rebuild(site, edit(site / "site.yaml", "repo: ada/c", "repo: ada/d"), tmp_path)
+    assert report.changed == pages and report.rendered == 0
