@@ -20,6 +20,7 @@ from blogbuild.commands.build import build
 from blogbuild.config import (
     CalloutType,
     CheckConfig,
+    CommentsConfig,
     Config,
     MathConfig,
     NavLink,
@@ -80,12 +81,14 @@ OTHER: dict[str, Any] = {
     "content_dir": "posts-here",
     "output_dir": "public",
     "feed_entries": 5,
+    "feed_content": "summary",
     "toc_min_headings": 1,
     "callouts": {"definition": CalloutType(title="Definition", color="#123456")},
     "math": MathConfig(macros={r"\RR": r"\mathbb{R}"}),
     "runnable": RunnableConfig(packages_url="https://example.org/pyodide/"),
     "check": CheckConfig(ignore=("https://example.org/*",)),
     "extra": {"analytics": "x"},
+    "comments": CommentsConfig(repo="a/b", repo_id="R", category="C", category_id="D"),
 }
 MATH_OTHER: dict[str, Any] = {
     "enabled": False,

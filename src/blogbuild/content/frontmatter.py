@@ -101,7 +101,7 @@ class PostMeta:
     slug: str | None
     image: str | None
     math: bool
-    comments: bool
+    comments: bool | None  # None: not in the front matter (the site's default applies)
     extra: dict[str, Any] = field(default_factory=dict)
     #: Old URLs of the post as site-root paths (`/old/post/`, `/2019/05/x.html`): each
     #: gets a page that redirects to the post (see blogbuild.content.redirects).
@@ -117,6 +117,7 @@ class PostMeta:
 
     def line_of(self, key: str) -> int:
         return dict(self.lines).get(key, 0)
+    comments_line: int = 0  # where `comments:` is written (messages point there)
 
 
 KNOWN = {"title", "date", "updated", "author", "description", "tags", "draft", "slug",
@@ -302,6 +303,7 @@ def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
     series, series_order, series_notes = read.series()
     lines = tuple((key, read.line(fm.nodes[key])) for key in ("image", "series", "series_order",
                                                                "series_part") if key in fm.nodes)
+    comments_node = read.node("comments")
     return PostMeta(
         title=read.string("title"),
         date=date,
@@ -313,7 +315,8 @@ def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
         slug=slug,
         image=image,
         math=read.boolean("math"),
-        comments=read.boolean("comments"),
+        comments=read.boolean("comments") if comments_node is not None else None,
+        comments_line=read.line(comments_node) if comments_node is not None else 0,
         extra={k: v for k, v in fm.data.items() if k not in KNOWN},
         aliases=aliases,
         notes=notes + series_notes,

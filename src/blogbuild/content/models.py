@@ -115,6 +115,8 @@ class Post:
     needs: frozenset[str]
     word_count: int
     tags: tuple[Tag, ...] = ()
+    #: Shows the comments section (front matter `comments:`, else the site's default).
+    comments: bool = False
     #: The summary cut with `<!--more-->` as HTML (absolute links, math without a
     #: stylesheet), shown by lists and feeds; "" when there is none or a description.
     excerpt_html: str = ""

@@ -10,6 +10,8 @@ from collections.abc import Collection, Iterable
 from urllib.parse import unquote
 
 from blogbuild.config import Config
+from blogbuild.config_checks import missing_comment_keys
+from blogbuild.content.frontmatter import PostMeta
 from blogbuild.content.linkmap import (
     asset_urls,
     bundle_dir,
@@ -113,6 +115,7 @@ def assemble(
         cut = rendered.excerpt_html is not None  # the summary ends at <!--more-->
         description = meta.description or (rendered.summary if cut else None) \
             or rendered.subtitle or rendered.summary
+        comments = is_post and _wants_comments(meta, config, result.job.display, diagnostics)
         post = Post(
             kind=result.job.kind,
             source=result.job.rel,
@@ -128,7 +131,8 @@ def assemble(
             body_id=_body_id(result.digest, rendered.resolved, rendered.wiki),
             bodies=bodies,
             toc=rendered.toc,
-            needs=rendered.needs,
+            needs=rendered.needs | {"comments"} if comments else rendered.needs,
+            comments=comments,
             word_count=rendered.word_count,
             tags=tuple(tag_for(t) for t in meta.tags),
             excerpt_html=(rendered.excerpt_html or "") if meta.description is None else "",
@@ -193,6 +197,23 @@ def _covers(site: Site, config: Config) -> list[Diagnostic]:
         if problem is not None:
             problems.append(problem)
     return problems
+
+
+def _wants_comments(meta: PostMeta, config: Config, display: str,
+                    diagnostics: list[Diagnostic]) -> bool:
+    """Whether the post shows comments: its `comments:`, else the site's default. Without
+    a `comments:` block in site.yaml the key is left to a site's own templates."""
+    if config.comments is None:
+        return False
+    wanted = config.comments.enabled_by_default if meta.comments is None else meta.comments
+    missing = missing_comment_keys(config.comments)
+    if wanted and missing:  # only a post's own `comments: true` gets here (see config_checks)
+        diagnostics.append(error(
+            display, meta.comments_line,
+            f"comments: true needs {missing[0]} in site.yaml (giscus.app shows the "
+            f"repository's ids); add it there, or remove comments: true"))
+        return False
+    return wanted
 
 
 def _body_id(digest: str, resolved: tuple[tuple[str, str | None], ...],
