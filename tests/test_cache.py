@@ -20,6 +20,7 @@ from blogbuild.commands.build import build
 from blogbuild.config import (
     CalloutType,
     CheckConfig,
+    CommentsConfig,
     Config,
     MathConfig,
     NavLink,
@@ -80,6 +81,7 @@ OTHER: dict[str, Any] = {
     "content_dir": "posts-here",
     "output_dir": "public",
     "feed_entries": 5,
+    "feed_content": "summary",
     "toc_min_headings": 1,
     "search": False,
     "callouts": {"definition": CalloutType(title="Definition", color="#123456")},
@@ -87,6 +89,7 @@ OTHER: dict[str, Any] = {
     "runnable": RunnableConfig(packages_url="https://example.org/pyodide/"),
     "check": CheckConfig(ignore=("https://example.org/*",)),
     "extra": {"analytics": "x"},
+    "comments": CommentsConfig(repo="a/b", repo_id="R", category="C", category_id="D"),
 }
 MATH_OTHER: dict[str, Any] = {
     "enabled": False,

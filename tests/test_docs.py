@@ -12,7 +12,14 @@ import pytest
 from markdown_it import MarkdownIt
 
 from blogbuild import cli
-from blogbuild.config import CalloutType, CheckConfig, Config, MathConfig, RunnableConfig
+from blogbuild.config import (
+    CalloutType,
+    CheckConfig,
+    CommentsConfig,
+    Config,
+    MathConfig,
+    RunnableConfig,
+)
 from blogbuild.markdown.callouts import BUILTIN_TYPES, build_kinds
 from blogbuild.markdown.widgets import KINDS
 
@@ -86,7 +93,8 @@ def _keys(cls: type) -> list[str]:
     return [f.name for f in dataclasses.fields(cls) if f.name != "root"]
 
 
-@pytest.mark.parametrize("cls", [Config, MathConfig, RunnableConfig, CalloutType, CheckConfig],
+@pytest.mark.parametrize("cls", [Config, MathConfig, RunnableConfig, CalloutType, CheckConfig,
+                                 CommentsConfig],
                          ids=lambda c: c.__name__)
 def test_every_site_yaml_key_is_documented(cls: type) -> None:
     text = _text(DOCS / "configuration.md")

@@ -324,3 +324,35 @@ def test_a_summary_cut_with_more(site: Path, tmp_path: Path) -> None:
     assert {"index.html", "tags/c/index.html", "feed.xml"} <= report.templated
     assert '<div class="post-item-summary"><p>The summary of p6.</p>' in (
         site / "_site/index.html").read_text()
+
+
+def test_feed_content_rewrites_the_feeds_and_only_them(site: Path, tmp_path: Path) -> None:
+    to_summary = edit(site / "site.yaml", "feed_entries: 2\n",
+                      "feed_entries: 2\nfeed_content: summary\n")
+    report = rebuild(site, to_summary, tmp_path)
+    feeds = {"feed.xml", "tags/a/feed.xml", "tags/b/feed.xml", "tags/c/feed.xml"}
+    assert report.rendered == 0 and report.changed == feeds
+    assert "<content" not in (site / "_site/feed.xml").read_text()
+    report = rebuild(site, edit(site / "site.yaml", "feed_content: summary\n", ""), tmp_path)
+    assert report.changed == feeds
+    assert "<content" in (site / "_site/feed.xml").read_text()
+
+
+COMMENTS = ("comments:\n  repo: ada/c\n  repo_id: R_1\n  category: C\n  category_id: DIC_1\n"
+            "  enabled_by_default: false\n")
+
+
+def test_comments_follow_the_site_default_and_the_post(site: Path, tmp_path: Path) -> None:
+    report = rebuild(site, edit(site / "site.yaml", "feed_entries: 2\n",
+                                "feed_entries: 2\n" + COMMENTS), tmp_path)
+    assert report.rendered == 0 and report.changed == set()  # no post asks for them yet
+    report = rebuild(site, edit(posts(site, "p3"), "tags:", "comments: true\ntags:"), tmp_path)
+    assert "posts/p3/index.html" in report.changed
+    assert "post-comments" in (site / "_site/posts/p3/index.html").read_text()
+    report = rebuild(site, edit(site / "site.yaml", "enabled_by_default: false",
+                                "enabled_by_default: true"), tmp_path)
+    pages = {f"posts/{name}/index.html" for name in POSTS}
+    assert report.changed - {"css/comments.css", "js/comments.js"} == pages - {
+        "posts/p3/index.html"}
+    report = rebuild(site, edit(site / "site.yaml", "repo: ada/c", "repo: ada/d"), tmp_path)
+    assert report.changed == pages and report.rendered == 0

@@ -119,9 +119,15 @@ def test_code_blocks_report_the_code_need() -> None:
     assert "code" not in render_markdown(create_markdown(), "text\n").needs
 
 
-def test_word_count_counts_prose_and_code() -> None:
-    rendered = render_markdown(create_markdown(), "one two three\n\n```\nfour five\n```\n")
+def test_word_count_counts_prose_and_half_the_code() -> None:
+    rendered = render_markdown(create_markdown(),
+                               "one two three\n\n```\nfour five six seven\n```\n")
     assert rendered.word_count == 5
+
+
+def test_word_count_leaves_out_math_and_html() -> None:
+    text = "one $\\frac{a}{b}$ two <span class=\"x y\">three</span>\n\n$$\nx + y\n$$\n"
+    assert render_markdown(create_markdown(), text).word_count == 3
 
 
 def test_code_is_highlighted_once_for_page_and_feed(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -64,6 +64,27 @@ class CheckConfig:
 
 
 @dataclass(frozen=True)
+class CommentsConfig:
+    """giscus (GitHub Discussions) comments; the ids come from https://giscus.app."""
+
+    repo: str = ""  # owner/name
+    repo_id: str = ""
+    category: str = ""
+    category_id: str = ""
+    mapping: str = "pathname"
+    strict: bool = False
+    reactions: bool = True
+    input_position: str = "bottom"
+    #: A fixed giscus theme; None follows the page with `theme_light` and `theme_dark`.
+    theme: str | None = None
+    theme_light: str = "light"
+    theme_dark: str = "dark"
+    lang: str | None = None  # None: the site's `language`
+    #: Whether a post without `comments:` in its front matter shows them.
+    enabled_by_default: bool = True
+
+
+@dataclass(frozen=True)
 class Config:
     """The site's configuration. `root` is the folder holding site.yaml."""
 
@@ -80,12 +101,16 @@ class Config:
     content_dir: str = "content"
     output_dir: str = "_site"
     feed_entries: int = 20
+    #: "full": feed entries carry the whole post; "summary": only its summary.
+    feed_content: str = "full"
     toc_min_headings: int = 3
     search: bool = True  # a Pagefind index and the search box in the header
     callouts: dict[str, CalloutType] = field(default_factory=dict)
     math: MathConfig = field(default_factory=MathConfig)
     runnable: RunnableConfig = field(default_factory=RunnableConfig)
     check: CheckConfig = field(default_factory=CheckConfig)
+    #: None: no `comments:` block, so the theme shows no comments.
+    comments: CommentsConfig | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -13,7 +13,7 @@ from blogbuild.diagnostics import ConfigError
 from blogbuild.urls import has_scheme, is_allowed_url, output_path, scheme_of, unsafe_path
 
 if TYPE_CHECKING:
-    from blogbuild.config import Config
+    from blogbuild.config import CommentsConfig, Config
 
 PERMALINK_FIELDS = ("slug", "year", "month", "day")
 MATH_OUTPUTS = ("html", "htmlAndMathml", "mathml")
@@ -22,6 +22,12 @@ _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*")
 _MACRO_NAME = re.compile(r"\\(?:[A-Za-z@]+|[^A-Za-z@\s])")
 _PARENT = re.compile(r"(?:\.[^.\[]*|\[\d+\])$")
 _UNSAFE_URL_CHARS = re.compile(r"[\x00-\x20\"'<>\\^`{|}\x7f]")
+#: giscus' page-to-discussion mappings; "number" is refused (each post would need its own).
+COMMENT_MAPPINGS = ("pathname", "url", "title", "og:title", "specific")
+COMMENT_REQUIRED = ("repo", "repo_id", "category", "category_id")
+_REPO = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}")
+_GISCUS_ID = re.compile(r"[A-Za-z0-9_=-]+")
+_GISCUS_THEME = re.compile(r"[A-Za-z0-9_-]+")
 
 
 class _Checker:
@@ -71,6 +77,9 @@ def validate(config: Config, source: str, lines: dict[str, int]) -> None:
     check.at_least("posts_per_page", config.posts_per_page, 1)
     check.at_least("feed_entries", config.feed_entries, 1)
     check.at_least("toc_min_headings", config.toc_min_headings, 1)
+    if config.feed_content not in ("full", "summary"):
+        raise check.fail("feed_content", f"must be full (whole posts in the feeds) or summary, "
+                                         f"not {config.feed_content!r}")
     problem = base_url_problem(config.base_url)
     if problem is not None:
         raise check.fail("base_url", problem)
@@ -97,6 +106,51 @@ def validate(config: Config, source: str, lines: dict[str, int]) -> None:
             raise check.fail(f"math.macros.{name}", "is not a TeX command name; write it "
                                                     "with a backslash, e.g. \"\\\\RR\"")
     _check_plugins(check, config)
+    if config.comments is not None:
+        _check_comments(check, config.comments)
+
+
+def missing_comment_keys(comments: CommentsConfig | None) -> list[str]:
+    """The giscus settings a post with comments needs and site.yaml does not give."""
+    if comments is None:
+        return [f"comments.{key}" for key in COMMENT_REQUIRED]
+    return [f"comments.{key}" for key in COMMENT_REQUIRED if not getattr(comments, key).strip()]
+
+
+def _check_comments(check: _Checker, comments: CommentsConfig) -> None:
+    """Every value goes into an attribute of the page and to giscus: only plain forms."""
+    if comments.repo and not _REPO.fullmatch(comments.repo):
+        raise check.fail("comments.repo", f"must be a GitHub repository as owner/name (e.g. "
+                                          f"ada/blog-comments), not {comments.repo!r}")
+    for key in ("repo_id", "category_id"):
+        value = getattr(comments, key)
+        if value and not _GISCUS_ID.fullmatch(value):
+            raise check.fail(f"comments.{key}", f"must be the id giscus.app shows (letters, "
+                                                f"digits, '_', '-'), not {value!r}")
+    if comments.mapping not in COMMENT_MAPPINGS:
+        hint = " ('number' needs one discussion number per post; use specific)" \
+            if comments.mapping == "number" else ""
+        raise check.fail("comments.mapping", f"must be one of {', '.join(COMMENT_MAPPINGS)}"
+                                             f"{hint}, not {comments.mapping!r}")
+    if comments.input_position not in ("top", "bottom"):
+        raise check.fail("comments.input_position", f"must be top or bottom, not "
+                                                    f"{comments.input_position!r}")
+    for key in ("theme", "theme_light", "theme_dark"):
+        value = getattr(comments, key)
+        if value is not None and not _GISCUS_THEME.fullmatch(value) and \
+                not (value.startswith("https://") and base_url_problem(value) is None):
+            raise check.fail(f"comments.{key}", f"must be a giscus theme name such as light, "
+                                                f"dark or dark_dimmed, or an https:// URL of "
+                                                f"a theme stylesheet, not {value!r}")
+    if comments.lang is not None and not _LANGUAGE.fullmatch(comments.lang):
+        raise check.fail("comments.lang", f"must be a language tag such as en, fr or zh-CN, "
+                                          f"not {comments.lang!r}")
+    missing = missing_comment_keys(comments)
+    if comments.enabled_by_default and missing:
+        raise check.fail(missing[0], "is missing: every post shows comments (comments."
+                                     "enabled_by_default is true), and giscus needs repo, "
+                                     "repo_id, category and category_id (giscus.app shows "
+                                     "them); add it, or set enabled_by_default: false")
 
 
 def _check_date_format(check: _Checker, fmt: str) -> None:

@@ -101,13 +101,23 @@ class PostMeta:
     slug: str | None
     image: str | None
     math: bool
-    comments: bool
+    comments: bool | None  # None: not in the front matter (the site's default applies)
     extra: dict[str, Any] = field(default_factory=dict)
     #: Old URLs of the post as site-root paths (`/old/post/`, `/2019/05/x.html`): each
     #: gets a page that redirects to the post (see blogbuild.content.redirects).
     aliases: Aliases = ()
     #: Warnings about the front matter: (line, message).
     notes: Notes = ()
+    #: The series the post is a part of, and its place there when not by date.
+    series: str | None = None
+    series_order: int | None = None
+    image_alt: str | None = None  # what the cover image shows; None: it is decorative
+    #: Lines of the keys a later stage may warn about (`image`, `series`, `series_order`).
+    lines: tuple[tuple[str, int], ...] = ()
+
+    def line_of(self, key: str) -> int:
+        return dict(self.lines).get(key, 0)
+    comments_line: int = 0  # where `comments:` is written (messages point there)
 
 
 KNOWN = {"title", "date", "updated", "author", "description", "tags", "draft", "slug",
@@ -208,6 +218,34 @@ class _Reader:
                 names.append(text.strip())
         return tuple(names)
 
+    def series(self) -> tuple[str | None, int | None, Notes]:
+        """`series: Name`, Hugo's `series: [Name]`, or `series: {name: Name, part: 2}`; the
+        place from `part`, else `series_order` (or `series_part`), else the date. Of a
+        list of several series (Hugo allows it) the first counts, with a warning."""
+        node, part = self.node("series"), None
+        notes: Notes = ()
+        hint = "write series: Name (and series_order: 2 to place the post yourself)"
+        if isinstance(node, MappingNode):
+            items = {str(k.value): v for k, v in node.value}
+            node, part = items.get("name"), items.get("part")
+            if node is None:
+                raise self.fail(f"'series' needs a 'name:'; {hint}", self.fm.nodes["series"])
+        elif isinstance(node, SequenceNode):
+            if len(node.value) > 1:
+                notes = ((self.line(node), f"a post is in one series: only the first of "
+                          f"these {len(node.value)} is used"),)
+            node = node.value[0] if node.value else None
+        if node is not None and (not isinstance(node, ScalarNode) or node.tag == BOOL):
+            raise self.fail(f"'series' must be a name, not {describe(node)}; {hint}", node)
+        name = " ".join((text_of(node) or "").split()) if node is not None else ""
+        part = part or self.node("series_order") or self.node("series_part")
+        order = to_python(part, self.fm.doc) if part is not None and part.tag == INT \
+            and self.fm.doc is not None else None
+        if part is not None and (order is None or order < 1):
+            raise self.fail(f"a post's place in its series must be a whole number from 1, "
+                            f"not {describe(part)}", part)
+        return name or None, order, notes
+
     def paths(self, key: str) -> list[tuple[str, Node]]:
         """The old URLs of `key` (one string or a list of them), each with its node."""
         node = self.node(key)
@@ -262,6 +300,10 @@ def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
     names = [*read.names("tags"), *read.names("tag"), *read.names("categories"),
              *read.names("category")]
     aliases, notes = _redirects(read)
+    series, series_order, series_notes = read.series()
+    lines = tuple((key, read.line(fm.nodes[key])) for key in ("image", "series", "series_order",
+                                                               "series_part") if key in fm.nodes)
+    comments_node = read.node("comments")
     return PostMeta(
         title=read.string("title"),
         date=date,
@@ -273,10 +315,15 @@ def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
         slug=slug,
         image=image,
         math=read.boolean("math"),
-        comments=read.boolean("comments"),
+        comments=read.boolean("comments") if comments_node is not None else None,
+        comments_line=read.line(comments_node) if comments_node is not None else 0,
         extra={k: v for k, v in fm.data.items() if k not in KNOWN},
         aliases=aliases,
-        notes=notes,
+        notes=notes + series_notes,
+        series=series,
+        series_order=series_order,
+        image_alt=read.string("image_alt"),
+        lines=lines,
     )
 
 

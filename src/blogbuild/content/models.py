@@ -45,6 +45,34 @@ class Tag:
     feed_url: str
 
 
+@dataclass(frozen=True)
+class Cover:
+    """A post's `image:` as lists and its page show it; no size when it cannot be read."""
+
+    url: str  # a site-root path or an http(s) URL
+    width: int | None
+    height: int | None
+    alt: str
+
+
+@dataclass(frozen=True, eq=False)
+class Series:
+    """Posts that name one `series:`, in reading order (their `series_order`, else date)."""
+
+    name: str
+    slug: str
+    posts: tuple[Post, ...]
+
+    @property
+    def url(self) -> str:
+        """Where the series' page lists its parts (a series of one post has none)."""
+        return f"/series/{self.slug}/"
+
+    def number(self, post: Post) -> int:
+        """The post's part number, from 1."""
+        return next(i for i, p in enumerate(self.posts, 1) if p is post)
+
+
 class MissingBody(LookupError):
     """A rendered body that is not where it should be (a damaged or pruned render store):
     the build renders the source again; never shown to an author."""
@@ -87,20 +115,26 @@ class Post:
     needs: frozenset[str]
     word_count: int
     tags: tuple[Tag, ...] = ()
+    #: Shows the comments section (front matter `comments:`, else the site's default).
+    comments: bool = False
     #: The summary cut with `<!--more-->` as HTML (absolute links, math without a
     #: stylesheet), shown by lists and feeds; "" when there is none or a description.
     excerpt_html: str = ""
+    cover: Cover | None = None
     bodies: Bodies | None = field(default=None, repr=False, compare=False)
     previous: Post | None = field(default=None, repr=False)
     next: Post | None = field(default=None, repr=False)
+    series: Series | None = field(default=None, repr=False, compare=False)
+    #: Up to three other posts that share most tags with this one (see pipeline.related).
+    related: tuple[Post, ...] = field(default=(), repr=False, compare=False)
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled without its neighbours (a chain of thousands of posts would overflow the
-        stack); `Site` links them again from the order of its posts."""
-        return {k: v for k, v in vars(self).items() if k not in ("previous", "next")}
+        """Pickled without the posts it links to (a chain of thousands of posts would
+        overflow the stack); `Site` links them again."""
+        return {k: v for k, v in vars(self).items() if k not in _LINKS}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        vars(self).update(state, previous=None, next=None)
+        vars(self).update(state, previous=None, next=None, series=None, related=())
 
     @property
     def html(self) -> str:
@@ -142,6 +176,9 @@ class Paginator:
     next_url: str | None
 
 
+_LINKS = ("previous", "next", "series", "related")
+
+
 @dataclass
 class Site:
     posts: list[Post]  # newest first
@@ -149,10 +186,21 @@ class Site:
     tags: dict[str, tuple[Tag, list[Post]]]  # slug -> (tag, posts newest first)
     years: list[tuple[int, list[Post]]]  # newest year first
     assets: dict[str, str]  # content-relative source path -> site-root URL path
+    series: dict[str, Series] = field(default_factory=dict)  # slug -> series
+    related: dict[str, tuple[Post, ...]] = field(default_factory=dict)  # by source
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         vars(self).update(state)
         link(self.posts)
+        self.link_series()
+
+    def link_series(self) -> None:
+        """Give every post its series and related posts, which `Site` keeps."""
+        for series in self.series.values():
+            for post in series.posts:
+                post.series = series
+        for post in self.posts:
+            post.related = self.related.get(post.source, ())
 
 
 def link(posts: list[Post]) -> None:

@@ -28,7 +28,7 @@ MAIN_CSS = "css/main.css"
 CODE_CSS = "css/pygments.css"
 #: Stylesheets every page gets after css/main.css, in this order. A feature of the theme
 #: that every page shows (a header widget, the footer) puts its CSS file here.
-THEME_PARTS: tuple[str, ...] = ("css/search.css",)
+THEME_PARTS: tuple[str, ...] = ("css/nav.css", "css/search.css")
 #: Needs whose stylesheets are not (only) css/<need>.css.
 NEED_PARTS: dict[str, tuple[str, ...]] = {
     "code": (CODE_CSS,),

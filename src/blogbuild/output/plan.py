@@ -79,6 +79,16 @@ def _lists(site: Site, config: Config) -> Iterator[PlannedPage]:
         yield PlannedPage(tag.url, output_path(tag.url), "tag.html",
                           {"page": None, "tag": tag, "posts": posts, "needs": frozenset()},
                           owner=Owner(f"the page of the tag '{tag.name}'", posts[-1].display))
+    for series in site.series.values():
+        if len(series.posts) > 1:
+            yield PlannedPage(series.url, output_path(series.url), "series.html",
+                              {"page": None, "series": series, "posts": list(series.posts),
+                               "needs": frozenset()},
+                              owner=Owner(f"the page of the series '{series.name}'",
+                                          series.posts[0].display,
+                                          series.posts[0].meta.line_of("series"),
+                                          fix="rename the series, or give the other "
+                                              "page another slug"))
     yield PlannedPage("/tags/", "tags/index.html", "tags.html",
                       {"page": None, "needs": frozenset()})
     yield PlannedPage("/archive/", "archive/index.html", "archive.html",
@@ -96,7 +106,8 @@ def _feeds(site: Site, config: Config) -> Iterator[PlannedPage]:
                            "home_url": tag.url, "entries": posts[: config.feed_entries]},
                           owner=Owner(f"the feed of the tag '{tag.name}'", posts[-1].display))
     yield PlannedPage("/sitemap.xml", "sitemap.xml", "sitemap.xml",
-                      {"documents": [*site.posts, *site.pages], "tags": site.tags})
+                      {"documents": [*site.posts, *site.pages], "tags": site.tags,
+                       "series": [s for s in site.series.values() if len(s.posts) > 1]})
     yield PlannedPage("/robots.txt", "robots.txt", "robots.txt", {})
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -43,6 +43,16 @@ def _rfc3339(value: dt.datetime | dt.date | None) -> str:
     if value.tzinfo is None:
         return value.strftime("%Y-%m-%dT%H:%M:%SZ")
     return value.isoformat()
+
+
+def _newest(values: Iterable[dt.datetime | None]) -> dt.datetime | None:
+    """The latest of some dates (None: there are none): a feed's `<updated>` is its most
+    recently updated entry, not its newest post. Naive dates count as UTC, as in Atom."""
+    def instant(value: dt.datetime) -> dt.datetime:
+        return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+
+    dates = [v for v in values if v is not None]
+    return max(dates, key=instant) if dates else None
 
 
 #: Characters no XML document may hold, not even as &#…; references (and that HTML
@@ -100,6 +110,7 @@ def create_environment(config: Config, bytecode: Path | None = None,
     env.filters["date"] = date_filter
     env.filters["isodate"] = _isodate
     env.filters["rfc3339"] = _rfc3339
+    env.filters["newest"] = _newest
     env.globals["config"] = config
     env.globals["blogbuild_version"] = __version__
     env.globals["pyodide_packages_url"] = lambda: pyodide.packages_url(config)

@@ -10,6 +10,8 @@ from collections.abc import Collection, Iterable
 from urllib.parse import unquote
 
 from blogbuild.config import Config
+from blogbuild.config_checks import missing_comment_keys
+from blogbuild.content.frontmatter import PostMeta
 from blogbuild.content.linkmap import (
     asset_urls,
     bundle_dir,
@@ -20,6 +22,8 @@ from blogbuild.content.linkmap import (
 from blogbuild.content.models import Bodies, Post, Ref, Site, Tag, link
 from blogbuild.diagnostics import Diagnostic, error, warning
 from blogbuild.output.claims import Claims, Owner
+from blogbuild.pipeline.covers import cover_of
+from blogbuild.pipeline.nav import group_series, related_posts
 from blogbuild.pipeline.records import RenderResult, shorten
 from blogbuild.urls import output_path, slugify, unsafe_path
 
@@ -111,6 +115,7 @@ def assemble(
         cut = rendered.excerpt_html is not None  # the summary ends at <!--more-->
         description = meta.description or (rendered.summary if cut else None) \
             or rendered.subtitle or rendered.summary
+        comments = is_post and _wants_comments(meta, config, result.job.display, diagnostics)
         post = Post(
             kind=result.job.kind,
             source=result.job.rel,
@@ -126,7 +131,8 @@ def assemble(
             body_id=_body_id(result.digest, rendered.resolved, rendered.wiki),
             bodies=bodies,
             toc=rendered.toc,
-            needs=rendered.needs,
+            needs=rendered.needs | {"comments"} if comments else rendered.needs,
+            comments=comments,
             word_count=rendered.word_count,
             tags=tuple(tag_for(t) for t in meta.tags),
             excerpt_html=(rendered.excerpt_html or "") if meta.description is None else "",
@@ -167,14 +173,47 @@ def assemble(
     for post in posts:
         if post.date:
             years[post.date.year].append(post)
+    series, series_problems = group_series(posts)
     site = Site(
         posts=posts,
         pages=sorted(pages, key=lambda p: p.url),
         tags=tags,
         years=sorted(years.items(), reverse=True),
         assets=asset_urls(assets, bundles),
+        series=series,
     )
-    return site, diagnostics
+    site.link_series()
+    site.related = related_posts(posts)
+    site.link_series()
+    return site, [*diagnostics, *series_problems, *_covers(site, config)]
+
+
+def _covers(site: Site, config: Config) -> list[Diagnostic]:
+    """Give every post and page its cover image; a warning for each that cannot be read."""
+    by_url = {url: rel for rel, url in site.assets.items()}
+    problems = []
+    for post in [*site.posts, *site.pages]:
+        post.cover, problem = cover_of(post, site.assets, by_url, config)
+        if problem is not None:
+            problems.append(problem)
+    return problems
+
+
+def _wants_comments(meta: PostMeta, config: Config, display: str,
+                    diagnostics: list[Diagnostic]) -> bool:
+    """Whether the post shows comments: its `comments:`, else the site's default. Without
+    a `comments:` block in site.yaml the key is left to a site's own templates."""
+    if config.comments is None:
+        return False
+    wanted = config.comments.enabled_by_default if meta.comments is None else meta.comments
+    missing = missing_comment_keys(config.comments)
+    if wanted and missing:  # only a post's own `comments: true` gets here (see config_checks)
+        diagnostics.append(error(
+            display, meta.comments_line,
+            f"comments: true needs {missing[0]} in site.yaml (giscus.app shows the "
+            f"repository's ids); add it there, or remove comments: true"))
+        return False
+    return wanted
 
 
 def _body_id(digest: str, resolved: tuple[tuple[str, str | None], ...],

@@ -131,7 +131,8 @@ def post_fingerprint(post: Post) -> bytes:
     """Changes whenever any attribute a template could read of this post changes: all of
     them derive from the render (its digest) and the post's place in the site."""
     return fingerprint((post.body_id, post.kind, post.display, post.url, post.slug, post.title,
-                        post.tags, post.previous, post.next))
+                        post.tags, post.previous, post.next, post.series, post.related,
+                        post.cover))
 
 
 def other_value(site: Site, config: Config, source: str, attribute: str) -> bytes:

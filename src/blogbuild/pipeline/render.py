@@ -43,6 +43,7 @@ _ANCHOR = re.compile(
 #: is several times faster than trying _ANCHOR after every space of the page.
 _ANCHOR_EQUALS = re.compile(r"=(?<=[dDeE\s]=)(?:(?<=[iIıİ][dD]=)|(?<=[mM][eE]=)|(?<=\s=))")
 SUMMARY_CHARS = 220
+_TEXT_KINDS = ("text", "code_inline", "math_inline", "math_inline_double")
 
 
 _PARSERS: dict[str, MarkdownIt] = {}
@@ -57,15 +58,17 @@ def parser_for(config: Config) -> MarkdownIt:
     return md
 
 
-def _plain(children: list[Token]) -> str:
+def _plain(children: list[Token], *, math: bool = True) -> str:
+    """The text of inline tokens; formulas as their TeX source unless `math` is false."""
+    kinds = _TEXT_KINDS if math else _TEXT_KINDS[:2]
     out = []
     for child in children:
-        if child.type in ("text", "code_inline", "math_inline", "math_inline_double"):
+        if child.type in kinds:
             out.append(child.content)
         elif child.type in ("softbreak", "hardbreak"):
             out.append(" ")
         elif child.children:
-            out.append(_plain(child.children))
+            out.append(_plain(child.children, math=math))
     return "".join(out)
 
 
@@ -113,21 +116,25 @@ def _excerpt_text(tokens: list[Token]) -> str:
 
 
 def _word_count(tokens: list[Token]) -> int:
-    """_WORD's matches in the prose and code. The texts are joined by spaces (no word
-    spans two), and ASCII ones, most of them, are counted without a regex per character."""
-    ascii_texts: list[str] = []
-    other_texts: list[str] = []
+    """Words a reader reads, for the reading time: the prose's, and half of the code's (code
+    is skimmed, not read word by word); math and raw HTML are not words."""
+    prose: list[str] = []
+    code: list[str] = []
     for token in tokens:
         if token.type == "inline":
-            text = _plain(token.children or [])
+            prose.append(_plain(token.children or [], math=False))
         elif token.type in ("fence", "code_block"):
-            text = token.content
-        else:
-            continue
-        (ascii_texts if text.isascii() else other_texts).append(text)
-    ascii_text = " ".join(ascii_texts)
+            code.append(token.content)
+    return _words(prose) + _words(code) // 2
+
+
+def _words(texts: list[str]) -> int:
+    """_WORD's matches in `texts`. They are joined by spaces (no word spans two), and ASCII
+    ones, most of them, are counted without a regex per character."""
+    ascii_text = " ".join(t for t in texts if t.isascii())
     runs = len(ascii_text.translate(_NOT_WORD).split())
-    return runs - len(_JOINT.findall(ascii_text)) + len(_WORD.findall(" ".join(other_texts)))
+    other = " ".join(t for t in texts if not t.isascii())
+    return runs - len(_JOINT.findall(ascii_text)) + len(_WORD.findall(other))
 
 
 def render_markdown(

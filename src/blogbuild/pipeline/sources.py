@@ -50,7 +50,10 @@ def info_of(rel: str, entry: SourceEntry) -> DocumentInfo:
 
 def feed_candidates(infos: Iterable[DocumentInfo], config: Config, drafts: bool) -> set[str]:
     """Posts that a feed may list: the newest `feed_entries` of the site and of each tag,
-    by date (ties all included: titles break them, and titles may come from the body)."""
+    by date (ties all included: titles break them, and titles may come from the body).
+    None when the feeds carry summaries only (`feed_content: summary`)."""
+    if config.feed_content == "summary":
+        return set()
     groups: dict[str, list[tuple[float, str]]] = {}
     for info in infos:
         if info.kind != "post" or (info.meta.draft and not drafts):
@@ -72,7 +75,9 @@ def feed_candidates(infos: Iterable[DocumentInfo], config: Config, drafts: bool)
 
 
 def feed_sources(site: Site, config: Config) -> set[str]:
-    """The posts the feeds list, exactly (see blogbuild.output.plan)."""
+    """The posts whose whole body the feeds carry, exactly (see blogbuild.output.plan)."""
+    if config.feed_content == "summary":
+        return set()
     n = config.feed_entries
     found = {p.source for p in site.posts[:n]}
     for _, posts in site.tags.values():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from urllib.parse import urljoin
 
 from blogbuild.urls import scheme_of
 
@@ -56,3 +57,22 @@ def check_urls(
         based = with_base(url, base_path)
         if based != url:
             replace(match.start(2), match.end(2), based)
+
+
+def absolute_urls(tex: str, base: str) -> str:
+    """`tex` with each URL argument made absolute against `base` (the post's address), for
+    the feed: a feed entry is read away from the page, so `#eq-1` or `/about/` would lead
+    nowhere (mailto: and http(s) URLs stay as they are)."""
+    def absolute(match: re.Match[str]) -> str:
+        start, end = match.start(2) - match.start(), match.end(2) - match.start()
+        whole, url = str(match.group(0)), str(match.group(2))
+        return whole[:start] + urljoin(base, url) + whole[end:]
+
+    return URL_ARG_RE.sub(absolute, tex)
+
+
+def feed_tex(tex: str, base: str | None) -> str | None:
+    """The TeX the feed renders instead of `tex`, or None when `tex` links nowhere."""
+    if not base or not URL_ARG_RE.search(tex):
+        return None
+    return absolute_urls(tex, base)

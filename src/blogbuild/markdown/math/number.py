@@ -16,7 +16,7 @@ from markdown_it.token import Token
 
 from blogbuild.markdown.env import Env, report, report_error, source_line
 from blogbuild.markdown.math.advice import advice
-from blogbuild.markdown.math.links import check_urls
+from blogbuild.markdown.math.links import check_urls, feed_tex
 from blogbuild.markdown.math.tex import (
     LABEL_RE,
     REF_RE,
@@ -241,7 +241,7 @@ def _render(
             report(env, line, message, column=col)
     if result.ok:
         html = str(result.html)
-        feed = str(result.mathml or result.html)
+        feed = _feed_math(env, tex, display, options) or str(result.mathml or result.html)
     else:
         index = 0
         if result.position is not None:
@@ -262,6 +262,16 @@ def _render(
     tag = "div" if token.type == "math_block" else "span"
     return (f'<{tag} class="{classes}"{first_id}>{anchors}{html}</{tag}>',
             f'<{tag} class="{classes}"{first_id}>{anchors}{feed}</{tag}>')
+
+
+def _feed_math(env: Env, tex: str, display: bool, options: katex.KatexOptions) -> str | None:
+    """The feed's MathML of a formula with links: rendered again from TeX whose URLs are
+    absolute (its messages were reported for the page already); None: the page's will do."""
+    absolute = feed_tex(tex, env.get("feed_base"))
+    if absolute is None:
+        return None
+    result = katex.render(absolute, display=display, options=options)
+    return str(result.mathml or result.html) if result.ok else None
 
 
 def _final_tex(job: _Job, labels: dict[str, tuple[str, str]]) -> str:
@@ -290,10 +300,9 @@ def number_and_render(
         _plan(env, job, labels, numbering, base_path)
         jobs.append(job)
     # One V8 round trip for the whole document: a call costs far more than KaTeX itself.
-    katex.prefetch(
-        [(_final_tex(job, labels), job.token.type != "math_inline")
-         for job in jobs if job.token.type != "math_ref"],
-        options,
-    )
+    formulas = [(_final_tex(job, labels), job.token.type != "math_inline")
+                for job in jobs if job.token.type != "math_ref"]
+    linked = [(feed_tex(tex, env.get("feed_base")), display) for tex, display in formulas]
+    katex.prefetch([*formulas, *((t, d) for t, d in linked if t is not None)], options)
     for job in jobs:
         job.token.meta["html"], job.token.meta["feed_html"] = _render(env, job, labels, options)

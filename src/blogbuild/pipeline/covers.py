@@ -1,0 +1,80 @@
+"""Cover images: where a post's `image:` is published and how large it is.
+
+Lists show the cover beside a post's summary; its width and height, read from the file at
+build time, let the browser keep its place before it loads (no layout shift)."""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+
+from blogbuild.config import Config
+from blogbuild.content.models import Cover, Post
+from blogbuild.diagnostics import Diagnostic, warning
+from blogbuild.urls import has_scheme
+
+#: EXIF orientations that turn a picture on its side: its width and height swap.
+_SIDEWAYS = {5, 6, 7, 8}
+#: Formats whose EXIF sits in the header (a PNG's may follow its pixels: reading it costs
+#: milliseconds, and cameras do not write PNG).
+_EXIF_FORMATS = {"JPEG", "MPO", "WEBP", "TIFF"}
+
+
+def cover_of(post: Post, assets: dict[str, str], by_url: dict[str, str], config: Config
+             ) -> tuple[Cover | None, Diagnostic | None]:
+    """The post's cover, or None and a warning when its `image:` names no readable image.
+
+    `image:` may be relative to the post's file (`plot.png`), a site path
+    (`/assets/images/cover.png`, a file of content/ or static/) or an http(s) URL, which
+    is shown without a size. `assets` maps content files to their URLs, `by_url` back."""
+    image, meta = post.meta.image, post.meta
+    if not image:
+        return None, None
+    alt = " ".join((meta.image_alt or "").split())
+    if has_scheme(image) or image.startswith("//"):
+        return Cover(image, None, None, alt), None
+    path, url = _locate(image, post.source, assets, by_url, config)
+    line = meta.line_of("image")
+    if path is None or url is None:
+        return None, warning(post.display, line, f"image {image!r} not found: it is not in "
+                             "content/ or static/ (a relative path starts at this file's "
+                             "folder); fix the path")
+    if path.suffix.lower() == ".svg":
+        return Cover(url, None, None, alt), None
+    size = image_size(path)
+    if size is None:
+        return None, warning(post.display, line, f"image {image!r} cannot be read as a "
+                             "picture (PNG, JPEG, GIF, WebP or AVIF); replace the file")
+    return Cover(url, *size, alt), None
+
+
+def _locate(image: str, source: str, assets: dict[str, str], by_url: dict[str, str],
+            config: Config) -> tuple[Path | None, str | None]:
+    """The file and site-root URL of a local `image:`."""
+    target = image.split("#")[0].split("?")[0]
+    if target.startswith("/"):
+        rel = posixpath.normpath(target.lstrip("/"))
+        if "/" + rel in by_url:
+            return config.content_path / by_url["/" + rel], "/" + rel
+        static = config.root / "static" / rel
+        return (static, "/" + rel) if ".." not in rel.split("/") and static.is_file() \
+            else (None, None)
+    rel = posixpath.normpath(posixpath.join(posixpath.dirname(source), target))
+    if rel in assets:
+        return config.content_path / rel, assets[rel]
+    return None, None
+
+
+def image_size(path: Path) -> tuple[int, int] | None:
+    """Width and height as the picture is shown (EXIF rotation applied); None when the
+    file is not an image Pillow can read."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as image:
+            width, height = image.size
+            if image.format in _EXIF_FORMATS and image.getexif().get(0x0112) in _SIDEWAYS:
+                width, height = height, width
+    except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
+        return None
+    return width, height
