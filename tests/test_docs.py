@@ -19,6 +19,7 @@ from blogbuild.config import (
     Config,
     MathConfig,
     RunnableConfig,
+    SocialConfig,
 )
 from blogbuild.markdown.callouts import BUILTIN_TYPES, build_kinds
 from blogbuild.markdown.widgets import KINDS
@@ -94,7 +95,7 @@ def _keys(cls: type) -> list[str]:
 
 
 @pytest.mark.parametrize("cls", [Config, MathConfig, RunnableConfig, CalloutType, CheckConfig,
-                                 CommentsConfig],
+                                 CommentsConfig, SocialConfig],
                          ids=lambda c: c.__name__)
 def test_every_site_yaml_key_is_documented(cls: type) -> None:
     text = _text(DOCS / "configuration.md")

@@ -85,6 +85,14 @@ class CommentsConfig:
 
 
 @dataclass(frozen=True)
+class SocialConfig:
+    """What link previews of the site use besides each page's own title and picture."""
+
+    twitter: str = ""  # the site's X/Twitter account, @name
+    image: str = ""  # the picture of pages without their own: a site path or https URL
+
+
+@dataclass(frozen=True)
 class Config:
     """The site's configuration. `root` is the folder holding site.yaml."""
 
@@ -111,6 +119,7 @@ class Config:
     check: CheckConfig = field(default_factory=CheckConfig)
     #: None: no `comments:` block, so the theme shows no comments.
     comments: CommentsConfig | None = None
+    social: SocialConfig = field(default_factory=SocialConfig)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

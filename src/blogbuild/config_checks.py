@@ -71,6 +71,11 @@ def base_url_problem(url: str) -> str | None:
     return None
 
 
+#: An X/Twitter account as link previews name it.
+_HANDLE = re.compile(r"@[A-Za-z0-9_]{1,15}")
+WEB = ("http", "https")
+
+
 def validate(config: Config, source: str, lines: dict[str, int]) -> None:
     """Raise ConfigError for the first value out of range; `lines` maps dotted keys to lines."""
     check = _Checker(source, lines)
@@ -108,6 +113,19 @@ def validate(config: Config, source: str, lines: dict[str, int]) -> None:
     _check_plugins(check, config)
     if config.comments is not None:
         _check_comments(check, config.comments)
+    _check_social(check, config)
+
+
+def _check_social(check: _Checker, config: Config) -> None:
+    twitter = config.social.twitter
+    if twitter and not _HANDLE.fullmatch(twitter):
+        raise check.fail("social.twitter", f"must be an X/Twitter account as @name (letters, "
+                                           f"digits and _, at most 15), not {twitter!r}")
+    image = config.social.image
+    site_path = image.startswith("/") and not image.startswith("//")
+    if image and not (is_allowed_url(image) and (site_path or scheme_of(image) in WEB)):
+        raise check.fail("social.image", f"must be a site path such as /assets/card.png or an "
+                                         f"https URL, not {image!r}")
 
 
 def missing_comment_keys(comments: CommentsConfig | None) -> list[str]:

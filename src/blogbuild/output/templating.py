@@ -25,6 +25,15 @@ from blogbuild.runtimes import pyodide
 from blogbuild.sourcetext import decode_source
 
 
+def _og_locale(language: str) -> str:
+    """OpenGraph's locale (`pt_BR`) for a language tag with a region (`pt-BR`); "" for a
+    bare language (`en`): OpenGraph has no form for it, and guessing a region is wrong."""
+    parts = language.replace("_", "-").split("-")
+    if len(parts) < 2 or len(parts[0]) != 2 or len(parts[1]) != 2:
+        return ""
+    return f"{parts[0].lower()}_{parts[1].upper()}"
+
+
 def _isodate(value: dt.datetime | dt.date | None) -> str:
     if value is None:
         return ""
@@ -109,6 +118,7 @@ def create_environment(config: Config, bytecode: Path | None = None,
     env.filters["absolute_url"] = urls.absolute
     env.filters["date"] = date_filter
     env.filters["isodate"] = _isodate
+    env.filters["og_locale"] = _og_locale
     env.filters["rfc3339"] = _rfc3339
     env.filters["newest"] = _newest
     env.globals["config"] = config
