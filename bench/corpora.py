@@ -121,12 +121,13 @@ class Blogbuild(Site):
     """This checkout's `blogbuild build`, run as `python -m blogbuild` with src/ on the path
     (the installed command may be another copy, and a launcher shim adds start-up time)."""
 
-    def __init__(self, root: Path, *, math: bool, flags: set[str]) -> None:
+    def __init__(self, root: Path, *, math: bool, flags: set[str], search: bool = True) -> None:
         env = checkout_env()
         env.pop("BLOGBUILD_WORKERS", None)
         super().__init__("blogbuild", root, root / "_site", env)
         self.flags = flags
-        (root / "site.yaml").write_text(SITE_YAML + ("" if math else "math:\n  enabled: false\n"))
+        (root / "site.yaml").write_text(SITE_YAML + ("" if math else "math:\n  enabled: false\n")
+                                        + ("" if search else "search: false\n"))
         for flag in ("--jobs", "--clean", "--no-cache"):
             if flag not in flags:
                 self.notes.append(f"`blogbuild build` has no {flag}: " + {
@@ -157,14 +158,19 @@ class Blogbuild(Site):
 
 class Hugo(Site):
     """`hugo --quiet -d OUT` in a Hugo project of the same posts, its file cache kept in the
-    project (HUGO_CACHEDIR) so that a clean build can remove it."""
+    project (HUGO_CACHEDIR) so that a clean build can remove it. With `pagefind`, every
+    build is followed by `pagefind --site OUT`, as a Hugo blog with search is built: the
+    post layout marks the article as what Pagefind indexes, the same bodies blogbuild
+    indexes."""
 
-    def __init__(self, root: Path, binary: str, *, math: bool) -> None:
+    def __init__(self, root: Path, binary: str, *, math: bool,
+                 pagefind: str | None = None) -> None:
         env = dict(os.environ)
         env["HUGO_CACHEDIR"] = str(root / ".hugo-cache")
         env.pop("GOMAXPROCS", None)
         super().__init__("Hugo", root, root / "_site", env, clean_fills_cache=True)
         self.binary = binary
+        self.pagefind = pagefind
         # The generator writes posts only: the configuration and templates are ours.
         (root / "hugo.toml").write_text(HUGO_TOML.format(math="true" if math else "false"))
         shutil.copytree(HUGO_LAYOUTS, root / "layouts", dirs_exist_ok=True)
@@ -179,7 +185,21 @@ class Hugo(Site):
         return argv, env
 
     def build(self) -> Command:
-        return [self.binary, "--quiet", "-d", str(self.out)], dict(self.env)
+        hugo = [self.binary, "--quiet", "-d", str(self.out)]
+        if self.pagefind is None:
+            return hugo, dict(self.env)
+        script = '"$0" --quiet -d "$1" && "$2" --quiet --site "$1"'
+        return ["sh", "-c", script, self.binary, str(self.out), self.pagefind], dict(self.env)
+
+
+def find_pagefind() -> str | None:
+    """The Pagefind program blogbuild runs (the one the `pagefind[bin]` package carries)."""
+    try:
+        from pagefind.service import get_executable
+    except ImportError:
+        return shutil.which("pagefind")
+    found = get_executable()
+    return str(found) if found is not None else None
 
 
 def find_hugo() -> str | None:

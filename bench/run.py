@@ -3,6 +3,7 @@
 
 Usage: python bench/run.py [--sizes 1000,5000,10000] [--runs 2] [--json FILE]
                            [--no-math] [--hugo-math {build,browser}] [--no-hugo]
+                           [--no-search]
                            [--serve] [--serve-runs 10]
 
 For each corpus size, each scenario is timed in fresh processes, `--runs` times per tool:
@@ -21,6 +22,8 @@ the sum of resident sets over the whole process tree, and the parent process's o
 ratio is blogbuild's time over Hugo's (above 1: blogbuild is slower). Hugo gets templates
 for the same pages (posts, listings of ten, tag pages, feeds) and typesets the math at build
 time as blogbuild does (`--hugo-math browser` leaves it to the reader's browser instead).
+Both make a search index of the posts: blogbuild as part of its build, Hugo followed by
+`pagefind --site OUT`, as a Hugo blog with search is built (`--no-search`: neither).
 `--serve` adds `blogbuild serve`'s save-to-reload and save-to-served latency
 (bench/serve_latency.py, the `body` scenario). Hugo runs only when it is installed.
 """
@@ -47,6 +50,7 @@ from corpora import (
     build_flags,
     checkout_env,
     find_hugo,
+    find_pagefind,
     hugo_version,
     make_corpus,
     spare_posts,
@@ -111,12 +115,17 @@ def make_sites(n: int, args: argparse.Namespace, flags: set[str],
                hugo: str | None) -> list[Site]:
     blog_root = CORPORA / f"n{n}"
     make_corpus(blog_root, n, "blog")
-    sites: list[Site] = [Blogbuild(blog_root, math=not args.no_math, flags=flags)]
+    sites: list[Site] = [Blogbuild(blog_root, math=not args.no_math, flags=flags,
+                                   search=not args.no_search)]
     if hugo is not None:
         hugo_root = CORPORA / f"n{n}-hugo"
         make_corpus(hugo_root, n, "hugo")
         math = not args.no_math and args.hugo_math == "build"
-        sites.append(Hugo(hugo_root, hugo, math=math))
+        pagefind = None if args.no_search else find_pagefind()
+        if not args.no_search and pagefind is None:
+            sys.exit("Pagefind is not installed (pip install 'pagefind[bin]'); "
+                     "or pass --no-search")
+        sites.append(Hugo(hugo_root, hugo, math=math, pagefind=pagefind))
     return sites
 
 
@@ -198,6 +207,9 @@ def main() -> int:
     parser.add_argument("--hugo-math", choices=["build", "browser"], default="build",
                         help="Hugo typesets math at build time (default) or leaves it")
     parser.add_argument("--no-hugo", action="store_true", help="time blogbuild only")
+    parser.add_argument("--no-search", action="store_true",
+                        help="no search index: blogbuild's `search: false`, and Hugo is not "
+                             "followed by Pagefind (by default both index the posts)")
     parser.add_argument("--serve", action="store_true", help="also time `blogbuild serve`")
     parser.add_argument("--serve-runs", type=int, default=10)
     args = parser.parse_args()
@@ -214,7 +226,8 @@ def main() -> int:
         "machine": {"cores": os.cpu_count(), "python": platform.python_version(),
                     "platform": platform.platform()},
         "hugo": version, "runs": args.runs, "math": not args.no_math,
-        "hugo_math": None if args.no_math else args.hugo_math, "sizes": sizes}
+        "hugo_math": None if args.no_math else args.hugo_math, "search": not args.no_search,
+        "sizes": sizes}
     for n in args.sizes:
         try:
             sizes[str(n)] = bench_size(n, args, flags, hugo)
