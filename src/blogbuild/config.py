@@ -64,6 +64,12 @@ class CheckConfig:
 
 
 @dataclass(frozen=True)
+class SocialConfig:
+    #: The site's X/Twitter account, `@name`: shown as twitter:site and twitter:creator.
+    twitter: str = ""
+
+
+@dataclass(frozen=True)
 class Config:
     """The site's configuration. `root` is the folder holding site.yaml."""
 
@@ -85,6 +91,9 @@ class Config:
     math: MathConfig = field(default_factory=MathConfig)
     runnable: RunnableConfig = field(default_factory=RunnableConfig)
     check: CheckConfig = field(default_factory=CheckConfig)
+    #: Draw a social card image for every post without its own `image:`.
+    social_cards: bool = True
+    social: SocialConfig = field(default_factory=SocialConfig)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -21,6 +21,7 @@ DOUBLE_DOLLAR_MODES = ("inline", "display")
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*")
 _MACRO_NAME = re.compile(r"\\(?:[A-Za-z@]+|[^A-Za-z@\s])")
 _PARENT = re.compile(r"(?:\.[^.\[]*|\[\d+\])$")
+_HANDLE = re.compile(r"@?[A-Za-z0-9_]{1,15}")
 _UNSAFE_URL_CHARS = re.compile(r"[\x00-\x20\"'<>\\^`{|}\x7f]")
 
 
@@ -97,6 +98,9 @@ def validate(config: Config, source: str, lines: dict[str, int]) -> None:
             raise check.fail(f"math.macros.{name}", "is not a TeX command name; write it "
                                                     "with a backslash, e.g. \"\\\\RR\"")
     _check_plugins(check, config)
+    if config.social.twitter and not _HANDLE.fullmatch(config.social.twitter):
+        raise check.fail("social.twitter", "must be an X/Twitter handle such as @example "
+                         f"(letters, digits and '_', at most 15), not {config.social.twitter!r}")
 
 
 def _check_date_format(check: _Checker, fmt: str) -> None:

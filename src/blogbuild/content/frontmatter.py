@@ -108,6 +108,8 @@ class PostMeta:
     aliases: Aliases = ()
     #: Warnings about the front matter: (line, message).
     notes: Notes = ()
+    #: The line of `title:` (0: the title is not in the front matter).
+    title_line: int = 0
 
 
 KNOWN = {"title", "date", "updated", "author", "description", "tags", "draft", "slug",
@@ -277,6 +279,7 @@ def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
         extra={k: v for k, v in fm.data.items() if k not in KNOWN},
         aliases=aliases,
         notes=notes,
+        title_line=read.line(fm.nodes["title"]) if "title" in fm.nodes else 0,
     )
 
 

@@ -19,6 +19,7 @@ from blogbuild import __version__
 from blogbuild.config import Config
 from blogbuild.content.models import MissingBody
 from blogbuild.diagnostics import TemplateError
+from blogbuild.output.cards import card_url
 from blogbuild.output.theme import CUSTOM_CSS, CUSTOM_JS, THEME_PREFIX, theme_templates
 from blogbuild.runtimes import pyodide
 from blogbuild.sourcetext import decode_source
@@ -96,6 +97,7 @@ def create_environment(config: Config, bytecode: Path | None = None) -> jinja2.E
     env.filters["absolute_url"] = urls.absolute
     env.filters["date"] = date_filter
     env.filters["isodate"] = _isodate
+    env.filters["card_url"] = card_url
     env.filters["rfc3339"] = _rfc3339
     env.globals["config"] = config
     env.globals["blogbuild_version"] = __version__

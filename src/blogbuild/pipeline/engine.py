@@ -27,6 +27,7 @@ from blogbuild.output.plan import PlannedPage, page_owner, plan
 from blogbuild.output.writer import Stage
 from blogbuild.pipeline import pages as stale
 from blogbuild.pipeline.assemble import assemble, resolve_refs
+from blogbuild.pipeline.cards import card_files, make_cards, prune_cards, site_cards
 from blogbuild.pipeline.files import FileSpec, claim_files, site_files, stage_files, static_rels
 from blogbuild.pipeline.outcome import BuildReport
 from blogbuild.pipeline.quick import (
@@ -119,6 +120,11 @@ class Engine:
         self._scratch = Path(tempfile.mkdtemp(prefix="blogbuild-render-"))
         return RenderCache(self._scratch)
 
+    def _cards_dir(self) -> Path:
+        """Where social cards are cached: beside the render store (the site's cache, or
+        the scratch folder of a build without one)."""
+        return (self._scratch or self.cache_root) / "cards"
+
     def close(self) -> None:
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
@@ -194,12 +200,16 @@ class Engine:
                                            links))
         pages = list(plan(site, config))
         specs, file_problems = site_files(config, site, found.assets)
+        cards, card_problems = site_cards(config, site)
+        self.progress("drawing social cards", 0, 0)
+        make_cards(cards, self._cards_dir(), self.jobs)
+        specs += card_files(cards, self._cards_dir(), site)
         claims = Claims()
         claims.claim(MARKER, Owner("blogbuild's marker file", ""))
         chosen = claim_files(claims, specs)
         for page in pages:
             claims.claim(page.path, page_owner(page))
-        diagnostics += [*found.diagnostics, *file_problems, *claims.problems]
+        diagnostics += [*found.diagnostics, *file_problems, *card_problems, *claims.problems]
         diagnostics += resolve_refs(site, results_of(entries), set(claims.files), config)
         diagnostics += [d for e in entries.values() for d in e.result.diagnostics]
         diagnostics = sorted(set(diagnostics))
@@ -232,6 +242,7 @@ class Engine:
             if report.rendered:  # renders of older versions of these sources may go
                 self.store.prune({e.digest for e in entries.values()},
                                  older_than=STORE_KEEP_SECONDS)
+            prune_cards(self._cards_dir(), cards, older_than=STORE_KEEP_SECONDS)
         return report
 
     def _fall_back(self, entries: dict[str, SourceEntry], fresh: set[str],
