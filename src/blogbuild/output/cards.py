@@ -182,7 +182,8 @@ def _palette() -> bytes:
     for colour in RAMPS:
         ink = _rgb(colour)
         for level in range(LEVELS):
-            out += bytes(round(b + (i - b) * level / (LEVELS - 1)) for b, i in zip(bg, ink, strict=True))
+            share = level / (LEVELS - 1)
+            out += bytes(round(b + (i - b) * share) for b, i in zip(bg, ink, strict=True))
     return bytes(out + bytes(_rgb(BORDER)))
 
 

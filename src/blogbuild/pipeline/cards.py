@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from blogbuild.config import Config
@@ -66,16 +67,25 @@ def _no_setup(*_: object) -> None:
     """The card workers need nothing but the module (the fonts load on first use)."""
 
 
-def make_cards(cards: list[Card], folder: Path, jobs: int) -> int:
-    """Draw the cards the cache does not have; returns how many were drawn."""
+def make_cards(cards: list[Card], folder: Path, scratch: Callable[[], Path],
+               jobs: int) -> Path:
+    """Draw the cards `folder` does not have; returns the folder that has them all: one in
+    `scratch()` (all drawn afresh) when `folder` cannot be written, which only costs time."""
     todo = {card.key(): card for card in cards if not (folder / f"{card.key()}.png").is_file()}
     if not todo:
-        return 0
-    folder.mkdir(parents=True, exist_ok=True)
-    items = [(card, str(folder / f"{key}.png")) for key, card in sorted(todo.items())]
+        return folder
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        _draw_one((next(iter(todo.values())), str(folder / f"{next(iter(todo))}.png")))
+    except OSError:
+        folder = scratch() / "cards"
+        folder.mkdir(parents=True, exist_ok=True)
+        todo = {card.key(): card for card in cards}
+    items = [(card, str(folder / f"{key}.png")) for key, card in sorted(todo.items())
+             if not (folder / f"{key}.png").is_file()]
     for _ in run_jobs(items, _draw_one, _no_setup, (), jobs=jobs, minimum=CARD_POOL_MIN):
         pass
-    return len(items)
+    return folder
 
 
 def card_files(cards: list[Card], folder: Path, site: Site) -> list[FileSpec]:

@@ -104,6 +104,8 @@ class Engine:
         # Formulas and highlighted code, shared with the worker processes.
         diskcache.set_cache_dir(self.cache_root if use_cache else None)
         self.store = self._store()
+        # Social cards are cached beside the render store (in the scratch folder without one).
+        self.cards_dir = (self._scratch or self.cache_root) / "cards"
 
     def _store(self) -> RenderCache:
         """The render store: the site's cache, or a scratch folder with --no-cache (bodies
@@ -120,10 +122,11 @@ class Engine:
         self._scratch = Path(tempfile.mkdtemp(prefix="blogbuild-render-"))
         return RenderCache(self._scratch)
 
-    def _cards_dir(self) -> Path:
-        """Where social cards are cached: beside the render store (the site's cache, or
-        the scratch folder of a build without one)."""
-        return (self._scratch or self.cache_root) / "cards"
+    def _scratch_dir(self) -> Path:
+        """A folder of this engine's that is removed on close, made when first needed."""
+        if self._scratch is None:
+            self._scratch = Path(tempfile.mkdtemp(prefix="blogbuild-render-"))
+        return self._scratch
 
     def close(self) -> None:
         if self._scratch is not None:
@@ -202,8 +205,8 @@ class Engine:
         specs, file_problems = site_files(config, site, found.assets)
         cards, card_problems = site_cards(config, site)
         self.progress("drawing social cards", 0, 0)
-        make_cards(cards, self._cards_dir(), self.jobs)
-        specs += card_files(cards, self._cards_dir(), site)
+        card_dir = make_cards(cards, self.cards_dir, self._scratch_dir, self.jobs)
+        specs += card_files(cards, card_dir, site)
         claims = Claims()
         claims.claim(MARKER, Owner("blogbuild's marker file", ""))
         chosen = claim_files(claims, specs)
@@ -242,7 +245,7 @@ class Engine:
             if report.rendered:  # renders of older versions of these sources may go
                 self.store.prune({e.digest for e in entries.values()},
                                  older_than=STORE_KEEP_SECONDS)
-            prune_cards(self._cards_dir(), cards, older_than=STORE_KEEP_SECONDS)
+            prune_cards(self.cards_dir, cards, older_than=STORE_KEEP_SECONDS)
         return report
 
     def _fall_back(self, entries: dict[str, SourceEntry], fresh: set[str],
