@@ -127,7 +127,7 @@ def test_image_and_twitter_handle(site: Path) -> None:
 def test_bad_twitter_handle_names_the_key(site: Path) -> None:
     (site / "site.yaml").write_text((site / "site.yaml").read_text()
                                     + "social:\n  twitter: \"<script>\"\n")
-    with pytest.raises(ConfigError, match="social.twitter"):
+    with pytest.raises(ConfigError, match=r"social\.twitter"):
         build(site / "site.yaml", use_cache=False)
 
 
