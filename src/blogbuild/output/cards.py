@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from PIL import Image
     from PIL.ImageFont import FreeTypeFont
 
 #: Changes whenever the drawing code changes what it draws (part of every card's key).
-CARD_VERSION = "1"
+CARD_VERSION = "2"
 WIDTH, HEIGHT = 1200, 630
 FONTS = Path(__file__).resolve().parent.parent / "vendor" / "fonts"
 BOLD, BOOK = FONTS / "DejaVuSans-Bold.ttf", FONTS / "DejaVuSans.ttf"
@@ -187,15 +188,28 @@ def _palette() -> bytes:
     return bytes(out + bytes(_rgb(BORDER)))
 
 
-def _shade(offset: int) -> list[int]:
+@functools.cache
+def _shade(offset: int) -> tuple[int, ...]:
     """A lookup table: text coverage (0-255) -> the palette index of that shade."""
-    return [0 if v == 0 else offset + round(v * (LEVELS - 1) / 255) for v in range(256)]
+    return tuple(0 if v == 0 else offset + round(v * (LEVELS - 1) / 255) for v in range(256))
+
+
+def _strip(canvas: Image.Image, top: int, height: int, text: str, font: FreeTypeFont,
+           offset: int) -> None:
+    """Draw a line of text in the ramp at `offset`: drawn as coverage on a strip of its own,
+    mapped to the ramp, pasted in (mapping the whole canvas would cost more than drawing)."""
+    from PIL import Image, ImageDraw
+
+    strip = Image.new("L", (WIDTH, height), 0)
+    ImageDraw.Draw(strip).text((MARGIN, 0), text, font=font, fill=255)
+    canvas.paste(strip.point(_shade(offset)), (0, top))
 
 
 def draw_card(card: Card) -> bytes:
-    """The card's PNG. Text is drawn as coverage into one 8-bit image whose bands are then
-    mapped to the ramp of their colour, so the image is born a palette PNG (no colour
-    quantizing, the slowest step otherwise) and holds no metadata: same card, same bytes."""
+    """The card's PNG. It is born a palette image: the title is drawn straight into the
+    indices of its ramp (the canvas starts at index 0, the background, and drawing blends
+    towards the ink's index), the other lines through `_strip`; no colour quantizing, the
+    slowest step otherwise. No metadata is written: same card, same bytes."""
     from PIL import Image, ImageDraw
 
     canvas = Image.new("L", (WIDTH, HEIGHT), 0)
@@ -204,17 +218,15 @@ def draw_card(card: Card) -> bytes:
     leading = round(size * 1.22)
     top = 130 + (HEIGHT - 250 - leading * (len(lines) - 1) - size) // 2
     for n, line in enumerate(lines):
-        draw.text((MARGIN, top + n * leading), line, font=_font(True, size), fill=255)
-    draw.text((MARGIN, 64), drawable(card.site), font=_font(True, 34), fill=255)
-    draw.text((MARGIN, HEIGHT - 86), _footer(card, WIDTH - 2 * MARGIN),
-              font=_font(False, 30), fill=255)
-    bands = ((0, 120, ACCENT_AT), (120, HEIGHT - 112, FG_AT), (HEIGHT - 112, HEIGHT, MUTED_AT))
-    for y0, y1, offset in bands:
-        box = (0, y0, WIDTH, y1)
-        canvas.paste(canvas.crop(box).point(_shade(offset)), box)
+        draw.text((MARGIN, top + n * leading), line, font=_font(True, size),
+                  fill=FG_AT + LEVELS - 1)
+    _strip(canvas, 64, 50, drawable(card.site), _font(True, 34), ACCENT_AT)
+    _strip(canvas, HEIGHT - 86, 44, _footer(card, WIDTH - 2 * MARGIN), _font(False, 30),
+           MUTED_AT)
     draw.rectangle((0, 0, 15, HEIGHT), fill=ACCENT_AT + LEVELS - 1)
     draw.line((MARGIN, HEIGHT - 110, WIDTH - MARGIN, HEIGHT - 110), fill=BORDER_AT, width=2)
     canvas.putpalette(_palette())
     out = io.BytesIO()
-    canvas.save(out, format="PNG", compress_level=6)
+    # zlib level 3: within a tenth of a millisecond of the fastest, a fifth smaller.
+    canvas.save(out, format="PNG", compress_level=3)
     return out.getvalue()
