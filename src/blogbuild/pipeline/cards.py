@@ -21,6 +21,8 @@ from blogbuild.output.claims import Owner
 from blogbuild.pipeline.files import FileSpec
 from blogbuild.pipeline.workers import run_jobs
 
+_CARD_FIX = ("rename the other file, or give the post an 'image:' of its own (then it gets "
+             "no card) or set 'social_cards: false' in site.yaml")
 #: Below these many cards to draw, they are drawn in this process.
 CARD_POOL_MIN = 32
 
@@ -94,7 +96,8 @@ def card_files(cards: list[Card], folder: Path, site: Site) -> list[FileSpec]:
     specs = []
     for card in cards:
         post = by_rel[card.rel]
-        owner = Owner(f"the social card of {post.display}", post.display)
+        owner = Owner(f"the social card of {post.display}", post.display,
+                      post.meta.title_line, fix=_CARD_FIX)
         specs.append(FileSpec(card.rel, folder / f"{card.key()}.png", owner))
     return specs
 
