@@ -89,14 +89,15 @@ def test_a_site_file_replaces_the_theme_file_in_the_stylesheet(site: Path) -> No
     build(site / "site.yaml")
     out = site / "_site"
     css = page_stylesheet(out, "posts/math/index.html", "/blogs/")
-    assert parts(css) == ["css/main.css", "css/nav.css", "css/pygments.css", "css/callouts.css",
+    assert parts(css) == ["css/main.css", "css/nav.css", "css/search.css", "css/pygments.css",
+                          "css/callouts.css",
                           "vendor/katex/katex.min.css", "css/math.css", "css/custom.css"]
     assert "/* css/callouts.css */\n.callout { mine: 1 }\n" in css
     assert css.endswith("/* css/custom.css */\n.custom { mine: 2 }\n")
     theme_main = (out / "css/main.css").read_text().strip()
     assert css.startswith("/* css/main.css */\n" + theme_main + "\n")
     home = page_stylesheet(out, "index.html", "/blogs/")
-    assert parts(home) == ["css/main.css", "css/nav.css", "css/custom.css"]
+    assert parts(home) == ["css/main.css", "css/nav.css", "css/search.css", "css/custom.css"]
     # Every url() of a stylesheet leads to a file of the output (KaTeX's fonts).
     [href] = stylesheets(out / "posts/math/index.html")
     fonts = re.findall(r"url\(([^)]+\.woff2)\)", css)

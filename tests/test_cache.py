@@ -25,6 +25,7 @@ from blogbuild.config import (
     MathConfig,
     NavLink,
     RunnableConfig,
+    SocialConfig,
 )
 from blogbuild.fingerprints import digest_of
 from blogbuild.pipeline.records import Rendered, RenderResult
@@ -88,6 +89,8 @@ OTHER: dict[str, Any] = {
     "math": MathConfig(macros={r"\RR": r"\mathbb{R}"}),
     "runnable": RunnableConfig(packages_url="https://example.org/pyodide/"),
     "check": CheckConfig(ignore=("https://example.org/*",)),
+    "social_cards": False,
+    "social": SocialConfig(twitter="@other"),
     "extra": {"analytics": "x"},
     "comments": CommentsConfig(repo="a/b", repo_id="R", category="C", category_id="D"),
 }

@@ -11,6 +11,7 @@ the Markdown way (`\\<`), and widget attribute values are entity-encoded as an a
 from __future__ import annotations
 
 import html
+import json
 import re
 import tempfile
 import xml.etree.ElementTree as ET
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 
 from blogbuild.commands.build import build
 from blogbuild.diagnostics import BlogbuildError
+from blogbuild.output.theme import theme_templates
 
 NASTY = [
     "<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "javascript:alert(1)",
@@ -137,6 +139,30 @@ def scheme(url: str) -> str:
     return match.group(1).lower() if match else ""
 
 
+#: <meta> tags whose content is a URL (link previews follow them).
+URL_METAS = {"og:url", "og:image", "og:image:url", "og:image:secure_url", "twitter:image"}
+#: The theme's one inline script (it sets the reader's light or dark theme before the first
+#: paint), as base.html writes it: the same on every page, whatever the content.
+THEME_SCRIPT = re.search(r"<script>(.*?)</script>",
+                         (theme_templates() / "base.html").read_text(encoding="utf-8"),
+                         re.S).group(1)  # type: ignore[union-attr]
+
+
+def check_script(el: Any, where: str) -> None:
+    """A script is one of ours: a file of the theme or a runtime, the theme's inline
+    script, or JSON-LD data that parses and holds no markup."""
+    src, text = el.get("src") or "", el.text or ""
+    if el.get("type") == "application/ld+json":
+        assert not src and "<" not in text, f"{where}: JSON-LD {text!r}"
+        json.loads(text)
+        return
+    if not src:
+        assert text == THEME_SCRIPT, f"{where}: inline script {text!r}"
+        return
+    assert src.startswith(("/blog/js/", "/blog/vendor/")) and not text.strip(), \
+        f"{where}: script {src!r} {text!r}"
+
+
 def check_html(text: str, where: str) -> None:
     doc = html5lib.parse(text, namespaceHTMLElements=False)
     for el in doc.iter():
@@ -144,17 +170,14 @@ def check_html(text: str, where: str) -> None:
             continue
         tag = el.tag.lower()
         if tag == "script":
-            src = el.get("src") or ""
-            assert src.startswith(("/blog/js/", "/blog/vendor/")) and not (el.text or "").strip(), \
-                f"{where}: script {src!r} {el.text!r}"
+            check_script(el, where)
         for name, value in el.attrib.items():
             name = name.lower()
             assert not name.startswith("on"), f"{where}: <{tag} {name}={value!r}>"
             values = [value]
             if name == "srcset":
                 values = [part.split()[0] for part in value.split(",") if part.split()]
-            elif name == "content" and (el.get("property") or "").startswith("og:") \
-                    and ("url" in (el.get("property") or "") or "image" in el.get("property", "")):
+            elif name == "content" and (el.get("property") or el.get("name")) in URL_METAS:
                 pass
             elif name not in URL_ATTRS:
                 continue

@@ -112,7 +112,8 @@ def test_page_weight_of_a_built_page_is_an_exact_sum_of_its_files(
     fonts = sorted(f for f in files if f.startswith("vendor/katex/fonts/"))
     assert fonts and all(f.endswith(".woff2") for f in fonts)  # the first format of each face
     [sheet] = stylesheets(out / "posts/heavy/index.html")
-    loaded = [sheet.removeprefix("/blogs/"), "js/copy.js", "js/runnable.js", "assets/dot.png",
+    loaded = [sheet.removeprefix("/blogs/"), "js/copy.js", "js/runnable.js", "js/search.js",
+              "assets/dot.png",
               *fonts]  # the stylesheet has KaTeX's, which names every font
     weight = page_weight(out, "posts/heavy/index.html", report.base_url)
     html = files["posts/heavy/index.html"]

@@ -71,13 +71,15 @@ def test_a_post_has_article_tags_and_blog_posting(site: Path) -> None:
     assert m["og:url"] == [BASE + "posts/plain/"]
     assert m["og:site_name"] == ["Ada's <Notes>"]
     assert m["og:locale"] == ["pt_BR"]
-    assert m["twitter:site"] == ["@ada_notes"]
+    assert m["twitter:site"] == m["twitter:creator"] == ["@ada_notes"]
     assert m["twitter:title"] == ["Plain post"]
     assert m["article:published_time"] == ["2024-05-01T10:30:00"]
     assert m["article:modified_time"] == ["2024-06-02"]
     assert m["article:tag"] == ["ml", "math"]
-    # No picture of its own: the site's picture, absolute under the base path.
-    assert m["og:image"] == [BASE + "assets/site.png"]
+    # No picture of its own: the card the build drew for it, absolute under the base path.
+    assert m["og:image"] == [BASE + "posts/plain/card.png"]
+    assert (m["og:image:width"], m["og:image:height"]) == (["1200"], ["630"])
+    assert (site / "posts/plain/card.png").is_file()
     assert m["twitter:card"] == ["summary_large_image"]
     [ld] = json_ld(doc)
     assert ld["@type"] == "BlogPosting"
@@ -86,7 +88,7 @@ def test_a_post_has_article_tags_and_blog_posting(site: Path) -> None:
     assert ld["datePublished"] == "2024-05-01T10:30:00"
     assert ld["dateModified"] == "2024-06-02"
     assert ld["author"] == {"@type": "Person", "name": "Ada"}
-    assert ld["keywords"] == "ml, math"
+    assert ld["keywords"] == ["ml", "math"]
     assert ld["isPartOf"]["url"] == BASE
 
 
@@ -100,6 +102,8 @@ def test_every_page_has_opengraph_and_twitter_tags(site: Path, page: str) -> Non
     assert m["og:type"] == ["website"]
     assert m["og:url"][0].startswith(BASE)
     assert "article:published_time" not in m
+    # No picture of their own: the site's picture, absolute under the base path.
+    assert m["og:image"] == [BASE + "assets/site.png"]
 
 
 def test_the_home_page_describes_the_web_site(site: Path) -> None:

@@ -118,6 +118,8 @@ class PostMeta:
     def line_of(self, key: str) -> int:
         return dict(self.lines).get(key, 0)
     comments_line: int = 0  # where `comments:` is written (messages point there)
+    #: The line of `title:` (0: the title is not in the front matter).
+    title_line: int = 0
 
 
 KNOWN = {"title", "date", "updated", "author", "description", "tags", "draft", "slug",
@@ -324,6 +326,7 @@ def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
         series_order=series_order,
         image_alt=read.string("image_alt"),
         lines=lines,
+        title_line=read.line(fm.nodes["title"]) if "title" in fm.nodes else 0,
     )
 
 

@@ -20,6 +20,7 @@ from blogbuild import __version__
 from blogbuild.config import Config
 from blogbuild.content.models import MissingBody
 from blogbuild.diagnostics import TemplateError
+from blogbuild.output.cards import card_url
 from blogbuild.output.theme import CUSTOM_JS, THEME_PREFIX, theme_templates
 from blogbuild.runtimes import pyodide
 from blogbuild.sourcetext import decode_source
@@ -119,6 +120,7 @@ def create_environment(config: Config, bytecode: Path | None = None,
     env.filters["date"] = date_filter
     env.filters["isodate"] = _isodate
     env.filters["og_locale"] = _og_locale
+    env.filters["card_url"] = card_url
     env.filters["rfc3339"] = _rfc3339
     env.filters["newest"] = _newest
     env.globals["config"] = config

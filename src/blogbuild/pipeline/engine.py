@@ -27,6 +27,7 @@ from blogbuild.output.plan import PlannedPage, page_owner, plan
 from blogbuild.output.writer import Stage
 from blogbuild.pipeline import pages as stale
 from blogbuild.pipeline.assemble import assemble, resolve_refs
+from blogbuild.pipeline.cards import card_files, make_cards, prune_cards, site_cards
 from blogbuild.pipeline.files import (
     FileSpec,
     claim_files,
@@ -114,6 +115,8 @@ class Engine:
         self.store = self._store()
         self.search = Search(config)
         self.search_notes: list[Diagnostic] = []  # the last run's warnings about search
+        # Social cards are cached beside the render store (in the scratch folder without one).
+        self.cards_dir = (self._scratch or self.cache_root) / "cards"
 
     def _store(self) -> RenderCache:
         """The render store: the site's cache, or a scratch folder with --no-cache (bodies
@@ -129,6 +132,12 @@ class Engine:
                 pass
         self._scratch = Path(tempfile.mkdtemp(prefix="blogbuild-render-"))
         return RenderCache(self._scratch)
+
+    def _scratch_dir(self) -> Path:
+        """A folder of this engine's that is removed on close, made when first needed."""
+        if self._scratch is None:
+            self._scratch = Path(tempfile.mkdtemp(prefix="blogbuild-render-"))
+        return self._scratch
 
     def close(self) -> None:
         if self._scratch is not None:
@@ -205,6 +214,10 @@ class Engine:
                                            links))
         pages = list(plan(site, config))
         specs, file_problems = site_files(config, site, found.assets)
+        cards, card_problems = site_cards(config, site)
+        self.progress("drawing social cards", 0, 0)
+        card_dir = make_cards(cards, self.cards_dir, self._scratch_dir, self.jobs)
+        specs += card_files(cards, card_dir, site)
         claims = Claims()
         claims.claim(MARKER, Owner("blogbuild's marker file", ""))
         chosen = claim_files(claims, specs)
@@ -212,7 +225,7 @@ class Engine:
         chosen.update(claim_files(claims, sheets))
         for page in pages:
             claims.claim(page.path, page_owner(page))
-        diagnostics += [*found.diagnostics, *file_problems, *claims.problems]
+        diagnostics += [*found.diagnostics, *file_problems, *card_problems, *claims.problems]
         diagnostics += resolve_refs(site, results_of(entries), set(claims.files), config)
         diagnostics += [d for e in entries.values() for d in e.result.diagnostics]
         diagnostics = sorted(set(diagnostics))
@@ -247,6 +260,7 @@ class Engine:
             if report.rendered:  # renders of older versions of these sources may go
                 self.store.prune({e.digest for e in entries.values()},
                                  older_than=STORE_KEEP_SECONDS)
+            prune_cards(self.cards_dir, cards, older_than=STORE_KEEP_SECONDS)
         return report
 
     def _fall_back(self, entries: dict[str, SourceEntry], fresh: set[str],

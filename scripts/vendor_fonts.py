@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Fetch the pinned DejaVu fonts release from npm into src/blogbuild/vendor/fonts/.
+
+Usage: python3 scripts/vendor_fonts.py [--version X.Y.Z --sha1 HEX]
+
+The build draws social card images with these fonts (Pillow, at build time); readers never
+download them. Keeps only the two faces the cards use, the licence and a VERSION file.
+DejaVu covers Latin, Greek, Cyrillic and many symbols, which technical titles need.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import shutil
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # npm_release, also when imported
+
+from npm_release import npm_pack
+
+FONTS_VERSION = "2.37.3"
+#: sha1 of the npm tarball (npm's "shasum"); checked so a re-run gives the same bytes.
+FONTS_SHA1 = "23f2bf5af594ca2a8a3a53224224b03467a6e0b8"
+FACES = ("DejaVuSans-Bold.ttf", "DejaVuSans.ttf")
+
+DEST = Path(__file__).resolve().parent.parent / "src" / "blogbuild" / "vendor" / "fonts"
+
+
+def vendor(version: str, sha1: str) -> None:
+    with tempfile.TemporaryDirectory(prefix="vendor-fonts-") as tmp:
+        tmpdir = Path(tmp)
+        tarball = npm_pack("dejavu-fonts-ttf", version, tmpdir)
+        digest = hashlib.sha1(tarball.read_bytes()).hexdigest()
+        if digest != sha1:
+            raise SystemExit(f"{tarball.name}: sha1 {digest} differs from the pinned {sha1}")
+        with tarfile.open(tarball) as archive:
+            archive.extractall(tmpdir, filter="data")
+        package = tmpdir / "package"
+        if DEST.exists():
+            shutil.rmtree(DEST)
+        DEST.mkdir(parents=True)
+        for face in FACES:
+            shutil.copyfile(package / "ttf" / face, DEST / face)
+        shutil.copyfile(package / "LICENSE", DEST / "LICENSE")
+        (DEST / "VERSION").write_text(f"{version}\n", encoding="utf-8")
+    size = sum(p.stat().st_size for p in DEST.rglob("*") if p.is_file())
+    print(f"DejaVu fonts {version} vendored into {DEST} ({size / 1024:.0f} KB)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--version", default=FONTS_VERSION)
+    parser.add_argument("--sha1", default=FONTS_SHA1, help="npm tarball sha1 for --version")
+    args = parser.parse_args(argv)
+    vendor(args.version, args.sha1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

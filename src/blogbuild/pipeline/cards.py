@@ -1,0 +1,119 @@
+"""Social cards in a build: which posts get one, drawing the missing ones in worker processes
+into the site's cache, and the files that copy them from there into the output.
+
+A card is cached as `<key>.png`, its key covering its text and everything else it is drawn
+with, so a clean output folder with a warm cache copies cards without drawing one, and an
+edited title draws that post's card only.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from blogbuild.config import Config
+from blogbuild.content.models import Post, Site
+from blogbuild.diagnostics import Diagnostic, warning
+from blogbuild.output.cards import Card, card_rel, draw_card, missing_glyphs
+from blogbuild.output.claims import Owner
+from blogbuild.pipeline.files import FileSpec
+from blogbuild.pipeline.workers import run_jobs
+
+_CARD_FIX = ("rename the other file, or give the post an 'image:' of its own (then it gets "
+             "no card) or set 'social_cards: false' in site.yaml")
+#: Below these many cards to draw, they are drawn in this process.
+CARD_POOL_MIN = 32
+
+
+def _date(post: Post, config: Config) -> str:
+    if post.date is None:
+        return ""
+    try:
+        return post.date.strftime(config.date_format)
+    except ValueError:
+        return post.date.strftime("%Y-%m-%d")
+
+
+def site_cards(config: Config, site: Site) -> tuple[list[Card], list[Diagnostic]]:
+    """A card for every post without `image:` (none when `social_cards` is off); warnings
+    for titles with letters the card font cannot draw (they are left out of the card)."""
+    if not config.social_cards:
+        return [], []
+    cards, problems = [], []
+    for post in site.posts:
+        if post.meta.image:
+            continue
+        cards.append(Card(card_rel(post.url), post.title, config.title, _date(post, config),
+                          tuple(tag.name for tag in post.tags)))
+        lacking = missing_glyphs(post.title)
+        if lacking:
+            problems.append(warning(post.display, post.meta.title_line, (
+                f"the social card font has no glyph for {lacking!r} in the title; the card "
+                "leaves them out. Set 'image:' to share a picture of your own")))
+    return cards, problems
+
+
+def _draw_one(item: tuple[Card, str]) -> None:
+    """Draw one card into the cache; written under a temporary name, then renamed, so a
+    card that is there is whole (another build may share the cache)."""
+    card, path = item
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with open(temporary, "wb") as out:
+        out.write(draw_card(card))
+    os.replace(temporary, path)
+
+
+def _no_setup(*_: object) -> None:
+    """The card workers need nothing but the module (the fonts load on first use)."""
+
+
+def make_cards(cards: list[Card], folder: Path, scratch: Callable[[], Path],
+               jobs: int) -> Path:
+    """Draw the cards `folder` does not have; returns the folder that has them all: one in
+    `scratch()` (all drawn afresh) when `folder` cannot be written, which only costs time."""
+    todo = {card.key(): card for card in cards if not (folder / f"{card.key()}.png").is_file()}
+    if not todo:
+        return folder
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        _draw_one((next(iter(todo.values())), str(folder / f"{next(iter(todo))}.png")))
+    except OSError:
+        folder = scratch() / "cards"
+        folder.mkdir(parents=True, exist_ok=True)
+        todo = {card.key(): card for card in cards}
+    items = [(card, str(folder / f"{key}.png")) for key, card in sorted(todo.items())
+             if not (folder / f"{key}.png").is_file()]
+    for _ in run_jobs(items, _draw_one, _no_setup, (), jobs=jobs, minimum=CARD_POOL_MIN):
+        pass
+    return folder
+
+
+def card_files(cards: list[Card], folder: Path, site: Site) -> list[FileSpec]:
+    """The output files of the cards: copies of the cached PNGs."""
+    by_rel = {card_rel(post.url): post for post in site.posts}
+    specs = []
+    for card in cards:
+        post = by_rel[card.rel]
+        owner = Owner(f"the social card of {post.display}", post.display,
+                      post.meta.title_line, fix=_CARD_FIX)
+        specs.append(FileSpec(card.rel, folder / f"{card.key()}.png", owner))
+    return specs
+
+
+def prune_cards(folder: Path, cards: list[Card], *, older_than: float) -> None:
+    """Remove cached cards this build does not use and that no build wrote for `older_than`
+    seconds (another output folder may still use a recent one). Never fails."""
+    keep = {f"{card.key()}.png" for card in cards}
+    now = time.time()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.name not in keep and now - entry.stat().st_mtime > older_than:
+                os.unlink(entry.path)
+        except OSError:
+            continue

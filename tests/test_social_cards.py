@@ -1,0 +1,158 @@
+"""Social card images: drawn for posts without a picture, cached, cut to fit; and the
+preview tags of the basic test site (the tags in detail: test_social.py)."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import html5lib
+import pytest
+from PIL import Image
+
+from blogbuild.commands.build import build
+from blogbuild.diagnostics import ConfigError
+from blogbuild.output import cards
+
+BASIC = Path(__file__).parent / "sites" / "basic"
+NS = {"h": "http://www.w3.org/1999/xhtml"}
+ORIGIN = "https://user.github.io/blogs/"
+HOSTILE = "</script><script>alert(1)</script> & \"quotes\" <b>"
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    dest = tmp_path / "site"
+    shutil.copytree(BASIC, dest, ignore=shutil.ignore_patterns("expected"))
+    return dest
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    dest = tmp_path_factory.mktemp("social") / "site"
+    shutil.copytree(BASIC, dest, ignore=shutil.ignore_patterns("expected"))
+    build(dest / "site.yaml", use_cache=False)
+    return dest / "_site"
+
+
+def head_meta(path: Path) -> dict[str, list[str]]:
+    """property/name -> every content of the page's <meta> tags."""
+    doc = html5lib.parse(path.read_bytes(), namespaceHTMLElements=True)
+    found: dict[str, list[str]] = {}
+    for meta in doc.findall(".//h:head/h:meta", NS):
+        key = meta.get("property") or meta.get("name")
+        if key:
+            found.setdefault(key, []).append(meta.get("content"))
+    return found
+
+
+def json_ld(path: Path) -> list[Any]:
+    doc = html5lib.parse(path.read_bytes(), namespaceHTMLElements=True)
+    return [json.loads(s.text) for s in doc.findall(".//h:script", NS)
+            if s.get("type") == "application/ld+json"]
+
+
+@pytest.mark.parametrize("rel", ["about/index.html", "index.html", "tags/python/index.html"])
+def test_other_pages_are_websites_with_absolute_urls(built: Path, rel: str) -> None:
+    meta = head_meta(built / rel)
+    assert meta["og:type"] == ["website"]
+    assert meta["og:url"] == [ORIGIN + rel.removesuffix("index.html")]
+    assert meta["og:title"] and meta["og:description"] and meta["twitter:title"]
+    assert meta["twitter:card"] == ["summary"] and "og:image" not in meta
+    assert "article:tag" not in meta
+    kinds = [ld["@type"] for ld in json_ld(built / rel)]
+    assert kinds == (["WebSite"] if rel == "index.html" else [])
+
+
+def _post(site: Path, name: str, front: str, body: str = "Text.\n") -> Path:
+    path = site / "content/posts" / name
+    path.write_text(f"---\n{front}\n---\n{body}", encoding="utf-8")
+    return path
+
+
+def test_image_and_twitter_handle(site: Path) -> None:
+    _post(site, "2024-05-01-pic.md", "title: Pic\nslug: pic\nimage: /assets/logo.svg")
+    (site / "site.yaml").write_text((site / "site.yaml").read_text()
+                                    + "social:\n  twitter: \"@blogs_\"\n")
+    build(site / "site.yaml", use_cache=False)
+    meta = head_meta(site / "_site/posts/pic/index.html")
+    assert meta["og:image"] == [f"{ORIGIN}assets/logo.svg"]
+    assert "og:image:width" not in meta
+    assert meta["twitter:site"] == meta["twitter:creator"] == ["@blogs_"]
+    assert not (site / "_site/posts/pic/card.png").exists()
+
+
+def test_bad_twitter_handle_names_the_key(site: Path) -> None:
+    (site / "site.yaml").write_text((site / "site.yaml").read_text()
+                                    + "social:\n  twitter: \"<script>\"\n")
+    with pytest.raises(ConfigError, match=r"social\.twitter"):
+        build(site / "site.yaml", use_cache=False)
+
+
+def test_social_cards_can_be_turned_off(site: Path) -> None:
+    (site / "site.yaml").write_text((site / "site.yaml").read_text() + "social_cards: false\n")
+    build(site / "site.yaml", use_cache=False)
+    assert not list((site / "_site").rglob("*.png"))
+    assert head_meta(site / "_site/posts/first/index.html")["twitter:card"] == ["summary"]
+
+
+def test_card_is_a_small_deterministic_png() -> None:
+    card = cards.Card("x", "A title", "Site", "May 1, 2024", ("python",))
+    data = cards.draw_card(card)
+    assert data == cards.draw_card(card)
+    image = Image.open(io.BytesIO(data))
+    assert image.size == (1200, 630) and image.mode == "P"
+    assert not image.info.keys() - {"transparency"}  # no text chunks, no time
+    assert len(data) < 40_000
+
+
+def test_long_titles_are_cut_to_four_lines() -> None:
+    size, lines = cards.title_lines("word " * 200)
+    assert size == cards.TITLE_SIZES[-1] and len(lines) == cards.MAX_LINES
+    assert lines[-1].endswith(cards.ELLIPSIS)
+    assert cards.title_lines("Short")[0] == cards.TITLE_SIZES[0]
+    assert len(cards.title_lines("x" * 500)[1]) == cards.MAX_LINES  # one unbreakable word
+
+
+def test_missing_glyphs_warn_at_the_title_and_are_left_out(site: Path) -> None:
+    assert cards.missing_glyphs("Ελληνικά Кириллица ∀x∈ℝ") == ""
+    assert cards.missing_glyphs("日本語 notes") == "日本語"
+    _post(site, "2024-05-01-cjk.md", "slug: cjk\ntitle: 日本語 notes")
+    report = build(site / "site.yaml", use_cache=False)
+    found = [d for d in report.diagnostics if "glyph" in d.message]
+    assert [(d.file, d.line) for d in found] == [("content/posts/2024-05-01-cjk.md", 3)]
+    assert cards.drawable("日本語 notes") == "notes"
+    assert (site / "_site/posts/cjk/card.png").is_file()
+
+
+def _refuse(card: cards.Card) -> bytes:
+    raise AssertionError(f"drew {card.title}")
+
+
+def test_cards_are_cached_and_only_an_edited_title_is_drawn(
+        site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    build(site / "site.yaml", jobs=1)
+    first = site / "_site/posts/first/card.png"
+    second = site / "_site/posts/second/card.png"
+    before = first.read_bytes(), second.read_bytes()
+    # A clean output folder with the cache: nothing is drawn, the bytes are the same.
+    monkeypatch.setattr("blogbuild.pipeline.cards.draw_card", _refuse)
+    build(site / "site.yaml", output=tmp_path / "other", jobs=1)
+    assert (tmp_path / "other/posts/first/card.png").read_bytes() == before[0]
+    # An edited title draws that card only.
+    drawn: list[str] = []
+    monkeypatch.setattr("blogbuild.pipeline.cards.draw_card",
+                        lambda card: drawn.append(card.title) or cards.draw_card(card))
+    post = site / "content/posts/2024-01-05-first.md"
+    text = post.read_text()
+    post.write_text(text.replace("title: ", "title: Renamed ", 1))
+    build(site / "site.yaml", jobs=1)
+    assert len(drawn) == 1 and drawn[0].startswith("Renamed ")
+    assert first.read_bytes() != before[0] and second.read_bytes() == before[1]
+    # A post that gains an image drops its card.
+    post.write_text(post.read_text().replace("title: ", "image: /assets/logo.svg\ntitle: ", 1))
+    build(site / "site.yaml", jobs=1)
+    assert not first.exists() and second.exists()
