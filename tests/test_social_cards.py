@@ -109,6 +109,16 @@ def test_card_is_a_small_deterministic_png() -> None:
     assert len(data) < 40_000
 
 
+def test_invisible_characters_are_not_drawn() -> None:
+    """Control and format characters (a property test found one in a tag) never reach
+    the text layout, which fails on some of them; nor does a tag made only of them."""
+    odd = cards.Card("x", "A\x1e title\u200b\x00", "Site\x07", "May 1, 2024",
+                     ("0\x1e..", "\x1e", "ok\u202e"))
+    plain = cards.Card("x", "A title", "Site", "May 1, 2024", ("0..", "ok"))
+    assert cards.draw_card(odd) == cards.draw_card(plain)
+    assert cards.missing_glyphs("\x1e\u200b") == ""
+
+
 def test_long_titles_are_cut_to_four_lines() -> None:
     size, lines = cards.title_lines("word " * 200)
     assert size == cards.TITLE_SIZES[-1] and len(lines) == cards.MAX_LINES

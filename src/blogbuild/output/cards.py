@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from PIL.ImageFont import FreeTypeFont
 
 #: Changes whenever the drawing code changes what it draws (part of every card's key).
-CARD_VERSION = "2"
+CARD_VERSION = "3"
 WIDTH, HEIGHT = 1200, 630
 FONTS = Path(__file__).resolve().parent.parent / "vendor" / "fonts"
 BOLD, BOOK = FONTS / "DejaVuSans-Bold.ttf", FONTS / "DejaVuSans.ttf"
@@ -101,15 +102,22 @@ def has_glyph(char: str) -> bool:
     return _glyph(char) != _glyph("\U000f0000")  # a private-use point: the .notdef box
 
 
+def _visible(text: str) -> str:
+    """`text` without control and format characters, unassigned and private code points:
+    none of them is drawn, and some make the text layout fail."""
+    return "".join(c for c in text if not unicodedata.category(c).startswith("C"))
+
+
 def missing_glyphs(text: str) -> str:
     """The characters of `text` the card font lacks, each once, in order."""
-    return "".join(dict.fromkeys(c for c in text if not has_glyph(c)))
+    return "".join(dict.fromkeys(c for c in _visible(text) if not has_glyph(c)))
 
 
 def drawable(text: str) -> str:
-    """`text` without the characters the font lacks (a row of boxes helps no reader)."""
+    """`text` without what cannot be drawn: invisible characters and those the font
+    lacks (a row of boxes helps no reader)."""
     lacking = set(missing_glyphs(text))
-    return " ".join("".join(c for c in text if c not in lacking).split())
+    return " ".join("".join(c for c in _visible(text) if c not in lacking).split())
 
 
 def _wrap(text: str, font: FreeTypeFont, width: int) -> list[str]:
@@ -159,11 +167,11 @@ def _footer(card: Card, width: int) -> str:
     """The date and as many tags as fit on one line."""
     parts = [card.date] if card.date else []
     font = _font(False, 30)
-    for tag in card.tags:
+    for tag in filter(None, map(drawable, card.tags)):
         if font.getlength("  ·  ".join([*parts, f"#{tag}"])) > width:
             break
         parts.append(f"#{tag}")
-    return drawable("  ·  ".join(parts))
+    return "  ·  ".join(parts)
 
 
 #: Palette: four ramps of LEVELS shades from the background to a colour, then the border.
