@@ -1,9 +1,12 @@
-"""Shared by the vendor_* scripts: fetch a pinned npm release tarball with `npm pack`."""
+"""Shared by the vendor_* scripts: fetch a pinned npm release tarball with `npm pack`, check
+it against its pinned sha1 and unpack it."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
+import tarfile
 from pathlib import Path
 
 
@@ -18,3 +21,15 @@ def npm_pack(package: str, version: str, workdir: Path) -> Path:
     ).stdout
     info = json.loads(out[out.index("[") :])[0]
     return workdir / str(info["filename"])
+
+
+def unpack_release(package: str, version: str, sha1: str, workdir: Path) -> Path:
+    """Fetch PACKAGE@VERSION into `workdir`, refuse it unless its sha1 (npm's "shasum") is
+    the pinned one (so a re-run gives the same bytes), unpack it; returns its `package/`."""
+    tarball = npm_pack(package, version, workdir)
+    digest = hashlib.sha1(tarball.read_bytes()).hexdigest()
+    if digest != sha1:
+        raise SystemExit(f"{tarball.name}: sha1 {digest} differs from the pinned {sha1}")
+    with tarfile.open(tarball) as archive:
+        archive.extractall(workdir, filter="data")
+    return workdir / "package"

@@ -11,16 +11,14 @@ DejaVu covers Latin, Greek, Cyrillic and many symbols, which technical titles ne
 from __future__ import annotations
 
 import argparse
-import hashlib
 import shutil
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # npm_release, also when imported
 
-from npm_release import npm_pack
+from npm_release import unpack_release
 
 FONTS_VERSION = "2.37.3"
 #: sha1 of the npm tarball (npm's "shasum"); checked so a re-run gives the same bytes.
@@ -33,13 +31,7 @@ DEST = Path(__file__).resolve().parent.parent / "src" / "blogbuild" / "vendor" /
 def vendor(version: str, sha1: str) -> None:
     with tempfile.TemporaryDirectory(prefix="vendor-fonts-") as tmp:
         tmpdir = Path(tmp)
-        tarball = npm_pack("dejavu-fonts-ttf", version, tmpdir)
-        digest = hashlib.sha1(tarball.read_bytes()).hexdigest()
-        if digest != sha1:
-            raise SystemExit(f"{tarball.name}: sha1 {digest} differs from the pinned {sha1}")
-        with tarfile.open(tarball) as archive:
-            archive.extractall(tmpdir, filter="data")
-        package = tmpdir / "package"
+        package = unpack_release("dejavu-fonts-ttf", version, sha1, tmpdir)
         if DEST.exists():
             shutil.rmtree(DEST)
         DEST.mkdir(parents=True)

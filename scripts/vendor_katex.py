@@ -11,17 +11,15 @@ only font files kept), fonts/*.woff2, LICENSE, and a VERSION file.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import re
 import shutil
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # npm_release, also when imported
 
-from npm_release import npm_pack
+from npm_release import unpack_release
 
 KATEX_VERSION = "0.19.1"
 #: sha1 of the npm tarball (npm's "shasum"); checked so a re-run gives the same bytes.
@@ -44,13 +42,7 @@ def trim_css(css: str) -> str:
 def vendor(version: str, sha1: str) -> None:
     with tempfile.TemporaryDirectory(prefix="vendor-katex-") as tmp:
         tmpdir = Path(tmp)
-        tarball = npm_pack("katex", version, tmpdir)
-        digest = hashlib.sha1(tarball.read_bytes()).hexdigest()
-        if digest != sha1:
-            raise SystemExit(f"{tarball.name}: sha1 {digest} differs from the pinned {sha1}")
-        with tarfile.open(tarball) as archive:
-            archive.extractall(tmpdir, filter="data")
-        package = tmpdir / "package"
+        package = unpack_release("katex", version, sha1, tmpdir)
         dist = package / "dist"
         if DEST.exists():
             shutil.rmtree(DEST)

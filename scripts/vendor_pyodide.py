@@ -17,11 +17,9 @@ licence (MPL-2.0, from package.json) followed by the full MPL-2.0 text.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import shutil
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
@@ -29,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # npm_release, also when imported
 
-from npm_release import npm_pack  # noqa: E402
+from npm_release import unpack_release  # noqa: E402
 
 from blogbuild.runtimes.pyodide import PYODIDE_VERSION, RUNTIME_FILES  # noqa: E402
 
@@ -84,13 +82,7 @@ def licence_text(package: Path, licence_file: Path | None) -> str:
 def vendor(version: str, sha1: str, licence_file: Path | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="vendor-pyodide-") as tmp:
         tmpdir = Path(tmp)
-        tarball = npm_pack("pyodide", version, tmpdir)
-        digest = hashlib.sha1(tarball.read_bytes()).hexdigest()
-        if digest != sha1:
-            raise SystemExit(f"{tarball.name}: sha1 {digest} differs from the pinned {sha1}")
-        with tarfile.open(tarball) as archive:
-            archive.extractall(tmpdir, filter="data")
-        package = tmpdir / "package"
+        package = unpack_release("pyodide", version, sha1, tmpdir)
         missing = [name for name in RUNTIME_FILES if not (package / name).is_file()]
         if missing:
             raise SystemExit(f"pyodide@{version} lacks {', '.join(missing)}")

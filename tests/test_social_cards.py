@@ -4,21 +4,20 @@ preview tags of the basic test site (the tags in detail: test_social.py)."""
 from __future__ import annotations
 
 import io
-import json
 import shutil
 from pathlib import Path
 from typing import Any
 
-import html5lib
 import pytest
 from PIL import Image
 
 from blogbuild.commands.build import build
 from blogbuild.diagnostics import ConfigError
 from blogbuild.output import cards
+from test_social import head, metas
+from test_social import json_ld as page_json_ld
 
 BASIC = Path(__file__).parent / "sites" / "basic"
-NS = {"h": "http://www.w3.org/1999/xhtml"}
 ORIGIN = "https://user.github.io/blogs/"
 HOSTILE = "</script><script>alert(1)</script> & \"quotes\" <b>"
 
@@ -39,20 +38,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def head_meta(path: Path) -> dict[str, list[str]]:
-    """property/name -> every content of the page's <meta> tags."""
-    doc = html5lib.parse(path.read_bytes(), namespaceHTMLElements=True)
-    found: dict[str, list[str]] = {}
-    for meta in doc.findall(".//h:head/h:meta", NS):
-        key = meta.get("property") or meta.get("name")
-        if key:
-            found.setdefault(key, []).append(meta.get("content"))
-    return found
+    return metas(head(path))
 
 
 def json_ld(path: Path) -> list[Any]:
-    doc = html5lib.parse(path.read_bytes(), namespaceHTMLElements=True)
-    return [json.loads(s.text) for s in doc.findall(".//h:script", NS)
-            if s.get("type") == "application/ld+json"]
+    return page_json_ld(head(path))
 
 
 @pytest.mark.parametrize("rel", ["about/index.html", "index.html", "tags/python/index.html"])
