@@ -367,6 +367,7 @@ class Engine:
                 assert error_ is not None
                 more = f" (and {len(failed) - 1} more pages)" if len(failed) > 1 else ""
                 raise TemplateError(error_.message + more, file=error_.file, line=error_.line)
+            self.progress("indexing for search", 0, 0)
             index, self.search_notes = self.search.stage(stage, site, last.files, self.output,
                                                          fresh, render_again)
             files.update(index)
