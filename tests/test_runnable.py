@@ -20,6 +20,7 @@ from blogbuild.markdown import create_markdown
 from blogbuild.output.templating import create_environment
 from blogbuild.output.writer import bundle_files
 from blogbuild.runtimes import pyodide
+from blogbuild.runtimes.capture import capture_source
 from css_helpers import page_stylesheet, parts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -267,6 +268,9 @@ def test_build_copies_the_runtime_only_when_a_page_needs_it(tmp_path: Path) -> N
         assert built.read_bytes() == (pyodide.VENDOR_DIR / name).read_bytes()
     assert (out / "js" / "runnable.js").is_file()
     assert (out / "js" / "runnable-worker.js").is_file()
+    # The worker fetches the capture module from beside itself.
+    assert (out / "js" / "runnable_capture.py").read_bytes() == capture_source().read_bytes()
+    assert not (out / "js" / "__pycache__").exists()
     assert (out / "css" / "runnable.css").is_file()
     assert not marker.exists(), "the build must never execute runnable code"
     page = (out / "posts" / "runs" / "index.html").read_text(encoding="utf-8")

@@ -64,6 +64,35 @@ while True: pass
 import numpy as np
 print(np.arange(3))
 """,
+    "table": """\
+# block: table
+class Table:
+    def _repr_html_(self):
+        return ("<table><thead><tr><th>x</th><th>y</th></tr></thead>"
+                "<tbody><tr><td>1</td><td>a &amp; b</td></tr></tbody></table>")
+    def __repr__(self):
+        return "Table()"
+
+print("a table:")
+Table()
+""",
+    "png": """\
+# block: png
+import struct, zlib
+
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+class Dots:
+    def _repr_png_(self):
+        rows = b"".join(b"\\x00" + b"\\xff\\x00\\x00" * 3 for _ in range(2))
+        header = struct.pack(">IIBBBBB", 3, 2, 8, 2, 0, 0, 0)
+        return (b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", header)
+                + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+print("dots:")
+Dots()
+""",
 }
 
 ISOLATED = """\
@@ -222,6 +251,32 @@ def test_exception_shows_its_traceback(root_session: Session) -> None:
     assert "return a / b" in error  # the source line is shown
     assert error.rstrip().endswith("ZeroDivisionError: division by zero")
     assert "_pyodide" not in error and "CodeRunner" not in error  # no driver frames
+
+
+def test_a_final_value_with_repr_html_is_shown_as_html(root_session: Session) -> None:
+    status, _ = root_session.run("table")
+    assert status.startswith("Done in")
+    output = root_session.block("table").locator(".runnable-output")
+    children = output.evaluate("o => [...o.children].map(c => c.tagName + '.' + c.className)")
+    assert children == ["PRE.runnable-stdout", "DIV.runnable-html"]
+    assert output.locator(".runnable-stdout").text_content() == "a table:\n"
+    cells = output.locator(".runnable-html table td").all_text_contents()
+    assert cells == ["1", "a & b"]
+    assert output.locator(".runnable-result").count() == 0  # HTML instead of the repr
+
+
+def test_a_final_value_with_repr_png_is_shown_as_an_image(root_session: Session) -> None:
+    status, _ = root_session.run("png")
+    assert status.startswith("Done in")
+    output = root_session.block("png").locator(".runnable-output")
+    assert output.locator(".runnable-stdout").text_content() == "dots:\n"
+    img = output.locator("figure.runnable-figure > img")
+    assert img.get_attribute("alt") == "Image"
+    assert (img.get_attribute("width"), img.get_attribute("height")) == ("3", "2")
+    assert (img.get_attribute("src") or "").startswith("data:image/png;base64,iVBORw0KGgo")
+    img.evaluate("i => i.decode()")  # a PNG the browser can read
+    assert img.evaluate("i => [i.naturalWidth, i.naturalHeight]") == [3, 2]
+    assert output.locator(".runnable-result").count() == 0
 
 
 def test_state_carries_from_one_block_to_the_next(root_session: Session) -> None:

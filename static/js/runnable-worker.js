@@ -4,74 +4,66 @@
 // Messages out: {type: "status", id, phase: "loading-runtime" | "loading-packages" | "running",
 //                detail}
 //               {type: "output", id, chunks: [["stdout" | "stderr", text], …]}
+//               {type: "item", id, item}: an output item of runnable_capture.py (image, html,
+//                result, error), after the output printed before it
 //               {type: "done", id, status: "ok" | "error" | "package-error" | "boot-error",
-//                result, error, errorName, ms, restart}
+//                error, errorName, ms, restart}
 
 const PACKAGE_TIMEOUT_MS = 120000;
 const FLUSH_BYTES = 8192;
 const FLUSH_MS = 50;
 
+// The module that turns figures, tables and values into output items; CPython runs the same
+// file when a site is built. It lives beside this script.
+const CAPTURE_URL = new URL("./runnable_capture.py", import.meta.url);
+const CAPTURE_DIR = "/blogbuild";
+
 // The Python half: runs one block in the shared namespace (or a fresh one for isolated
-// blocks), returns the repr of a final expression, or the traceback trimmed to the
-// reader's own frames (the driver's frames mean nothing to a reader).
+// blocks) inside a capture that posts each output item as it is made.
 const DRIVER = `
 import ast
 import builtins
+import json
 import sys
-import traceback
 
+sys.path.append("${CAPTURE_DIR}")
+
+import runnable_capture
 from pyodide.code import CodeRunner, find_imports
 
 _shared = {"__name__": "__main__"}
+_post_item = None
+
+builtins.input = runnable_capture.no_input
+runnable_capture.install()
 
 
-def _no_input(prompt=""):
-    raise RuntimeError(
-        "input() cannot read from the keyboard in a runnable block; "
-        "set the value in the code instead"
-    )
+def set_poster(post):
+    global _post_item
+    _post_item = post
 
 
-builtins.input = _no_input
-
-
-def _own_frames(tb, filename):
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == filename:
-            return tb
-        tb = tb.tb_next
-    return None
-
-
-def _format(exc, filename):
-    tb = _own_frames(exc.__traceback__, filename)
-    if tb is None and isinstance(exc, SyntaxError):
-        # Raised while compiling: no frame of the block exists, only the error itself.
-        return "".join(traceback.format_exception_only(type(exc), exc))
-    if tb is None:
-        tb = exc.__traceback__
-    return "".join(traceback.format_exception(type(exc), exc, tb))
+def _emit(item):
+    _post_item(json.dumps(item))
 
 
 async def run(code, filename, isolated):
     namespace = {"__name__": "__main__"} if isolated else _shared
-    try:
-        runner = CodeRunner(
-            code,
-            filename=filename,
-            return_mode="last_expr",
-            quiet_trailing_semicolon=True,
-            flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
-            dedent=False,
-        ).compile()
-        result = await runner.run_async(namespace)
-        text = None if result is None else repr(result)
-    except BaseException as exc:
-        return ["error", type(exc).__name__, _format(exc, filename)]
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    return ["ok", None, text]
+    with runnable_capture.Capture(_emit) as capture:
+        try:
+            runner = CodeRunner(
+                code,
+                filename=filename,
+                return_mode="last_expr",
+                quiet_trailing_semicolon=True,
+                flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
+                dedent=False,
+            ).compile()
+            capture.finish(await runner.run_async(namespace))
+        except BaseException as exc:
+            capture.fail(exc, filename)
+            return ["error", type(exc).__name__]
+    return ["ok", None]
 
 
 def imports(code):
@@ -130,6 +122,18 @@ function writer(name) {
   };
 }
 
+// Called by the driver with an item as JSON, once Python has flushed what it printed.
+function postItem(json) {
+  flush();
+  if (current !== null) post({ type: "item", id: current, item: JSON.parse(json) });
+}
+
+async function fetchCapture() {
+  const response = await fetch(CAPTURE_URL);
+  if (!response.ok) throw new Error(`${CAPTURE_URL} answered ${response.status}`);
+  return response.text();
+}
+
 // Some of Pyodide's start-up failures (a file that cannot be fetched) surface only as an
 // unhandled rejection while loadPyodide() never settles: turn them into a failed boot.
 let failBoot = null;
@@ -168,6 +172,8 @@ function boot(id) {
 
 async function startPyodide(id) {
   post({ type: "status", id, phase: "loading-runtime" });
+  const capture = fetchCapture();
+  capture.catch(() => {}); // awaited below; a failure then fails the boot
   const { loadPyodide } = await import(config.indexURL + "pyodide.mjs");
   const py = await loadPyodide({
     indexURL: config.indexURL,
@@ -178,9 +184,14 @@ async function startPyodide(id) {
   py.setStdout(writer("stdout"));
   py.setStderr(writer("stderr"));
   py.setStdin({ error: true });
+  py.FS.mkdirTree(CAPTURE_DIR);
+  py.FS.writeFile(`${CAPTURE_DIR}/runnable_capture.py`, await capture);
   const namespace = py.toPy({});
   py.runPython(DRIVER, { globals: namespace, filename: "<runnable>" });
   driver = { run: namespace.get("run"), imports: namespace.get("imports") };
+  const setPoster = namespace.get("set_poster");
+  setPoster(postItem);
+  setPoster.destroy();
   namespace.destroy();
   pyodide = py;
 }
@@ -300,14 +311,10 @@ async function run(message) {
     const start = performance.now();
     const proxy = await driver.run(code, filename, Boolean(isolated));
     const ms = performance.now() - start;
-    const [status, errorName, payload] = proxy.toJs();
+    const [status, errorName] = proxy.toJs();
     proxy.destroy();
     flush();
-    if (status === "ok") {
-      post({ type: "done", id, status: "ok", result: payload, ms });
-    } else {
-      post({ type: "done", id, status: "error", errorName, error: payload, ms });
-    }
+    post({ type: "done", id, status, errorName, ms });
   } catch (error) {
     flush();
     const reason = error && error.message ? error.message : String(error);

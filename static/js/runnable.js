@@ -97,6 +97,8 @@ class Runtime {
       job.block.onPhase(message.phase, message.detail);
     } else if (message.type === "output") {
       for (const [stream, text] of message.chunks) job.block.onOutput(stream, text);
+    } else if (message.type === "item") {
+      job.block.onItem(message.item);
     } else if (message.type === "done") {
       if (message.status !== "boot-error") this.ready = true;
       this.finish(job, message);
@@ -361,22 +363,63 @@ class RunnableBlock {
     this.append(stream === "stderr" ? "stderr" : "stdout", text);
   }
 
+  // An output item of runnable_capture.py (its docstring describes them).
+  onItem(item) {
+    switch (item.type) {
+      case "stream":
+        this.onOutput(item.name, item.text);
+        break;
+      case "result":
+      case "error":
+        this.append(item.type, item.text);
+        break;
+      case "image":
+        this.appendNode(this.figure(item));
+        break;
+      case "html": {
+        // The block's own markup, trusted as a post's raw HTML is.
+        const box = el("div", { class: "runnable-html" });
+        box.innerHTML = item.html;
+        this.appendNode(box);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  figure(item) {
+    const src = item.mime === "image/svg+xml"
+      ? `data:image/svg+xml;charset=utf-8,${encodeURIComponent(item.data)}`
+      : `data:image/png;base64,${item.data}`;
+    const img = el("img", { src, alt: item.alt || "" });
+    if (item.width > 0 && item.height > 0) {
+      img.setAttribute("width", String(item.width));
+      img.setAttribute("height", String(item.height));
+    }
+    const figure = el("figure", { class: "runnable-figure" });
+    figure.append(img);
+    return figure;
+  }
+
+  appendNode(node) {
+    this.output.append(node);
+    this.segment = null; // text after it starts a new block of its own
+  }
+
   onDone(message) {
     const ms = typeof message.ms === "number" ? formatMs(message.ms) : "";
     switch (message.status) {
       case "ok":
-        if (message.result !== null && message.result !== undefined) {
-          this.append("result", message.result);
-        }
         this.setStatus(`Done in ${ms}`, "ok");
         break;
       case "error":
+        // Python's own errors came as an item; this one is the worker's (rare).
+        if (message.error) this.append("error", message.error);
         if (message.errorName === "KeyboardInterrupt") {
-          this.append("error", message.error);
           this.append("note", "Stopped. Variables defined before the stop are kept.");
           this.setStatus(`Stopped after ${ms}`, "stopped");
         } else {
-          this.append("error", message.error);
           this.setStatus(ms ? `${message.errorName} after ${ms}` : "Error", "error");
         }
         break;
