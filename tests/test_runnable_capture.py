@@ -121,6 +121,7 @@ def test_printed_text_and_figures_keep_their_order() -> None:
         print("after")
     """)
     assert kinds(items) == ["stdout", "image", "stderr", "stdout", "image"]
+    assert [item["alt"] for item in items if item["type"] == "image"] == ["Figure 1", "Figure 2"]
     assert items[2]["text"] == "between\nbetween too\n"
     assert items[3]["text"] == "after\n"
 

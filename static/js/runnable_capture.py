@@ -15,7 +15,7 @@ Output items (JSON-able dicts), in the order they happened:
   still open when the block ends, closed once shown), or a final value with ``_repr_png_``
   (a PIL image). ``{"type": "image", "mime": "image/svg+xml", "data": svg text, …}``: a
   final value with ``_repr_svg_``. Width and height are pixels, 0 when unknown; alt is the
-  figure's suptitle or first axes title, else "Figure N".
+  figure's suptitle or first axes title, else "Figure N" (N counts the block's figures).
 - ``{"type": "html", "html": str}``: a final value with ``_repr_html_`` (a pandas
   DataFrame or Styler), markup of the block's own making.
 - ``{"type": "result", "text": str}``: the repr of any other final value (none for None,
@@ -35,7 +35,6 @@ streams included.
 from __future__ import annotations
 
 import ast
-import asyncio
 import base64
 import builtins
 import contextlib
@@ -69,6 +68,7 @@ class Capture:
     def __init__(self, emit: Callable[[Item], None] | None = None) -> None:
         self.items: list[Item] = []
         self.emit = emit
+        self.figures = 0  # shown so far: the next untitled one is "Figure <figures + 1>"
 
     def __enter__(self) -> Capture:
         global _active
@@ -98,7 +98,8 @@ class Capture:
     def show(self) -> None:
         """Every open matplotlib figure as an image, then closed (``plt.show()``)."""
         for figure in _open_figures():
-            self.add(figure_item(figure))
+            self.figures += 1
+            self.add(figure_item(figure, self.figures))
             _close(figure)
 
     def finish(self, value: object) -> None:
@@ -106,7 +107,7 @@ class Capture:
         if _figure_value(value) is not None and value in _open_figures():
             value = None  # shown with the other open figures
         self.show()
-        item = value_item(value)
+        item = value_item(value, self.figures + 1)
         if item is not None:
             self.add(item)
 
@@ -174,25 +175,21 @@ def _close(figure: Any) -> None:
     plt.close(figure)
 
 
-def figure_item(figure: Any) -> Item:
-    """A matplotlib figure as a PNG image item."""
+def figure_item(figure: Any, number: int) -> Item:
+    """A matplotlib figure, the block's `number`th, as a PNG image item."""
     width, height = figure.get_size_inches()
     dpi = min(FIGURE_DPI, MAX_FIGURE_SIDE / max(width, height, 0.01))
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
-    return png_item(buffer.getvalue(), figure_alt(figure))
+    return png_item(buffer.getvalue(), figure_alt(figure, number))
 
 
-def figure_alt(figure: Any) -> str:
-    titles = []
-    suptitle = getattr(figure, "_suptitle", None)
-    if suptitle is not None:
-        titles.append(suptitle.get_text())
+def figure_alt(figure: Any, number: int) -> str:
+    """The figure's suptitle, else its first axes title, else "Figure <number>"."""
+    titles = [figure.get_suptitle()]
     for axes in figure.get_axes():
         titles += [axes.get_title(loc) for loc in ("center", "left", "right")]
-    title = next((t.strip() for t in titles if t.strip()), "")
-    number = getattr(figure, "number", None)
-    return title or (f"Figure {number}" if number is not None else "Figure")
+    return next((t.strip() for t in titles if t.strip()), f"Figure {number}")
 
 
 def _is_artist_value(value: object) -> bool:
@@ -213,13 +210,13 @@ def _figure_value(value: object) -> Any:
 # --- final values ----------------------------------------------------------------------------
 
 
-def value_item(value: object) -> Item | None:
+def value_item(value: object, figure_number: int = 1) -> Item | None:
     """The item showing a final expression's value; None when it shows nothing."""
     if value is None:
         return None
     figure = _figure_value(value)
     if figure is not None:
-        return figure_item(figure)
+        return figure_item(figure, figure_number)
     if _is_artist_value(value):
         return None
     html = _rich(value, "_repr_html_")
@@ -377,6 +374,8 @@ def execute(code: str, filename: str, namespace: dict[str, Any]) -> object:
 def _run(code: types.CodeType, namespace: dict[str, Any]) -> object:
     result = eval(code, namespace)
     if code.co_flags & 0x80:  # CO_COROUTINE: the block awaits at top level
+        import asyncio
+
         return asyncio.run(result)
     return result
 
