@@ -117,6 +117,8 @@ def _collect(state: StateCore) -> tuple[dict[str, _Target], set[str]]:
         if token.type in ("html_block", "inline"):
             plain_ids.update(_raw_ids(token))
         ident = token.attrGet("id")
+        if ident is None and token.type == "figure_open":
+            ident = f"figure-{token.meta['number']}"  # the id figures.py renders
         if ident is None or token.nesting == -1:
             continue
         ident = str(ident)
