@@ -26,6 +26,7 @@ from blogbuild.config import (
     NavLink,
     RunnableConfig,
     SocialConfig,
+    StatementsConfig,
 )
 from blogbuild.fingerprints import digest_of
 from blogbuild.pipeline.records import Rendered, RenderResult
@@ -57,6 +58,9 @@ See \eqref{eq:a}.
 > [!DEFINITION]
 > A defined term.
 
+> [!THEOREM]
+> A theorem.
+
 > [!NOTE]
 > A note.
 
@@ -86,6 +90,7 @@ OTHER: dict[str, Any] = {
     "toc_min_headings": 1,
     "search": False,
     "callouts": {"definition": CalloutType(title="Definition", color="#123456")},
+    "statements": StatementsConfig(counters="per-type"),
     "math": MathConfig(macros={r"\RR": r"\mathbb{R}"}),
     "runnable": RunnableConfig(packages_url="https://example.org/pyodide/"),
     "check": CheckConfig(ignore=("https://example.org/*",)),

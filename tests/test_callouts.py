@@ -13,6 +13,7 @@ import pytest
 from markdown_it.utils import read_fixture_file
 
 from blogbuild.callout_icons import ICONS
+from blogbuild.callout_kinds import STATEMENT_TYPES
 from blogbuild.config import CalloutType, Config, load_config
 from blogbuild.diagnostics import ConfigError, Severity
 from blogbuild.markdown import create_markdown
@@ -61,7 +62,8 @@ def test_fixture_file_has_dozens_of_cases() -> None:
 def test_every_type_has_its_own_icon_and_class(kind: str) -> None:
     html, env = render(f"> [!{kind.upper()}]\n> Body.\n")
     (root,) = roots(html)
-    assert root.get("class") == f"callout callout-{kind}"
+    statement = " callout-statement" if kind in STATEMENT_TYPES else ""
+    assert root.get("class") == f"callout callout-{kind}{statement}"
     assert root.get("data-callout") == kind
     assert ICONS[kind] in html
     assert env["needs"] == {"callouts"}
@@ -100,7 +102,7 @@ def test_title_is_an_inline_token_for_inline_plugins() -> None:
     i = next(i for i, t in enumerate(tokens) if t.type == "callout_title_open")
     title = tokens[i + 1]
     assert title.type == "inline"
-    assert title.content == "Energy $E = mc^2$"
+    assert title.content == "Definition 1 (Energy $E = mc^2$)"  # numbered before parsing
     assert title.map == [2, 3]
 
 
@@ -221,10 +223,11 @@ def test_site_yaml_file_callouts_section(tmp_path: Path) -> None:
     md = create_markdown(load_config(tmp_path))
     html, env = render("> [!EXERCISE]\n> a\n\n> [!hw]- Week 1\n> b\n", md)
     exercise, homework = roots(html)
-    assert exercise.get("data-callout") == homework.get("data-callout") == "exercise"
+    # EXERCISE is a built-in statement (styled as a definition): site.yaml restyles it.
+    assert exercise.get("data-callout") == homework.get("data-callout") == "definition"
     assert exercise.get("style") == "--callout-color: #0a7"
-    assert "Try it" in "".join(exercise.itertext())
-    assert homework.tag == "details" and "Week 1" in "".join(homework.itertext())
+    assert "Try it 1" in "".join(exercise.itertext())
+    assert homework.tag == "details" and "Hw 2 (Week 1)" in "".join(homework.itertext())
     assert not env.get("diagnostics")
 
 

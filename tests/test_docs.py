@@ -20,6 +20,7 @@ from blogbuild.config import (
     MathConfig,
     RunnableConfig,
     SocialConfig,
+    StatementsConfig,
 )
 from blogbuild.markdown.callouts import BUILTIN_TYPES, build_kinds
 from blogbuild.markdown.widgets import KINDS
@@ -95,7 +96,7 @@ def _keys(cls: type) -> list[str]:
 
 
 @pytest.mark.parametrize("cls", [Config, MathConfig, RunnableConfig, CalloutType, CheckConfig,
-                                 CommentsConfig, SocialConfig],
+                                 CommentsConfig, SocialConfig, StatementsConfig],
                          ids=lambda c: c.__name__)
 def test_every_site_yaml_key_is_documented(cls: type) -> None:
     text = _text(DOCS / "configuration.md")

@@ -23,6 +23,8 @@ class CalloutType:
     icon: str | None = None
     color: str | None = None
     alias_of: str | None = None
+    #: A numbered statement ("Theorem 2"); None keeps the type's own (or its target's) choice.
+    numbered: bool | None = None
 
 
 BUILTIN_TYPES: tuple[str, ...] = (
@@ -50,7 +52,14 @@ _ALIASES: dict[str, tuple[str, str]] = {
     "lemma": ("definition", "Lemma"),
     "corollary": ("definition", "Corollary"),
     "proposition": ("definition", "Proposition"),
+    "exercise": ("definition", "Exercise"),
+    "remark": ("definition", "Remark"),
 }
+
+#: The types numbered per post ("Theorem 2"), one counter shared by all unless site.yaml's
+#: `statements.counters` is `per-type`.
+STATEMENT_TYPES: tuple[str, ...] = ("theorem", "lemma", "proposition", "corollary",
+                                    "definition", "example", "exercise", "remark")
 
 _NAME = re.compile(r"[^\W\d][\w-]*$")
 _COLOR = re.compile(
@@ -66,6 +75,7 @@ class Kind:
     title: str
     icon: str  # HTML for the icon span
     color: str | None = None  # a site.yaml colour; None: the stylesheet's colour for the type
+    numbered: bool = False  # a statement: its title gets the next number of the post
 
 
 def title_of(name: str) -> str:
@@ -101,6 +111,7 @@ def _override(kind: Kind, key: str, spec: CalloutType) -> Kind:
         title=spec.title if spec.title is not None else kind.title,
         icon=_check_icon(key, spec.icon) if spec.icon is not None else kind.icon,
         color=_check_color(key, spec.color) if spec.color is not None else kind.color,
+        numbered=spec.numbered if spec.numbered is not None else kind.numbered,
     )
 
 
@@ -109,6 +120,8 @@ def build_kinds(types: Mapping[str, CalloutType] | None) -> dict[str, Kind]:
     kinds = {name: Kind(name, title_of(name), ICONS[name]) for name in BUILTIN_TYPES}
     for alias, (target, title) in _ALIASES.items():
         kinds[alias] = dataclasses.replace(kinds[target], title=title)
+    for name in STATEMENT_TYPES:
+        kinds[name] = dataclasses.replace(kinds[name], numbered=True)
     specs = {str(key).lower(): spec for key, spec in (types or {}).items()}
     for key in specs:
         if not _NAME.match(key):

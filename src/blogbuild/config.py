@@ -52,6 +52,14 @@ class MathConfig:
 
 
 @dataclass(frozen=True)
+class StatementsConfig:
+    """Numbered statements (Theorem, Lemma, … and the callout types marked `numbered`)."""
+
+    #: "shared": one counter for all (Theorem 1, Lemma 2); "per-type": one per title.
+    counters: str = "shared"
+
+
+@dataclass(frozen=True)
 class RunnableConfig:
     # None means Pyodide's public package index for the vendored version.
     packages_url: str | None = None
@@ -114,6 +122,7 @@ class Config:
     toc_min_headings: int = 3
     search: bool = True  # a Pagefind index and the search box in the header
     callouts: dict[str, CalloutType] = field(default_factory=dict)
+    statements: StatementsConfig = field(default_factory=StatementsConfig)
     math: MathConfig = field(default_factory=MathConfig)
     runnable: RunnableConfig = field(default_factory=RunnableConfig)
     check: CheckConfig = field(default_factory=CheckConfig)
@@ -145,6 +154,7 @@ class Config:
             "base_url": self.base_url,
             "callouts": {k: dataclasses.asdict(v) for k, v in sorted(self.callouts.items())},
             "math": dataclasses.asdict(self.math),
+            "statements": dataclasses.asdict(self.statements),
         }
         return repr(sorted(relevant.items()))
 

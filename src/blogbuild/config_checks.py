@@ -85,6 +85,9 @@ def validate(config: Config, source: str, lines: dict[str, int]) -> None:
     if config.feed_content not in ("full", "summary"):
         raise check.fail("feed_content", f"must be full (whole posts in the feeds) or summary, "
                                          f"not {config.feed_content!r}")
+    if config.statements.counters not in ("shared", "per-type"):
+        raise check.fail("statements.counters", "must be shared (Theorem 1, Lemma 2) or "
+                         f"per-type (Theorem 1, Lemma 1), not {config.statements.counters!r}")
     problem = base_url_problem(config.base_url)
     if problem is not None:
         raise check.fail("base_url", problem)

@@ -112,6 +112,9 @@ class LinkMap:
     labels: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     #: The files of static/ (paths from there), published at the root of the site.
     statics: frozenset[str] = frozenset()
+    #: What cross-references to a document show: content path -> {id: (kind, label)}, from
+    #: the render records ("theorem", "Theorem 2"; "equation", "(3)"; …).
+    targets: Mapping[str, Mapping[str, tuple[str, str]]] = field(default_factory=dict)
 
     def url_of(self, rel: str) -> str | None:
         found = self.documents.get(rel)
@@ -147,12 +150,23 @@ class LinkMap:
         url = self.url_of if key.startswith("note\0") else self.file_url
         return repr((match.rule, tuple((rel, url(rel)) for rel in match.rels)))
 
+    def xref_outcome(self, rel: str, fragment: str) -> str:
+        """What a cross-reference to `fragment` in the document `rel` shows: its target's
+        kind and label (None: unknown) and the document's title."""
+        found = self.targets.get(rel, {}).get(fragment)
+        title = self.labels[rel][1] if rel in self.labels else None
+        return repr((found, title))
+
     def still_valid(self, resolved: Iterable[tuple[str, str | None]],
-                    wiki: Iterable[tuple[str, str]] = ()) -> bool:
-        """True when every (rel, url) a render resolved still maps to the same URL, and
-        every wiki name it looked up still finds the same."""
+                    wiki: Iterable[tuple[str, str]] = (),
+                    xrefs: Iterable[tuple[str, str]] = ()) -> bool:
+        """True when every (rel, url) a render resolved still maps to the same URL, every
+        wiki name it looked up still finds the same, and every cross-reference to another
+        document (`rel#id`) still shows the same label."""
         return (all(self.url_of(rel) == url for rel, url in resolved)
-                and all(self.outcome(key) == found for key, found in wiki))
+                and all(self.outcome(key) == found for key, found in wiki)
+                and all(self.xref_outcome(*key.split("#", 1)) == found
+                        for key, found in xrefs))
 
 
 def wiki_key(name: str, source_dir: str | None = None) -> str:
@@ -265,9 +279,12 @@ def _meta_hint(front: Mapping[str, Any], stem: str) -> PostMeta:
 
 
 def build_link_map(docs: Iterable[DocumentInfo], assets: Iterable[str], config: Config,
-                   *, drafts: bool, statics: Iterable[str] = ()) -> LinkMap:
+                   *, drafts: bool, statics: Iterable[str] = (),
+                   targets: Mapping[str, Mapping[str, tuple[str, str]]] | None = None,
+                   ) -> LinkMap:
     """The URL of every document that will be built and of every file under content/; the
-    files of static/ (`statics`) are known too, for wiki embeds.
+    files of static/ (`statics`) are known too, for wiki embeds. `targets`: the labels of
+    each document's ids, from render records (see `LinkMap.targets`).
 
     Two documents that want one URL: the first by path wins here, as in `assemble`,
     which reports the collision."""
@@ -290,5 +307,6 @@ def build_link_map(docs: Iterable[DocumentInfo], assets: Iterable[str], config: 
         folder = bundle_dir(doc.rel)
         if folder and doc.kind == "post":
             bundles[folder] = url
+    known = {rel: dict(found) for rel, found in sorted((targets or {}).items()) if found}
     return LinkMap(documents, asset_urls(assets, bundles), frozenset(left_out), labels,
-                   frozenset(statics))
+                   frozenset(statics), known)

@@ -35,10 +35,12 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.mark import mark_plugin
     from blogbuild.markdown.math import math_plugin
     from blogbuild.markdown.more import more_plugin
+    from blogbuild.markdown.statements import statements_plugin
     from blogbuild.markdown.tasks import tasks_plugin
     from blogbuild.markdown.toc import toc_plugin
     from blogbuild.markdown.widgets.divs import divs_plugin
     from blogbuild.markdown.wikilinks import wikilinks_plugin
+    from blogbuild.markdown.xrefs import xrefs_plugin
 
     if config is None:
         from blogbuild.config import Config
@@ -58,10 +60,12 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(math_plugin, config=config.math, urls=config.urls)
     md.use(callouts_plugin, types=config.callouts)
     md.use(admonitions_plugin, types=config.callouts)
+    md.use(statements_plugin, per_type=config.statements.counters == "per-type")
     md.use(divs_plugin, urls=config.urls)
     md.use(highlight_plugin)
     md.use(figures_plugin)
     md.use(toc_plugin)
+    md.use(xrefs_plugin)
     md.use(wikilinks_plugin)
     md.use(links_plugin, urls=config.urls)
     md.use(limits_plugin)

@@ -5,7 +5,8 @@
     ??? tip                             ->  `> [!TIP]-` (folded, closed); `???+` is open
 
 The header follows Python-Markdown's grammar: a type, optional extra words (kept as extra
-classes, as Python-Markdown does), an optional quoted title; `""` means no title row.
+classes, as Python-Markdown does), an optional quoted title; `""` means no title row. A
+`{#id}` may end the header, as it ends a callout's first line.
 A line that does not fit it (`!!! IMPORTANT !!!`) stays a paragraph.
 
 mdit-py-plugins has an `admon` plugin with the same markers; it is not used because its
@@ -25,13 +26,21 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 
 from blogbuild.callout_kinds import CalloutType, Kind, build_kinds
-from blogbuild.markdown.callouts import push_title, style_opening, tokenize_body, unknown_kind
+from blogbuild.markdown.callouts import (
+    push_title,
+    set_title_and_id,
+    style_opening,
+    tokenize_body,
+    unknown_kind,
+)
 from blogbuild.markdown.env import need, source_line
+from blogbuild.markdown.statements import take_id
 
 __all__ = ["admonitions_plugin"]
 
 _HEADER = re.compile(
-    r'(!!!|\?\?\?\+?)[ \t]*([^\W\d][\w-]*)((?:[ \t]+[\w-]+)*)(?:[ \t]+"(.*)")?[ \t]*$'
+    r'(!!!|\?\?\?\+?)[ \t]*([^\W\d][\w-]*)((?:[ \t]+[\w-]+)*)(?:[ \t]+"(.*)")?'
+    r'((?:[ \t]+\{#[^{}]*\})?)[ \t]*$'
 )
 _BODY_INDENT = 4  # Python-Markdown's tab length: the body is indented four columns
 
@@ -64,7 +73,7 @@ def _make_rule(kinds: Mapping[str, Kind]) -> Any:
         if silent:
             return True
 
-        marker, name, extra, title = match.groups()
+        marker, name, extra, title, written_id = match.groups()
         fold = "" if marker == "!!!" else "+" if marker.endswith("+") else "-"
         env = state.env
         kind = kinds.get(name.lower()) or unknown_kind(
@@ -78,6 +87,8 @@ def _make_rule(kinds: Mapping[str, Kind]) -> Any:
         opening.map = [start_line, end]
         opening.markup = marker
         style_opening(opening, name, kind, fold)
+        _, ident = take_id(env, source_line(env, start_line), written_id.strip())
+        set_title_and_id(opening, title or "", ident)
         if extra.split():
             opening.attrs["class"] = f"{opening.attrs['class']} {' '.join(extra.split())}"
         if title is None or title or fold:

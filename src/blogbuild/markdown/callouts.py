@@ -31,11 +31,13 @@ from markdown_it.utils import OptionsDict
 from blogbuild.callout_icons import ICONS
 from blogbuild.callout_kinds import BUILTIN_TYPES, CalloutType, Kind, build_kinds, title_of
 from blogbuild.markdown.env import Env, need, report, source_line
+from blogbuild.markdown.statements import take_id
 
 __all__ = [
     "BUILTIN_TYPES",
     "callouts_plugin",
     "push_title",
+    "set_title_and_id",
     "style_opening",
     "tokenize_body",
     "unknown_kind",
@@ -77,7 +79,16 @@ def style_opening(opening: Token, name: str, kind: Kind, fold: str) -> None:
         opening.attrs["role"] = "note"
     if kind.color:
         opening.attrs["style"] = f"--callout-color: {kind.color}"
-    opening.meta = {"type": kind.type, "fold": fold, "open": fold == "+"}
+    opening.meta = {"type": kind.type, "fold": fold, "open": fold == "+", "name": name.lower(),
+                    "label": kind.title, "numbered": kind.numbered}
+
+
+def set_title_and_id(opening: Token, title: str, ident: str | None) -> None:
+    """Note the author's own title (numbered statements put it after their number) and
+    give the callout the `{#id}` of its first line."""
+    opening.meta["title"] = title
+    if ident is not None:
+        opening.attrs["id"] = ident
 
 
 def push_title(state: StateBlock, line: int, kind: Kind, title: str, fold: str) -> None:
@@ -127,8 +138,10 @@ def _make_callout_rule(kinds: Mapping[str, Kind]) -> Any:
         name, fold, title = match.group(1), match.group(2), (match.group(3) or "").strip()
         kind = kinds.get(name.lower()) or unknown_kind(env, source_line(env, start_line), name,
                                                        kinds)
+        title, ident = take_id(env, source_line(env, start_line), title)
         need(env, "callouts")
         style_opening(opening, name, kind, fold)
+        set_title_and_id(opening, title, ident)
         push_title(state, start_line, kind, title, fold)
         state.line = start_line + 1
         body_line = state.skipEmptyLines(start_line + 1)

@@ -19,6 +19,8 @@ Keys of env (all optional; ``render_markdown`` fills them):
   feed: bool           True while the feed variant is rendered (blogbuild.markdown.feed)
   resolved: dict[str, str|None]  relative targets resolved through `links`
   wiki: dict[str, str]  wiki names looked up through `links` (blogbuild.markdown.wikilinks)
+  xrefs: dict[str, str]  other documents' ids looked up through `links` (markdown.xrefs)
+  xref_labels: dict[str, tuple[str, str]]  this page's labelled ids -> (kind, label)
 """
 
 from __future__ import annotations

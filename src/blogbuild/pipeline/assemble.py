@@ -128,7 +128,8 @@ def assemble(
             subtitle=rendered.subtitle,
             description=shorten(" ".join(description.split()), 300),
             digest=result.digest,
-            body_id=_body_id(result.digest, rendered.resolved, rendered.wiki),
+            body_id=_body_id(result.digest, rendered.resolved, rendered.wiki,
+                             rendered.xrefs),
             bodies=bodies,
             toc=rendered.toc,
             needs=rendered.needs | {"comments"} if comments else rendered.needs,
@@ -217,8 +218,8 @@ def _wants_comments(meta: PostMeta, config: Config, display: str,
 
 
 def _body_id(digest: str, resolved: tuple[tuple[str, str | None], ...],
-             wiki: tuple[tuple[str, str], ...]) -> str:
-    return hashlib.blake2b(repr((digest, resolved, wiki)).encode(),
+             wiki: tuple[tuple[str, str], ...], xrefs: tuple[tuple[str, str], ...]) -> str:
+    return hashlib.blake2b(repr((digest, resolved, wiki, xrefs)).encode(),
                            digest_size=16).hexdigest()
 
 

@@ -53,6 +53,7 @@ from blogbuild.pipeline.sources import (
     feed_sources,
     relink,
     results_of,
+    targets_of,
 )
 from blogbuild.pipeline.state import (
     SourceEntry,
@@ -173,7 +174,10 @@ class Engine:
         infos = document_infos(items, last.sources)
         assets = asset_rels(found.assets)
         statics = static_rels(config)
-        links = build_link_map(infos, assets, config, drafts=self.drafts, statics=statics)
+        # The labels of other documents' ids as the last build left them; relinking below
+        # puts in the fresh ones and renders again whoever showed a label that changed.
+        links = build_link_map(infos, assets, config, drafts=self.drafts, statics=statics,
+                               targets=targets_of(last.sources))
         candidates = feed_candidates(infos, config, self.drafts)
         items = {rel: replace(i, feed=rel in candidates) for rel, i in items.items()}
 
@@ -193,12 +197,15 @@ class Engine:
         fresh_sources = {item.job.rel for item in todo}
         errors = self._fall_back(entries, fresh_sources, last)
         full_links = relink(entries, assets, config, self.drafts, statics)
-        if full_links != links:  # a full reading placed a document elsewhere than the quick one
+        # A full reading placed a document elsewhere than the quick one, or a render changed
+        # the labels that cross-references to its ids show.
+        if full_links != links:
             links = full_links
             redo = [items[rel] for rel, e in entries.items()
                     if e.result.rendered is not None and rel in items
                     and not links.still_valid(e.result.rendered.resolved,
-                                              e.result.rendered.wiki)]
+                                              e.result.rendered.wiki,
+                                              e.result.rendered.xrefs)]
             entries.update(renderer.render(redo, links))
             fresh_sources |= {item.job.rel for item in redo}
             errors += self._fall_back(entries, fresh_sources, last)

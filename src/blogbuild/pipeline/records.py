@@ -35,6 +35,11 @@ class Rendered:
     resolved: tuple[tuple[str, str | None], ...] = ()
     #: Wiki names looked up through the link map: (wiki key, what it found).
     wiki: tuple[tuple[str, str], ...] = ()
+    #: The labelled ids of the body: (id, kind, label), e.g. ("thm-ua", "theorem", "Theorem 2").
+    labels: tuple[tuple[str, str, str], ...] = ()
+    #: Cross-references to other documents looked up through the link map: (rel#id, what
+    #: `LinkMap.xref_outcome` said).
+    xrefs: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

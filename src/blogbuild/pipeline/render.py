@@ -164,6 +164,7 @@ def render_markdown(
         "feed_base": feed_base,
         "resolved": {},
         "wiki": {},
+        "xrefs": {},
     }
     tokens = md.parse(body, env)
     title = title_html = subtitle = None
@@ -201,6 +202,9 @@ def render_markdown(
         feed_html=feed_html,
         resolved=tuple(sorted(env["resolved"].items())),
         wiki=tuple(sorted(env["wiki"].items())),
+        labels=tuple(sorted((ident, kind, text) for ident, (kind, text)
+                            in env.get("xref_labels", {}).items())),
+        xrefs=tuple(sorted(env["xrefs"].items())),
     )
 
 

@@ -100,7 +100,8 @@ class Renderer:
         return (entry is not None and item.data is not None and entry.digest == item.digest
                 and entry.result.rendered is not None and (entry.feed or not item.feed)
                 and links.still_valid(entry.result.rendered.resolved,
-                                      entry.result.rendered.wiki))
+                                      entry.result.rendered.wiki,
+                                      entry.result.rendered.xrefs))
 
     def render(self, items: list[RenderJob], links: LinkMap, *,
                reuse: bool = True) -> dict[str, SourceEntry]:
@@ -122,9 +123,18 @@ class Renderer:
 
 def relink(entries: dict[str, SourceEntry], assets: list[str], config: Config,
            drafts: bool, statics: list[str]) -> LinkMap:
-    """The link map from the full reading of every front matter."""
+    """The link map from the full reading of every front matter, with the labels of the
+    records in `entries`."""
     infos = [info_of(rel, e) for rel, e in entries.items() if e.result.meta is not None]
-    return build_link_map(infos, assets, config, drafts=drafts, statics=statics)
+    return build_link_map(infos, assets, config, drafts=drafts, statics=statics,
+                          targets=targets_of(entries))
+
+
+def targets_of(entries: dict[str, SourceEntry]) -> dict[str, dict[str, tuple[str, str]]]:
+    """The labels of each record's ids (what cross-references from other documents show).
+    A document's labels never depend on another's, so these are final once rendered."""
+    return {rel: {ident: (kind, text) for ident, kind, text in e.result.rendered.labels}
+            for rel, e in entries.items() if e.result.rendered is not None}
 
 
 def results_of(entries: dict[str, SourceEntry]) -> dict[str, RenderResult]:

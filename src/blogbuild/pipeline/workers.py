@@ -91,7 +91,8 @@ def render_one(item: RenderJob) -> tuple[RenderResult, bool, RenderResult | None
                 and hit.job.kind == item.job.kind
                 and (hit.rendered.feed_html is not None or not item.feed)
                 and (links is None
-                     or links.still_valid(hit.rendered.resolved, hit.rendered.wiki))):
+                     or links.still_valid(hit.rendered.resolved, hit.rendered.wiki,
+                                          hit.rendered.xrefs))):
             return without_body(_here(hit, item.job)), False, None
     from blogbuild.pipeline.render import render_source  # the parser: only to render
 

@@ -1,0 +1,83 @@
+"""Numbered statements: Theorem, Lemma, … callouts get "Theorem 2" and an optional `{#id}`.
+
+    > [!THEOREM] Universal approximation {#thm-ua}    ->  <div class="callout … callout-statement"
+    > Body                                                  id="thm-ua" …>
+                                                            … <strong …>Theorem 2 (Universal
+                                                            approximation)</strong> …
+
+The callout rules (callouts.py, admonitions.py) cut the `{#id}` off the first line with
+`take_id` and mark the callout of a numbered kind. The `statements` core rule runs before
+`inline`, on the block tokens in source order (nested callouts, those in lists and in
+footnote definitions included), so it can rewrite each title's Markdown before it is parsed.
+One counter is shared by every numbered type, or one per title (`statements.counters`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+
+from blogbuild.markdown.env import Env, report
+
+__all__ = ["ID", "statements_plugin", "take_id"]
+
+#: An id an author may give: a letter, then letters, digits, `-`, `_`, `.` or `:`.
+ID = re.compile(r"[^\W\d_][\w.:-]*")
+_TRAILING_ID = re.compile(r"(?:^|[ \t]+)\{#([^{}]*)\}$")
+_MD_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def take_id(env: Env, line: int, title: str) -> tuple[str, str | None]:
+    """(`title` without a trailing `{#id}`, the id or None); a malformed id is reported."""
+    match = _TRAILING_ID.search(title)
+    if match is None:
+        return title, None
+    ident = match.group(1).strip()
+    if not ID.fullmatch(ident):
+        report(env, line, f"{{#{ident}}} is not a usable id: an id starts with a letter and "
+               "holds letters, digits, '-', '_', '.' or ':' (the callout gets no id)")
+        return title[: match.start()].rstrip(), None
+    return title[: match.start()].rstrip(), ident
+
+
+def _counter_key(meta: dict[str, object], per_type: bool) -> str:
+    return str(meta.get("label", "")) if per_type else ""
+
+
+def _title_inline(tokens: list[Token], index: int) -> Token | None:
+    """The inline token of the title row of the callout opened at `index`, if it has one."""
+    if index + 2 < len(tokens) and tokens[index + 1].type == "callout_title_open":
+        found = tokens[index + 2]
+        return found if found.type == "inline" else None
+    return None
+
+
+def make_statements_rule(per_type: bool):  # type: ignore[no-untyped-def]
+    def statements(state: StateCore) -> None:
+        counters: dict[str, int] = {}
+        tokens = state.tokens
+        for index, token in enumerate(tokens):
+            meta = token.meta
+            if token.type != "callout_open" or not meta or not meta.get("numbered"):
+                continue
+            key = _counter_key(meta, per_type)
+            counters[key] = counters.get(key, 0) + 1
+            number = f"{meta['label']} {counters[key]}"
+            meta["number"] = number
+            token.attrSet("class", f"{token.attrGet('class')} callout-statement")
+            inline = _title_inline(tokens, index)
+            if inline is None:
+                continue
+            own = str(meta.get("title") or "")
+            label = _MD_PUNCTUATION.sub(r"\\\1", number)
+            inline.content = f"{label} ({own})" if own else label
+
+    return statements
+
+
+def statements_plugin(md: MarkdownIt, *, per_type: bool = False) -> None:
+    """Number the statements of a post; needs callouts_plugin (its tokens and meta)."""
+    md.core.ruler.before("inline", "statements", make_statements_rule(per_type))
