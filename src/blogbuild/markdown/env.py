@@ -19,6 +19,8 @@ Keys of env (all optional; ``render_markdown`` fills them):
   feed: bool           True while the feed variant is rendered (blogbuild.markdown.feed)
   resolved: dict[str, str|None]  relative targets resolved through `links`
   wiki: dict[str, str]  wiki names looked up through `links` (blogbuild.markdown.wikilinks)
+  bibliography: Library|None  the entries citations find (blogbuild.bib.library)
+  citation_style: str  the CSL style: "author-year", "numeric" or a .csl path
 """
 
 from __future__ import annotations

@@ -35,6 +35,9 @@ class Rendered:
     resolved: tuple[tuple[str, str | None], ...] = ()
     #: Wiki names looked up through the link map: (wiki key, what it found).
     wiki: tuple[tuple[str, str], ...] = ()
+    #: Files other than the source that the render read (a post's .bib files): (path
+    #: from the site folder, sha256 of its bytes). Other bytes there: render it again.
+    inputs: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
