@@ -31,7 +31,7 @@ def files_digest(root: Path, paths: tuple[str, ...], style: str, source: str,
                  lines: dict[str, int]) -> str:
     """One hash of the bytes of the bibliography files and of a .csl style file."""
     h = hashlib.sha256()
-    named = [(f"bibliography[{i}]" if len(paths) > 1 else "bibliography", p)
+    named = [(f"bibliography[{i}]" if f"bibliography[{i}]" in lines else "bibliography", p)
              for i, p in enumerate(paths)]
     if style not in BUILTIN_STYLES:
         if not style.endswith(".csl"):

@@ -128,7 +128,7 @@ def assemble(
             subtitle=rendered.subtitle,
             description=shorten(" ".join(description.split()), 300),
             digest=result.digest,
-            body_id=_body_id(result.digest, rendered.resolved, rendered.wiki),
+            body_id=_body_id(result.digest, rendered.resolved, rendered.wiki, rendered.inputs),
             bodies=bodies,
             toc=rendered.toc,
             needs=rendered.needs | {"comments"} if comments else rendered.needs,
@@ -217,7 +217,10 @@ def _wants_comments(meta: PostMeta, config: Config, display: str,
 
 
 def _body_id(digest: str, resolved: tuple[tuple[str, str | None], ...],
-             wiki: tuple[tuple[str, str], ...]) -> str:
+             wiki: tuple[tuple[str, str], ...],
+             inputs: tuple[tuple[str, str], ...] = ()) -> str:
+    if inputs:  # the .bib files it cites from
+        wiki = (*wiki, *inputs)
     return hashlib.blake2b(repr((digest, resolved, wiki)).encode(),
                            digest_size=16).hexdigest()
 

@@ -25,8 +25,6 @@ from blogbuild.markdown.citations.render import format_page
 from blogbuild.markdown.citations.syntax import CiteSyntax, key_of, match_key, parse_bracket
 from blogbuild.markdown.env import Env
 
-_WORD_BEFORE = frozenset("@")
-
 
 def _bracket_end(src: str, start: int, limit: int) -> int:
     """The index of the `]` that closes the `[` at `start`, or -1."""
@@ -51,7 +49,8 @@ def _bracket_end(src: str, start: int, limit: int) -> int:
 
 def citation_bracket(state: StateInline, silent: bool) -> bool:
     src, start = state.src, state.pos
-    if src[start] != "[" or src.startswith("[^", start) or "@" not in src[start:start + 200]:
+    if state.linkLevel > 0 or src[start] != "[" or src.startswith("[^", start) \
+            or "@" not in src[start:start + 200]:
         return False
     end = _bracket_end(src, start, state.posMax)
     if end < 0 or src[end + 1:end + 2] in ("(", "["):
@@ -69,7 +68,7 @@ def citation_text(state: StateInline, silent: bool) -> bool:
     """`@key` in running text: a citation only when the post's bibliography has the key,
     and not in an e-mail address (`ada@example.com`)."""
     src, start = state.src, state.pos
-    if src[start] != "@" or (start > 0 and (src[start - 1].isalnum()
+    if state.linkLevel > 0 or src[start] != "@" or (start > 0 and (src[start - 1].isalnum()
                                             or src[start - 1] in "@-_.+")):
         return False
     library = state.env.get("bibliography")
