@@ -13,8 +13,10 @@ from markdown_it import MarkdownIt
 
 from blogbuild import cli
 from blogbuild.config import (
+    _NOT_KEYS,
     CalloutType,
     CheckConfig,
+    CitationsConfig,
     CommentsConfig,
     Config,
     MathConfig,
@@ -92,11 +94,12 @@ def test_readme_keeps_the_two_commands_and_links_into_docs() -> None:
 
 
 def _keys(cls: type) -> list[str]:
-    return [f.name for f in dataclasses.fields(cls) if f.name != "root"]
+    return [f.name for f in dataclasses.fields(cls) if f.name not in _NOT_KEYS]
 
 
 @pytest.mark.parametrize("cls", [Config, MathConfig, RunnableConfig, CalloutType, CheckConfig,
-                                 CommentsConfig, SocialConfig, StatementsConfig],
+                                 CommentsConfig, SocialConfig, StatementsConfig,
+                                 CitationsConfig],
                          ids=lambda c: c.__name__)
 def test_every_site_yaml_key_is_documented(cls: type) -> None:
     text = _text(DOCS / "configuration.md")

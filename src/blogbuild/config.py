@@ -14,6 +14,7 @@ from yaml.nodes import MappingNode, Node, SequenceNode
 
 from blogbuild.callout_kinds import CalloutType
 from blogbuild.config_checks import check_base_url, validate
+from blogbuild.config_citations import bibliography_paths, files_digest
 from blogbuild.diagnostics import ConfigError
 from blogbuild.sourcetext import decode_source
 from blogbuild.urls import UrlBuilder
@@ -101,6 +102,12 @@ class SocialConfig:
 
 
 @dataclass(frozen=True)
+class CitationsConfig:
+    #: "author-year", "numeric", or a .csl file (a path from the folder of site.yaml).
+    style: str = "author-year"
+
+
+@dataclass(frozen=True)
 class Config:
     """The site's configuration. `root` is the folder holding site.yaml."""
 
@@ -131,6 +138,12 @@ class Config:
     #: Draw a social card image for every post without its own `image:`.
     social_cards: bool = True
     social: SocialConfig = field(default_factory=SocialConfig)
+    #: The .bib files every post cites from (paths from the site folder; a post's own
+    #: `bibliography:` replaces them). One path or a list in site.yaml, a tuple here.
+    bibliography: Any = ()
+    citations: CitationsConfig = field(default_factory=CitationsConfig)
+    #: A hash of the bytes of those files and of a .csl style (not a key of site.yaml).
+    citation_files: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -155,11 +168,14 @@ class Config:
             "callouts": {k: dataclasses.asdict(v) for k, v in sorted(self.callouts.items())},
             "math": dataclasses.asdict(self.math),
             "statements": dataclasses.asdict(self.statements),
+            "bibliography": tuple(self.bibliography),
+            "citations": dataclasses.asdict(self.citations),
+            "citation_files": self.citation_files,
         }
         return repr(sorted(relevant.items()))
 
 
-_NOT_KEYS = {"root"}
+_NOT_KEYS = {"root", "citation_files"}
 #: A site.yaml larger than this is refused before parsing (it is a few dozen lines).
 MAX_CONFIG_BYTES = 1_000_000
 
@@ -289,6 +305,9 @@ def load_config(path: Path | str | None = None, *, base_url: str | None = None) 
     config: Config = reader.build(Config, doc.root)
     config = dataclasses.replace(config, root=cfg_path.parent.resolve())
     validate(config, source, reader.lines)
+    bibliography = bibliography_paths(config.bibliography, source, reader.lines)
+    config = dataclasses.replace(config, bibliography=bibliography, citation_files=files_digest(
+        config.root, bibliography, config.citations.style, source, reader.lines))
     if base_url is not None:
         check_base_url(base_url, "--base-url")
         config = dataclasses.replace(config, base_url=base_url)

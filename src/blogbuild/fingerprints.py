@@ -16,10 +16,12 @@ from blogbuild import __version__
 from blogbuild.config import Config
 
 #: Libraries whose version changes rendered HTML.
-RENDER_LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "Pygments", "Jinja2", "mini-racer")
+RENDER_LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "Pygments", "Jinja2", "mini-racer",
+                    "citeproc-py")
 PACKAGE = Path(__file__).resolve().parent
 #: Vendored runtimes whose version changes rendered HTML.
-RUNTIME_VERSIONS = {"katex": PACKAGE / "vendor" / "katex" / "VERSION"}
+RUNTIME_VERSIONS = {"katex": PACKAGE / "vendor" / "katex" / "VERSION",
+                    "csl": PACKAGE / "vendor" / "csl" / "VERSION"}
 
 
 @functools.cache

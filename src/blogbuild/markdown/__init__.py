@@ -25,6 +25,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.admonitions import admonitions_plugin
     from blogbuild.markdown.attrs import attrs_plugin
     from blogbuild.markdown.callouts import callouts_plugin
+    from blogbuild.markdown.citations import citations_plugin
     from blogbuild.markdown.comments import comments_plugin
     from blogbuild.markdown.feed import feed_plugin
     from blogbuild.markdown.figures import figures_plugin
@@ -66,6 +67,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(figures_plugin)
     md.use(toc_plugin)
     md.use(xrefs_plugin)
+    md.use(citations_plugin)
     md.use(wikilinks_plugin)
     md.use(links_plugin, urls=config.urls)
     md.use(limits_plugin)

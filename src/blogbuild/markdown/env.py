@@ -21,6 +21,8 @@ Keys of env (all optional; ``render_markdown`` fills them):
   wiki: dict[str, str]  wiki names looked up through `links` (blogbuild.markdown.wikilinks)
   xrefs: dict[str, str]  other documents' ids looked up through `links` (markdown.xrefs)
   xref_labels: dict[str, tuple[str, str]]  this page's labelled ids -> (kind, label)
+  bibliography: Library|None  the entries citations find (blogbuild.bib.library)
+  citation_style: str  the CSL style: "author-year", "numeric" or a .csl path
 """
 
 from __future__ import annotations

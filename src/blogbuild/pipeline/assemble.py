@@ -129,7 +129,7 @@ def assemble(
             description=shorten(" ".join(description.split()), 300),
             digest=result.digest,
             body_id=_body_id(result.digest, rendered.resolved, rendered.wiki,
-                             rendered.xrefs),
+                             rendered.xrefs, rendered.inputs),
             bodies=bodies,
             toc=rendered.toc,
             needs=rendered.needs | {"comments"} if comments else rendered.needs,
@@ -218,8 +218,11 @@ def _wants_comments(meta: PostMeta, config: Config, display: str,
 
 
 def _body_id(digest: str, resolved: tuple[tuple[str, str | None], ...],
-             wiki: tuple[tuple[str, str], ...], xrefs: tuple[tuple[str, str], ...]) -> str:
-    return hashlib.blake2b(repr((digest, resolved, wiki, xrefs)).encode(),
+             wiki: tuple[tuple[str, str], ...], xrefs: tuple[tuple[str, str], ...],
+             inputs: tuple[tuple[str, str], ...] = ()) -> str:
+    """Names a body as pages show it: the render and what it looked up elsewhere (link
+    targets, wiki names, other posts' labels, the .bib files it cites from)."""
+    return hashlib.blake2b(repr((digest, resolved, wiki, xrefs, inputs)).encode(),
                            digest_size=16).hexdigest()
 
 

@@ -40,6 +40,9 @@ class Rendered:
     #: Cross-references to other documents looked up through the link map: (rel#id, what
     #: `LinkMap.xref_outcome` said).
     xrefs: tuple[tuple[str, str], ...] = ()
+    #: Files other than the source that the render read (a post's .bib files): (path
+    #: from the site folder, sha256 of its bytes). Other bytes there: render it again.
+    inputs: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

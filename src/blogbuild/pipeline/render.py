@@ -10,7 +10,9 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from blogbuild import diskcache
+from blogbuild.bib.library import Library
 from blogbuild.config import Config
+from blogbuild.config_citations import BUILTIN_STYLES
 from blogbuild.content.frontmatter import (
     FrontMatter,
     parse_meta,
@@ -24,6 +26,7 @@ from blogbuild.markdown import create_markdown
 from blogbuild.markdown.env import html_renderer, report, token_line
 from blogbuild.markdown.feed import render_feed
 from blogbuild.markdown.more import excerpt
+from blogbuild.pipeline.bibliography import post_bibliography
 from blogbuild.pipeline.records import Rendered, RenderResult, shorten
 from blogbuild.sourcetext import decode_source
 
@@ -148,6 +151,8 @@ def render_markdown(
     links: LinkMap | None = None,
     feed_base: str | None = None,
     feed: bool = True,
+    bibliography: Library | None = None,
+    citation_style: str = "author-year",
 ) -> Rendered:
     """Render a Markdown body into a `Rendered` (HTML, TOC, needs, diagnostics, …).
 
@@ -165,6 +170,8 @@ def render_markdown(
         "resolved": {},
         "wiki": {},
         "xrefs": {},
+        "bibliography": bibliography,
+        "citation_style": citation_style,
     }
     tokens = md.parse(body, env)
     title = title_html = subtitle = None
@@ -205,6 +212,7 @@ def render_markdown(
         labels=tuple(sorted((ident, kind, text) for ident, (kind, text)
                             in env.get("xref_labels", {}).items())),
         xrefs=tuple(sorted(env["xrefs"].items())),
+        inputs=bibliography.files if bibliography is not None else (),
     )
 
 
@@ -283,6 +291,7 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
     self_url = links.url_of(job.rel) if links is not None else None
     if links is not None and self_url is None:  # a draft: it has a URL all the same
         self_url = document_url(config, job.rel, job.kind, meta)
+    bib = post_bibliography(job, fm, config)
     rendered = render_markdown(
         parser_for(config),
         fm.body,
@@ -293,9 +302,12 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
         links=links,
         feed_base=config.urls.absolute(self_url) if self_url is not None else None,
         feed=feed,
+        bibliography=bib.library,
+        citation_style=config.citations.style if config.citations.style in BUILTIN_STYLES
+        else str(config.root / config.citations.style),
     )
     diagnostics = (*(warning(job.display, line, note) for line, note in meta.notes),
-                   *rendered.diagnostics)
+                   *bib.problems, *rendered.diagnostics)
     if not fm.body.strip():
         what = "is empty" if not text.strip() else "has no text after its front matter"
         diagnostics = (warning(job.display, fm.body_line_offset + 1 if text.strip() else 0,

@@ -16,6 +16,7 @@ from blogbuild import diskcache
 from blogbuild.config import Config
 from blogbuild.content.linkmap import DocumentInfo, LinkMap, build_link_map, read_info
 from blogbuild.content.models import Site
+from blogbuild.pipeline.bibliography import still_same
 from blogbuild.pipeline.quick import RenderJob
 from blogbuild.pipeline.records import RenderResult
 from blogbuild.pipeline.state import SourceEntry
@@ -95,13 +96,15 @@ class Renderer:
         self.jobs = jobs
         self.progress = progress
         self.rendered: set[str] = set()  # sources rendered (not found in the store)
+        self.digests: dict[str, str | None] = {}  # of the files renders read, this run
 
     def usable(self, entry: SourceEntry | None, item: RenderJob, links: LinkMap) -> bool:
         return (entry is not None and item.data is not None and entry.digest == item.digest
                 and entry.result.rendered is not None and (entry.feed or not item.feed)
                 and links.still_valid(entry.result.rendered.resolved,
-                                      entry.result.rendered.wiki,
-                                      entry.result.rendered.xrefs))
+                                     entry.result.rendered.wiki,
+                                     entry.result.rendered.xrefs)
+                and still_same(entry.result.rendered.inputs, self.config.root, self.digests))
 
     def render(self, items: list[RenderJob], links: LinkMap, *,
                reuse: bool = True) -> dict[str, SourceEntry]:

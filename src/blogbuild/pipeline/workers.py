@@ -22,6 +22,7 @@ from blogbuild.config import Config
 from blogbuild.content.linkmap import LinkMap
 from blogbuild.content.models import MissingBody, SourceJob
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
+from blogbuild.pipeline.bibliography import still_same
 from blogbuild.pipeline.deps import Dep, Tracker
 from blogbuild.pipeline.quick import RenderJob
 from blogbuild.pipeline.records import RenderResult
@@ -92,7 +93,8 @@ def render_one(item: RenderJob) -> tuple[RenderResult, bool, RenderResult | None
                 and (hit.rendered.feed_html is not None or not item.feed)
                 and (links is None
                      or links.still_valid(hit.rendered.resolved, hit.rendered.wiki,
-                                          hit.rendered.xrefs))):
+                                          hit.rendered.xrefs))
+                and still_same(hit.rendered.inputs, config.root, {})):
             return without_body(_here(hit, item.job)), False, None
     from blogbuild.pipeline.render import render_source  # the parser: only to render
 

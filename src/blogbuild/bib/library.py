@@ -1,0 +1,97 @@
+"""The bibliography a post cites from: its .bib files read, hashed and merged.
+
+This is the only module of `blogbuild.bib` that reads files. A file is read once per
+process and bytes: a site-wide bibliography serves every post a worker renders.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from blogbuild.bib.bibtex import Entry, parse
+from blogbuild.diagnostics import Diagnostic, warning
+
+#: A .bib file larger than this is refused (a large real one is a few MB).
+MAX_BIB_BYTES = 50_000_000
+
+
+class BibFileError(Exception):
+    """A bibliography file that cannot be read at all."""
+
+
+@dataclass(frozen=True)
+class Library:
+    entries: Mapping[str, Entry]
+    #: (path as shown, sha256 of its bytes) of every file read, in order.
+    files: tuple[tuple[str, str], ...]
+    problems: tuple[Diagnostic, ...]
+
+    def close_keys(self, key: str) -> list[str]:
+        """Keys that look like `key` (a typo, another case), best first."""
+        import difflib
+
+        folded = {k.casefold(): k for k in self.entries}
+        same_case = [k for k in self.entries if k.casefold() == key.casefold()]
+        close = difflib.get_close_matches(key.casefold(), list(folded), n=3, cutoff=0.75)
+        return list(dict.fromkeys([*same_case, *(folded[k] for k in close)]))[:3]
+
+
+_FILES: dict[tuple[str, str], tuple[list[Entry], list[Diagnostic]]] = {}
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _read(path: Path, shown: str) -> tuple[str, list[Entry], list[Diagnostic]]:
+    try:
+        if path.stat().st_size > MAX_BIB_BYTES:
+            raise BibFileError(f"{shown} is larger than {MAX_BIB_BYTES:,} bytes")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise BibFileError(f"the bibliography file {shown} does not exist") from None
+    except IsADirectoryError:
+        raise BibFileError(f"the bibliography {shown} is a folder, not a .bib file") from None
+    except OSError as exc:
+        raise BibFileError(f"cannot read the bibliography {shown}: "
+                           f"{exc.strerror or exc}") from None
+    digest = hashlib.sha256(data).hexdigest()
+    known = _FILES.get((shown, digest))
+    if known is None:
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line = data[:exc.start].count(b"\n") + 1
+            raise BibFileError(f"{shown}:{line} is not UTF-8 text: save the file as "
+                               "UTF-8") from None
+        parsed = parse(text.replace("\r\n", "\n"))
+        known = (parsed.entries, [warning(shown, line, message)
+                                  for line, message in parsed.problems])
+        _FILES[(shown, digest)] = known
+    return digest, *known
+
+
+def load_library(paths: list[tuple[Path, str]]) -> Library:
+    """The entries of the files (path, path as shown); a key's first entry wins.
+    Raises BibFileError when a file cannot be read."""
+    entries: dict[str, Entry] = {}
+    where: dict[str, str] = {}  # key folded -> the key first seen, for case clashes
+    files = []
+    problems: list[Diagnostic] = []
+    for path, shown in paths:
+        digest, found, notes = _read(path, shown)
+        files.append((shown, digest))
+        problems += notes
+        for entry in found:
+            first = where.setdefault(entry.key.casefold(), entry.key)
+            if entry.key in entries or first != entry.key:
+                problems.append(warning(shown, entry.line, (
+                    f"the key '{entry.key}' is used twice" if first == entry.key else
+                    f"the key '{entry.key}' differs from '{first}' only in case, which "
+                    "BibTeX counts as the same key") + ": this entry is ignored; rename one"))
+                continue
+            entries[entry.key] = entry
+    return Library(entries, tuple(files), tuple(problems))
