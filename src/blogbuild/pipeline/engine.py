@@ -249,6 +249,7 @@ class Engine:
         report.sources = len(items)
         report.rendered = len(renderer.rendered)
         report.cached = len(items) - report.rendered
+        report.executions = dict(sorted(renderer.executions.items()))
         report.diagnostics = sorted({*diagnostics, *self.search_notes})
         report.errors = sorted({*errors, *report.errors})
         # An output that lacks its search index is not up to date: the next build tries again.

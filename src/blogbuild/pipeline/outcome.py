@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from blogbuild.diagnostics import Diagnostic
+from blogbuild.pipeline.records import Execution
 
 
 @dataclass
@@ -27,3 +28,5 @@ class BuildReport:
     removed: set[str] = field(default_factory=set)  # output files removed by this build
     fresh: bool = False  # the whole output folder was made anew
     errors: list[Diagnostic] = field(default_factory=list)  # lenient runs: what was kept back
+    #: Sources whose runnable blocks ran at build time (or came from its cache), by file.
+    executions: dict[str, Execution] = field(default_factory=dict)

@@ -13,6 +13,15 @@ from blogbuild.diagnostics import Diagnostic
 
 
 @dataclass(frozen=True)
+class Execution:
+    """Build-time runnable blocks of one render: run now, or taken from the cache."""
+
+    executed: int
+    reused: int
+    seconds: float
+
+
+@dataclass(frozen=True)
 class Rendered:
     html: str
     toc: tuple[TocEntry, ...]
@@ -35,6 +44,8 @@ class Rendered:
     resolved: tuple[tuple[str, str | None], ...] = ()
     #: Wiki names looked up through the link map: (wiki key, what it found).
     wiki: tuple[tuple[str, str], ...] = ()
+    #: What this render ran at build time (None: no block runs at build time).
+    execution: Execution | None = None
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from blogbuild import diskcache
-from blogbuild.config import Config
+from blogbuild.config import Config, RunnableConfig
 from blogbuild.content.frontmatter import (
     FrontMatter,
     parse_meta,
@@ -19,7 +19,7 @@ from blogbuild.content.frontmatter import (
 from blogbuild.content.linkmap import LinkMap, document_url
 from blogbuild.content.models import SourceJob, TocEntry
 from blogbuild.diagnostics import ContentError, error, warning
-from blogbuild.fingerprints import digest_of
+from blogbuild.fingerprints import CAPTURE_MODULE, digest_of
 from blogbuild.markdown import create_markdown
 from blogbuild.markdown.env import html_renderer, report, token_line
 from blogbuild.markdown.feed import render_feed
@@ -148,6 +148,7 @@ def render_markdown(
     links: LinkMap | None = None,
     feed_base: str | None = None,
     feed: bool = True,
+    runnable: RunnableConfig | None = None,
 ) -> Rendered:
     """Render a Markdown body into a `Rendered` (HTML, TOC, needs, diagnostics, …).
 
@@ -166,6 +167,12 @@ def render_markdown(
         "wiki": {},
     }
     tokens = md.parse(body, env)
+    execution = None
+    if runnable is not None and "runnable" in env["needs"]:
+        from blogbuild.output.theme import theme_static
+        from blogbuild.pipeline.execute import execute_blocks
+
+        execution = execute_blocks(tokens, env, runnable, theme_static() / CAPTURE_MODULE)
     title = title_html = subtitle = None
     toc: list[TocEntry] = list(env.get("toc", []))
     if extract_title:
@@ -201,6 +208,7 @@ def render_markdown(
         feed_html=feed_html,
         resolved=tuple(sorted(env["resolved"].items())),
         wiki=tuple(sorted(env["wiki"].items())),
+        execution=execution,
     )
 
 
@@ -289,6 +297,7 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
         links=links,
         feed_base=config.urls.absolute(self_url) if self_url is not None else None,
         feed=feed,
+        runnable=config.runnable,
     )
     diagnostics = (*(warning(job.display, line, note) for line, note in meta.notes),
                    *rendered.diagnostics)
