@@ -7,6 +7,7 @@ import base64
 import io
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,11 @@ import pytest
 from PIL import Image
 
 from blogbuild.commands.build import BuildReport, build
-from blogbuild.commands.summary import execution_lines
 from blogbuild.config import load_config
 from blogbuild.diagnostics import BuildFailed, ConfigError
 from blogbuild.markdown.widgets.outputs import output_panel
+from blogbuild.serve.session import Session
+from serve_helpers import fetch, wait_for
 
 SITE_YAML = "title: Runs\nbase_url: https://example.org/\nrunnable:\n  timeout: {timeout}\n{more}"
 
@@ -159,14 +161,14 @@ def test_the_cache_runs_nothing_again_and_a_cold_cache_gives_the_same_bytes(
     report, page = run_build(site)
     name = "content/posts/p.md"
     assert report.executions[name].executed == 3
-    assert execution_lines(report)[0].startswith(f"executed 3 blocks in {name} (")
+    assert report.execution_lines()[0].startswith(f"executed 3 blocks in {name} (")
 
     # Prose edited, code not: the page renders again, nothing runs.
     source = site / "content" / "posts" / "p.md"
     source.write_text(body.replace("Some prose.", "Other prose."), encoding="utf-8")
     report, again = run_build(site)
     assert report.rendered == 1 and report.executions[name].executed == 0
-    assert execution_lines(report) == ["reused 3 executed blocks from the cache"]
+    assert report.execution_lines() == ["reused 3 executed blocks from the cache"]
     assert again == page.replace("Some prose.", "Other prose.")
 
     # No cache at all: the same bytes (PNG, set order) as the first build.
@@ -244,3 +246,32 @@ def test_the_panel_escapes_text_and_never_inlines_svg() -> None:
     assert html.count("<img") == 1
     assert '<div class="runnable-html">\n<table><tr><td>1</td></tr></table>\n</div>' in html
     assert output_panel([]) == ""
+
+
+@pytest.mark.server
+def test_serve_runs_blocks_on_save_and_a_runaway_block_does_not_hold_it(
+    tmp_path: Path, start: Callable[..., Session],
+) -> None:
+    body = post(block("print('first version')"))
+    site = make_site(tmp_path, body, timeout=1)
+    session = start(site)
+    url = session.url + "posts/p/"
+    assert b"first version" in fetch(url)[2]
+    source = site / "content" / "posts" / "p.md"
+
+    before = session.updates
+    source.write_text(body.replace("first version", "second version"), encoding="utf-8")
+    wait_for(lambda: session.updates > before, "the rebuild")
+    assert session.last_update is not None
+    assert session.last_update.executed[0].startswith("executed 1 block in content/posts/p.md")
+    assert b"second version" in fetch(url)[2]
+
+    before = session.updates
+    started = time.monotonic()
+    source.write_text(post(block("while True:\n    pass")), encoding="utf-8")
+    wait_for(lambda: session.updates > before, "the rebuild")
+    assert time.monotonic() - started < 1 + 8
+    update = session.last_update
+    assert update is not None
+    assert any("still running after 1 s" in d.message for d in update.errors)
+    assert b"second version" in fetch(url)[2]  # the last good page stays

@@ -297,7 +297,7 @@ def summary_lines(report: BuildReport, summary: Summary, where: str) -> list[str
         f"output {human_bytes(summary.output_bytes)} in "
         f"{_count(summary.output_files, 'file', 'files')} → {where}",
     ]
-    lines += execution_lines(report)
+    lines += report.execution_lines()
     if summary.heaviest:  # say how fonts are counted: a browser fetches only the faces in use
         lines.append("heaviest pages (HTML + the CSS, JS, fonts and images it loads; "
                      "fonts as its stylesheets declare them):")
@@ -307,21 +307,6 @@ def summary_lines(report: BuildReport, summary: Summary, where: str) -> list[str
         for weight, total in zip(summary.heaviest, totals, strict=True):
             lines.append(f"  {total:>{width}}  {weight.url:<{url_width}}  "
                          f"(HTML {human_bytes(weight.html)})")
-    return lines
-
-
-def execution_lines(report: BuildReport) -> list[str]:
-    """What ran at build time: a line per source that ran blocks, one for the cached ones."""
-    lines = []
-    reused = 0
-    for name, execution in report.executions.items():
-        reused += execution.reused
-        if execution.executed:
-            lines.append(f"executed {_count(execution.executed, 'block', 'blocks')} in "
-                         f"{name} ({execution.seconds:.1f} s)")
-    if reused:
-        lines.append(f"reused {_count(reused, 'executed block', 'executed blocks')} from "
-                     "the cache")
     return lines
 
 
