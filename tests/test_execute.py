@@ -4,6 +4,7 @@ output panel in the built page, the errors, the timeout and the cache."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
 import shutil
 import time
@@ -15,9 +16,11 @@ import html5lib
 import pytest
 from PIL import Image
 
+from blogbuild import fingerprints
 from blogbuild.commands.build import BuildReport, build
-from blogbuild.config import load_config
+from blogbuild.config import Config, RunnableConfig, load_config
 from blogbuild.diagnostics import BuildFailed, ConfigError
+from blogbuild.fingerprints import digest_of
 from blogbuild.markdown.widgets.outputs import output_panel
 from blogbuild.serve.session import Session
 from serve_helpers import fetch, wait_for
@@ -275,3 +278,24 @@ def test_serve_runs_blocks_on_save_and_a_runaway_block_does_not_hold_it(
     assert update is not None
     assert any("still running after 1 s" in d.message for d in update.errors)
     assert b"second version" in fetch(url)[2]  # the last good page stays
+
+
+def test_the_render_key_of_a_page_that_runs_code_covers_the_python_it_runs_with(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    runs = post(block("print(1)")).encode()
+    browser_only = post(block("print(1)", "")).encode()
+    plain = post().encode()
+    config = Config()
+    site_wide = dataclasses.replace(config, runnable=RunnableConfig(execute="build"))
+    longer = dataclasses.replace(config, runnable=RunnableConfig(timeout=60))
+    before = {data: digest_of(data, config) for data in (runs, browser_only, plain)}
+    assert digest_of(runs, longer) != before[runs]
+    assert digest_of(browser_only, site_wide) != before[browser_only]
+    assert digest_of(plain, site_wide) == before[plain]
+    assert digest_of(browser_only, longer) == before[browser_only]
+    # Another installed package, or another version of one: the pages that run code only.
+    monkeypatch.setattr(fingerprints, "execution_fingerprint", lambda capture: "other")
+    assert digest_of(runs, config) != before[runs]
+    assert digest_of(plain, config) == before[plain]
+    assert digest_of(browser_only, config) == before[browser_only]

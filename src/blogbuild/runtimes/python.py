@@ -104,13 +104,29 @@ def _key(blocks: list[Block], options: Options) -> str:
 def _load(folder: Path | None, key: str, count: int) -> tuple[BlockRun, ...] | None:
     if folder is None:
         return None
+    path = folder / f"{key}.json"
     try:
-        data = json.loads((folder / f"{key}.json").read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
         runs = tuple(BlockRun(r["status"], tuple(r["items"]), r["error"], r["line"])
                      for r in data)
     except (OSError, ValueError, KeyError, TypeError):  # missing or damaged: run again
         return None
+    with contextlib.suppress(OSError):
+        os.utime(path)  # in use: `prune` keeps it
     return runs if len(runs) == count else None
+
+
+def prune(folder: Path, *, older_than: float) -> None:
+    """Remove cached runs that no build has used for `older_than` seconds. Never fails."""
+    now = time.time()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            if now - entry.stat().st_mtime > older_than:
+                os.unlink(entry.path)
 
 
 def _save(folder: Path | None, key: str, runs: tuple[BlockRun, ...]) -> None:
