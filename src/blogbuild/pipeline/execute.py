@@ -57,8 +57,9 @@ def _to_run(tokens: list[Token], env: Env, default: str) -> list[_Found]:
         if (meta.get("execute") or default) != "build" or code is None:
             continue
         if not python:
-            report(env, int(meta.get("line", 0)), f"runnable: only Python runs at build "
-                   f"time, not {meta.get('lang')!r}; this block is left to the browser")
+            if meta.get("execute") == "build":  # asked by the block itself, not the site
+                report(env, int(meta.get("line", 0)), f"runnable: only Python runs at build "
+                       f"time, not {meta.get('lang')!r}; this block is left to the browser")
             continue
         block = Block(code.content, f"block {number}", bool(meta.get("isolated")),
                       bool(meta.get("allow_error")))

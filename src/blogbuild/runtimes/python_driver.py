@@ -48,7 +48,7 @@ class Stream(io.TextIOBase):
     """sys.stdout or sys.stderr of a block: text becomes stream items, up to a limit."""
 
     def __init__(self, name: str, out: Output) -> None:
-        self.name_ = name
+        self.stream_name = name
         self.out = out
 
     @property
@@ -64,7 +64,7 @@ class Stream(io.TextIOBase):
     def write(self, text: str) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        self.out.stream(self.name_, text)
+        self.out.stream(self.stream_name, text)
         return len(text)
 
 
