@@ -101,6 +101,13 @@ print("sees shared:", "shared_value" in globals(), "sees own:", "own" in globals
 own = 1
 """
 
+#: Runs when the site is built (CPython) and again when the reader presses Run (Pyodide).
+BUILT = """\
+# block: built
+import sys
+print("ran on", sys.platform)
+"""
+
 
 def _post() -> str:
     parts = ["---", "title: Runnable blocks under test", "date: 2024-01-01", "---", ""]
@@ -109,6 +116,8 @@ def _post() -> str:
                   code.rstrip("\n"), "```", "", "</div>", ""]
     parts += ['<div class="runnable" data-lang="python" data-isolated="true" markdown="1">', "",
               "```python", ISOLATED.rstrip("\n"), "```", "", "</div>", ""]
+    parts += ['<div class="runnable" data-lang="python" data-execute="build">', "",
+              "```python", BUILT.rstrip("\n"), "```", "", "</div>", ""]
     return "\n".join(parts)
 
 
@@ -205,10 +214,10 @@ def sub_session(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Itera
 
 def test_widgets_are_built_and_no_runtime_is_fetched_before_run(root_session: Session) -> None:
     page = root_session.page
-    count = len(BLOCKS) + 1
+    count = len(BLOCKS) + 2
     assert page.locator(".runnable.runnable-ready").count() == count
     assert page.locator(".runnable-toolbar").count() == count
-    assert page.locator(".runnable-output:visible").count() == 0
+    assert page.locator(".runnable-output:visible").count() == 1  # the build's output
     assert page.locator(".runnable-editor:visible").count() == 0
     assert page.locator(".runnable .codeblock:visible").count() == count
     fetched = [u for u in root_session.before_run if "pyodide" in u or "runnable-worker" in u]
@@ -277,6 +286,28 @@ def test_a_final_value_with_repr_png_is_shown_as_an_image(root_session: Session)
     img.evaluate("i => i.decode()")  # a PNG the browser can read
     assert img.evaluate("i => [i.naturalWidth, i.naturalHeight]") == [3, 2]
     assert output.locator(".runnable-result").count() == 0
+
+
+def test_the_build_output_shows_until_run_and_reset_brings_it_back(
+    root_session: Session,
+) -> None:
+    block = root_session.block("built")
+    output = block.locator(".runnable-output")
+    assert output.is_visible()
+    assert output.get_attribute("id") == f"runnable-{len(BLOCKS) + 2}-output"
+    assert block.locator(".runnable-caption").inner_text() == "Output from the build"
+    assert block.locator(".runnable-stdout").text_content() == "ran on linux\n"
+    assert block.locator(".runnable-reset").is_disabled()
+    assert block.evaluate("b => b.querySelector('.runnable-toolbar').nextElementSibling"
+                          " === b.querySelector('.runnable-output')")
+    status, text = root_session.run("built")
+    assert status.startswith("Done in")
+    assert text == "ran on emscripten\n"  # the fresh output replaced the build's
+    assert block.locator(".runnable-output").count() == 1
+    block.locator(".runnable-reset").click()
+    assert block.locator(".runnable-caption").is_visible()
+    assert block.locator(".runnable-stdout").text_content() == "ran on linux\n"
+    assert block.locator(".runnable-reset").is_disabled()
 
 
 def test_state_carries_from_one_block_to_the_next(root_session: Session) -> None:
@@ -389,6 +420,9 @@ def test_without_javascript_the_code_is_shown(browser: Any, root_session: Sessio
         assert code.is_visible()
         assert "hello from" in (code.text_content() or "")
         assert page.locator(".runnable-toolbar").count() == 0
+        built = page.locator(".runnable", has_text="# block: built")
+        assert built.locator(".runnable-output").is_visible()
+        assert built.locator(".runnable-stdout").text_content() == "ran on linux\n"
     finally:
         context.close()
 

@@ -64,6 +64,10 @@ class StatementsConfig:
 class RunnableConfig:
     # None means Pyodide's public package index for the vendored version.
     packages_url: str | None = None
+    #: "browser": blocks run when the reader presses Run; "build": every block also runs
+    #: when the site is built (a block may say otherwise with data-execute).
+    execute: str = "browser"
+    timeout: int = 30  # seconds a block may run at build time
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 PERMALINK_FIELDS = ("slug", "year", "month", "day")
 MATH_OUTPUTS = ("html", "htmlAndMathml", "mathml")
 DOUBLE_DOLLAR_MODES = ("inline", "display")
+EXECUTE_MODES = ("browser", "build")
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*")
 _MACRO_NAME = re.compile(r"\\(?:[A-Za-z@]+|[^A-Za-z@\s])")
 _PARENT = re.compile(r"(?:\.[^.\[]*|\[\d+\])$")
@@ -237,6 +238,13 @@ def _check_plugins(check: _Checker, config: Config) -> None:
     problem = packages_url_problem(configured) if configured else None
     if problem is not None:
         raise check.fail("runnable.packages_url", problem)
+    if config.runnable.execute not in EXECUTE_MODES:
+        raise check.fail("runnable.execute", "must be browser (blocks run when the reader "
+                         "presses Run) or build (they also run when the site is built), not "
+                         f"{config.runnable.execute!r}")
+    if not 1 <= config.runnable.timeout <= 3600:
+        raise check.fail("runnable.timeout", "must be a number of seconds from 1 to 3600, "
+                         f"not {config.runnable.timeout}")
     if not config.callouts:
         return
     try:

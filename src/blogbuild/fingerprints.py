@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import sys
 from importlib import metadata
 from pathlib import Path
 
@@ -60,9 +61,46 @@ def _code_files() -> list[Path]:
 
 
 def digest_of(data: bytes, config: Config) -> str:
-    """Names a render: the source bytes, the options a render reads, and the code."""
+    """Names a render: the source bytes, the options a render reads, and the code.
+
+    A source that may run Python at build time (runnable blocks, with the site or a block
+    asking for it) also depends on the interpreter and the installed distributions, and
+    on the options of the execution."""
     h = hashlib.sha256(data)
     h.update(_options_key(config.render_fingerprint(), code_fingerprint()))
+    if may_execute(data, config):
+        from blogbuild.output.theme import theme_static
+
+        h.update(execution_fingerprint(theme_static() / CAPTURE_MODULE).encode())
+        h.update(f"{config.runnable.execute}\0{config.runnable.timeout}".encode())
+    return h.hexdigest()
+
+
+#: The capture module of runnable blocks, shared with the browser's runtime (under static/).
+CAPTURE_MODULE = "js/runnable_capture.py"
+
+
+def may_execute(data: bytes, config: Config) -> bool:
+    """Whether a source can hold a block that runs at build time (a cheap, safe guess)."""
+    if b"runnable" not in data:
+        return False
+    return config.runnable.execute == "build" or b"data-execute" in data.lower()
+
+
+@functools.cache
+def execution_fingerprint(capture: Path) -> str:
+    """What code executed at build time runs with: this Python, every installed
+    distribution and its version, and the capture module's source."""
+    h = hashlib.sha256(sys.version.encode())
+    names = set()
+    for dist in metadata.distributions():
+        names.add(f"{(dist.metadata['Name'] or '?').lower()}=={dist.version}")
+    for name in sorted(names):
+        h.update(name.encode() + b"\n")
+    try:
+        h.update(capture.read_bytes())
+    except OSError:
+        h.update(b"?")
     return h.hexdigest()
 
 

@@ -1,7 +1,9 @@
 // Runnable Python blocks: Run / Stop / Edit / Reset around the highlighted code, output panel,
 // status line. Pyodide runs in a module worker (runnable-worker.js) started on the first Run;
 // nothing of the runtime is fetched before. The page's blocks share one interpreter, except
-// blocks marked data-isolated="true", which get a fresh namespace on every run.
+// blocks marked data-isolated="true", which get a fresh namespace on every run. A block that
+// ran when the site was built comes with its output panel: it stays until the reader runs
+// the block, and Reset brings it back.
 
 const OUTPUT_LIMIT = 200000; // characters kept per block; a runaway print loop stays readable
 const INTERRUPT_GRACE_MS = 3000; // after this, Stop terminates the worker instead (slow phones)
@@ -216,9 +218,12 @@ class RunnableBlock {
     }
     this.toolbar.append(this.status);
 
-    this.output = el("div", { class: "runnable-output", id: `${id}-output`, role: "region",
-                              "aria-label": `Output of block ${this.number}` });
-    this.output.hidden = true;
+    const built = root.querySelector(":scope > .runnable-output");
+    this.built = built ? Array.from(built.childNodes, (node) => node.cloneNode(true)) : null;
+    this.output = built || el("div", { class: "runnable-output", role: "region" });
+    this.output.id = `${id}-output`;
+    this.output.setAttribute("aria-label", `Output of block ${this.number}`);
+    this.output.hidden = built === null;
 
     if (this.view) this.view.after(this.editor);
     else root.append(this.editor);
@@ -304,10 +309,14 @@ class RunnableBlock {
     editor.dispatchEvent(new Event("input"));
   }
 
+  showsRun() {
+    return !this.output.hidden && this.output.dataset.origin !== "build";
+  }
+
   updateReset() {
     const edited = !this.editor.hidden && this.editor.value !== this.original;
     const busy = this.job !== null;
-    this.resetButton.disabled = busy || (!edited && this.output.hidden && this.editor.hidden);
+    this.resetButton.disabled = busy || (!edited && !this.showsRun() && this.editor.hidden);
   }
 
   reset() {
@@ -318,7 +327,11 @@ class RunnableBlock {
     if (this.view) this.view.hidden = false;
     this.editButton.hidden = false;
     this.clearOutput();
-    this.output.hidden = true;
+    if (this.built !== null) {
+      this.output.replaceChildren(...this.built.map((node) => node.cloneNode(true)));
+      this.output.dataset.origin = "build";
+    }
+    this.output.hidden = this.built === null;
     this.setStatus("");
     this.updateReset();
     (this.view ? this.runButton : this.editButton).focus();
@@ -463,6 +476,7 @@ class RunnableBlock {
 
   clearOutput() {
     this.output.replaceChildren();
+    delete this.output.dataset.origin;
     this.segment = null;
     this.outputSize = 0;
     this.truncated = false;

@@ -297,6 +297,7 @@ def summary_lines(report: BuildReport, summary: Summary, where: str) -> list[str
         f"output {human_bytes(summary.output_bytes)} in "
         f"{_count(summary.output_files, 'file', 'files')} → {where}",
     ]
+    lines += report.execution_lines()
     if summary.heaviest:  # say how fonts are counted: a browser fetches only the faces in use
         lines.append("heaviest pages (HTML + the CSS, JS, fonts and images it loads; "
                      "fonts as its stylesheets declare them):")

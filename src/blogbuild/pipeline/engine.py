@@ -74,6 +74,7 @@ from blogbuild.pipeline.workers import (
     template_one,
 )
 from blogbuild.progress import Progress, no_progress
+from blogbuild.runtimes.python import prune as prune_runs
 
 #: Renders no source of this build names are kept this long (other output folders, a
 #: drafts build, may still use them).
@@ -256,6 +257,7 @@ class Engine:
         report.sources = len(items)
         report.rendered = len(renderer.rendered)
         report.cached = len(items) - report.rendered
+        report.executions = dict(sorted(renderer.executions.items()))
         report.diagnostics = sorted({*diagnostics, *self.search_notes})
         report.errors = sorted({*errors, *report.errors})
         # An output that lacks its search index is not up to date: the next build tries again.
@@ -268,6 +270,8 @@ class Engine:
                 self.store.prune({e.digest for e in entries.values()},
                                  older_than=STORE_KEEP_SECONDS)
             prune_cards(self.cards_dir, cards, older_than=STORE_KEEP_SECONDS)
+            if renderer.executions:
+                prune_runs(self.cache_root / "exec", older_than=STORE_KEEP_SECONDS)
         return report
 
     def _fall_back(self, entries: dict[str, SourceEntry], fresh: set[str],

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from blogbuild.diagnostics import Diagnostic
+from blogbuild.pipeline.records import Execution
 
 
 @dataclass
@@ -27,3 +28,21 @@ class BuildReport:
     removed: set[str] = field(default_factory=set)  # output files removed by this build
     fresh: bool = False  # the whole output folder was made anew
     errors: list[Diagnostic] = field(default_factory=list)  # lenient runs: what was kept back
+    #: Sources whose runnable blocks ran at build time (or came from its cache), by file.
+    executions: dict[str, Execution] = field(default_factory=dict)
+
+    def execution_lines(self) -> list[str]:
+        """What ran at build time: a line per source that ran blocks, one for the blocks
+        taken from the cache."""
+        lines = []
+        reused = 0
+        for name, execution in self.executions.items():
+            reused += execution.reused
+            if execution.executed:
+                blocks = "block" if execution.executed == 1 else "blocks"
+                lines.append(f"executed {execution.executed} {blocks} in {name} "
+                             f"({execution.seconds:.1f} s)")
+        if reused:
+            blocks = "block" if reused == 1 else "blocks"
+            lines.append(f"reused {reused} executed {blocks} from the cache")
+        return lines

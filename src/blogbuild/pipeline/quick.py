@@ -166,4 +166,5 @@ def up_to_date(config: Config, cache: Path, output: Path, *, drafts: bool,
     report.templated = set()
     report.cached = report.sources
     report.changed, report.removed, report.fresh = set(), set(), False
+    report.executions = {}
     return report, sources

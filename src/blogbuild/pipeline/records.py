@@ -13,6 +13,15 @@ from blogbuild.diagnostics import Diagnostic
 
 
 @dataclass(frozen=True)
+class Execution:
+    """Build-time runnable blocks of one render: run now, or taken from the cache."""
+
+    executed: int
+    reused: int
+    seconds: float
+
+
+@dataclass(frozen=True)
 class Rendered:
     html: str
     toc: tuple[TocEntry, ...]
@@ -43,6 +52,8 @@ class Rendered:
     #: Files other than the source that the render read (a post's .bib files): (path
     #: from the site folder, sha256 of its bytes). Other bytes there: render it again.
     inputs: tuple[tuple[str, str], ...] = ()
+    #: What this render ran at build time (None: no block runs at build time).
+    execution: Execution | None = None
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from markdown_it.token import Token
 
 from blogbuild import diskcache
 from blogbuild.bib.library import Library
-from blogbuild.config import Config
+from blogbuild.config import Config, RunnableConfig
 from blogbuild.config_citations import BUILTIN_STYLES
 from blogbuild.content.frontmatter import (
     FrontMatter,
@@ -21,7 +21,7 @@ from blogbuild.content.frontmatter import (
 from blogbuild.content.linkmap import LinkMap, document_url
 from blogbuild.content.models import SourceJob, TocEntry
 from blogbuild.diagnostics import ContentError, error, warning
-from blogbuild.fingerprints import digest_of
+from blogbuild.fingerprints import CAPTURE_MODULE, digest_of
 from blogbuild.markdown import create_markdown
 from blogbuild.markdown.env import html_renderer, report, token_line
 from blogbuild.markdown.feed import render_feed
@@ -153,6 +153,7 @@ def render_markdown(
     feed: bool = True,
     bibliography: Library | None = None,
     citation_style: str = "author-year",
+    runnable: RunnableConfig | None = None,
 ) -> Rendered:
     """Render a Markdown body into a `Rendered` (HTML, TOC, needs, diagnostics, …).
 
@@ -174,6 +175,12 @@ def render_markdown(
         "citation_style": citation_style,
     }
     tokens = md.parse(body, env)
+    execution = None
+    if runnable is not None and "runnable" in env["needs"]:
+        from blogbuild.output.theme import theme_static
+        from blogbuild.pipeline.execute import execute_blocks
+
+        execution = execute_blocks(tokens, env, runnable, theme_static() / CAPTURE_MODULE)
     title = title_html = subtitle = None
     toc: list[TocEntry] = list(env.get("toc", []))
     if extract_title:
@@ -213,6 +220,7 @@ def render_markdown(
                             in env.get("xref_labels", {}).items())),
         xrefs=tuple(sorted(env["xrefs"].items())),
         inputs=bibliography.files if bibliography is not None else (),
+        execution=execution,
     )
 
 
@@ -305,6 +313,7 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
         bibliography=bib.library,
         citation_style=config.citations.style if config.citations.style in BUILTIN_STYLES
         else str(config.root / config.citations.style),
+        runnable=config.runnable,
     )
     diagnostics = (*(warning(job.display, line, note) for line, note in meta.notes),
                    *bib.problems, *rendered.diagnostics)

@@ -18,7 +18,7 @@ from blogbuild.content.linkmap import DocumentInfo, LinkMap, build_link_map, rea
 from blogbuild.content.models import Site
 from blogbuild.pipeline.bibliography import still_same
 from blogbuild.pipeline.quick import RenderJob
-from blogbuild.pipeline.records import RenderResult
+from blogbuild.pipeline.records import Execution, RenderResult
 from blogbuild.pipeline.state import SourceEntry
 from blogbuild.pipeline.store import RenderCache
 from blogbuild.pipeline.workers import RENDER_POOL_MIN, init_render, render_one, run_jobs
@@ -97,6 +97,8 @@ class Renderer:
         self.progress = progress
         self.rendered: set[str] = set()  # sources rendered (not found in the store)
         self.digests: dict[str, str | None] = {}  # of the files renders read, this run
+        #: display path -> what the render ran at build time (blogbuild.pipeline.execute)
+        self.executions: dict[str, Execution] = {}
 
     def usable(self, entry: SourceEntry | None, item: RenderJob, links: LinkMap) -> bool:
         return (entry is not None and item.data is not None and entry.digest == item.digest
@@ -119,9 +121,18 @@ class Renderer:
                 self.store.keep(unkept)
             if rendered:
                 self.rendered.add(item.job.rel)
+                self._note_execution(record)
             out[item.job.rel] = SourceEntry(item.digest, record, item.feed)
             self.progress(done, len(items))
         return out
+
+
+    def _note_execution(self, record: RenderResult) -> None:
+        execution = record.rendered.execution if record.rendered is not None else None
+        name = record.job.display
+        # A source rendered twice in one build ran its blocks the first time.
+        if execution is not None and (name not in self.executions or execution.executed):
+            self.executions[name] = execution
 
 
 def relink(entries: dict[str, SourceEntry], assets: list[str], config: Config,

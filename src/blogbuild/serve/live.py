@@ -39,6 +39,8 @@ class Update:
     #: Old -> new path of each page stylesheet a batch of stylesheet edits renamed; the
     #: pages written then differ only in that link, and a browser can swap it in place.
     restyled: dict[str, str] = field(default_factory=dict)
+    #: What ran at build time (BuildReport.execution_lines).
+    executed: list[str] = field(default_factory=list)
 
 
 class LiveBuild:
@@ -159,7 +161,8 @@ class LiveBuild:
                         errors=report.errors,
                         warnings=[d for d in report.diagnostics if not d.is_error],
                         rendered=report.rendered, pages=len(report.templated),
-                        seconds=time.perf_counter() - start)
+                        seconds=time.perf_counter() - start,
+                        executed=report.execution_lines())
         if report.errors:
             self._placeholder(update)
         return update

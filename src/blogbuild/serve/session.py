@@ -236,6 +236,8 @@ class Session:
                 log.error("%s", d.format())
             if previous and not update.errors:
                 log.info("errors fixed")
+        for line in update.executed:
+            log.info("%s", line)
         ms = update.seconds * 1000
         if update.full:
             log.info("built %d pages (%d sources rendered) in %.0f ms", update.pages,

@@ -20,6 +20,7 @@ from markdown_it.utils import OptionsDict
 from blogbuild.markdown.env import Env, add_ref, need, report, report_error
 from blogbuild.markdown.links import feed_target, rewrite_target
 from blogbuild.markdown.widgets.embeds import EmbedError, parse_space, parse_video
+from blogbuild.markdown.widgets.outputs import output_panel
 from blogbuild.urls import UrlBuilder, is_safe_url, scheme_of
 
 #: class → token name; the first two hold Markdown, the others are leaves.
@@ -78,16 +79,34 @@ def _collapsible(div: DivInput) -> dict[str, Any]:
     }
 
 
+#: Read by the build (pipeline/execute.py), not passed on to the page.
+_BUILD_ATTRS = ("data-lang", "data-isolated", "data-execute", "data-allow-error")
+_EXECUTE = ("build", "browser")
+
+
+def _flag(div: DivInput, name: str) -> bool:
+    value = div.attrs.get(name)
+    return value is not None and value.strip().lower() not in _FALSE
+
+
 def _runnable(div: DivInput) -> dict[str, Any]:
     need(div.env, "runnable")
-    isolated = div.attrs.get("data-isolated")
     # Other data-* attributes are the runtime's business (issue of its own): pass them on.
     extra = {k: v for k, v in sorted(div.attrs.items())
-             if k.startswith("data-") and k not in ("data-lang", "data-isolated")}
+             if k.startswith("data-") and k not in _BUILD_ATTRS}
+    execute = div.text("data-execute").lower() or None
+    if execute is not None and execute not in _EXECUTE:
+        report(div.env, div.line, f"runnable: data-execute={execute!r} must be build (run "
+               "when the site is built) or browser (only when the reader presses Run); "
+               "using the site's setting")
+        execute = None
     return {
         **_common(div),
         "lang": div.text("data-lang") or "python",
-        "isolated": isolated is not None and isolated.strip().lower() not in _FALSE,
+        "isolated": _flag(div, "data-isolated"),
+        "execute": execute,
+        "allow_error": _flag(div, "data-allow-error"),
+        "line": div.line,
         "data": extra,
     }
 
@@ -304,11 +323,17 @@ def _text(out: str) -> RenderFn:
     return render
 
 
+def _runnable_close(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                    env: Env) -> str:
+    """The output the block gave when the build ran it (pipeline/execute.py), then the end."""
+    return output_panel(tokens[idx].meta.get("outputs", ())) + "</div>\n"
+
+
 RENDER_RULES: dict[str, RenderFn] = {
     "collapsible_open": _rule(collapsible_open),
     "collapsible_close": _text("</div>\n</details>\n"),
     "runnable_open": _rule(runnable_open),
-    "runnable_close": _text("</div>\n"),
+    "runnable_close": _runnable_close,
     "video_embed": _rule(video),
     "image_compare": _rule(image_compare),
     "hf_space": _rule(hf_space),

@@ -1,0 +1,107 @@
+"""Runnable blocks that run at build time: part of a source's render, between parsing and
+rendering its tokens.
+
+A block runs when it says `data-execute="build"`, or when site.yaml says `runnable:
+{execute: build}` and the block does not say `data-execute="browser"`. The page's blocks
+run in order in one interpreter (blogbuild.runtimes.python); each block's output items
+go into the meta of its closing token, where the widget's render rule shows them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from markdown_it.token import Token
+
+from blogbuild import diskcache
+from blogbuild.config import RunnableConfig
+from blogbuild.markdown.env import Env, report, report_error, token_line
+from blogbuild.pipeline.records import Execution
+from blogbuild.runtimes.python import Block, BlockRun, Options, run_page
+
+_PYTHON = ("python", "py")
+
+
+@dataclass(frozen=True)
+class _Found:
+    block: Block
+    close: Token
+    line: int  # the source line of the block's first line of code
+
+
+def _runnables(tokens: list[Token]) -> list[tuple[Token, Token, Token | None]]:
+    """(open, close, first code token inside) of every runnable block, in page order."""
+    found: list[tuple[int, Token, Token, Token | None]] = []
+    stack: list[tuple[int, Token, Token | None]] = []
+    for index, token in enumerate(tokens):
+        if token.type == "runnable_open":
+            stack.append((index, token, None))
+        elif token.type in ("fence", "code_block") and stack and stack[-1][2] is None:
+            stack[-1] = (*stack[-1][:2], token)
+        elif token.type == "runnable_close" and stack:
+            start, opener, code = stack.pop()
+            found.append((start, opener, token, code))
+    return [(opener, close, code) for _, opener, close, code in sorted(found,
+                                                                       key=lambda t: t[0])]
+
+
+def _to_run(tokens: list[Token], env: Env, default: str) -> list[_Found]:
+    """The blocks of the page that run at build time, in order."""
+    found = []
+    number = 0
+    for opener, close, code in _runnables(tokens):
+        meta = opener.meta
+        python = str(meta.get("lang", "python")).lower() in _PYTHON
+        number += python  # the browser names its Python blocks "block 1", "block 2", …
+        if (meta.get("execute") or default) != "build" or code is None:
+            continue
+        if not python:
+            if meta.get("execute") == "build":  # asked by the block itself, not the site
+                report(env, int(meta.get("line", 0)), f"runnable: only Python runs at build "
+                       f"time, not {meta.get('lang')!r}; this block is left to the browser")
+            continue
+        block = Block(code.content, f"block {number}", bool(meta.get("isolated")),
+                      bool(meta.get("allow_error")))
+        first = token_line(env, code) + (1 if code.type == "fence" else 0)
+        found.append(_Found(block, close, first))
+    return found
+
+
+def execute_blocks(tokens: list[Token], env: Env, runnable: RunnableConfig,
+                   capture: Path) -> Execution | None:
+    """Run the page's build-time blocks, put their output in the tokens, report problems."""
+    found = _to_run(tokens, env, runnable.execute)
+    if not found:
+        return None
+    folder = diskcache.cache_dir()
+    options = Options(float(runnable.timeout), capture,
+                      Path(folder) / "exec" if folder is not None else None)
+    page = run_page([f.block for f in found], options)
+    failed_at = 0
+    for item, run in zip(found, page.runs, strict=True):
+        if run.status in ("ok", "error"):
+            item.close.meta["outputs"] = list(run.items)
+        if run.fails(item.block) and not failed_at:
+            failed_at = item.line
+        _diagnose(env, item, run, failed_at, runnable.timeout)
+    count = len(found)
+    if page.cached:
+        return Execution(0, count, 0.0)
+    return Execution(sum(r.status != "skipped" for r in page.runs), 0, page.seconds)
+
+
+def _diagnose(env: Env, item: _Found, run: BlockRun, failed_at: int, timeout: int) -> None:
+    if run.status == "error" and not item.block.allow_error:
+        line = item.line + run.line - 1 if run.line else item.line
+        where = f" (line {run.line} of the block)" if run.line else ""
+        report_error(env, line, f"the Python block raised {run.error}{where}; fix the code, "
+                     'or add data-allow-error="true" to the block to show the traceback')
+    elif run.status == "timeout":
+        report_error(env, item.line, f"the Python block was still running after {timeout} s "
+                     "and was stopped; make it faster, or raise 'runnable.timeout' in site.yaml")
+    elif run.status == "crashed":
+        report_error(env, item.line, f"the Python block could not finish: {run.error}")
+    elif run.status == "skipped":
+        report(env, item.line, f"this Python block was not run: the block at line "
+               f"{failed_at} failed first, and the blocks of a page run in order")
