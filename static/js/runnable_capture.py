@@ -180,7 +180,10 @@ def figure_item(figure: Any, number: int) -> Item:
     width, height = figure.get_size_inches()
     dpi = min(FIGURE_DPI, MAX_FIGURE_SIDE / max(width, height, 0.01))
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
+    # No "Software" chunk: the PNG's bytes then depend on the drawing, not on the install
+    # (a page with figures from the build stays byte-identical).
+    figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight",
+                   metadata={"Software": None})
     return png_item(buffer.getvalue(), figure_alt(figure, number))
 
 
