@@ -126,10 +126,16 @@ def test_keyboard_focus_shows_it_and_escape_closes_it(open_page: Callable[..., A
 def test_equation_preview_is_katex_and_fetches_nothing(open_page: Callable[..., Any]) -> None:
     page = open_page()
     before = list(page.requests)
-    page.hover("a.math-ref")
+    page.hover("a.math-ref[href='#eq-attn']")
     page.wait_for_selector(POPOVER)
     assert page.locator(f"{POPOVER} .katex").count() >= 1
     assert "Attention" in page.locator(f"{POPOVER} .katex-html").inner_text()
+    # The second label of a display is an empty anchor inside it: the display shows.
+    page.mouse.move(5, 5)
+    page.wait_for_selector(".preview", state="detached")
+    page.hover("a.math-ref[href='#eq-second']")
+    page.wait_for_selector(POPOVER)
+    assert "c" in page.locator(f"{POPOVER} .math-display .katex-html").inner_text()
     for selector in ("a.xref[href='#figure-1']", ".citation a", "a.xref-external"):
         page.mouse.move(5, 5)
         page.wait_for_selector(".preview", state="detached")
@@ -166,13 +172,13 @@ def test_first_tap_shows_second_tap_follows(open_page: Callable[..., Any]) -> No
 
 def test_go_to_link_navigates_on_touch(open_page: Callable[..., Any]) -> None:
     page = open_page(viewport={"width": 360, "height": 740}, has_touch=True, is_mobile=True)
-    page.tap("a.math-ref")
+    page.tap("a.math-ref[href='#eq-attn']")
     page.tap(f"{POPOVER} .preview-go")
     page.wait_for_function("location.hash === '#eq-attn'")
     assert page.locator(".preview").count() == 0
 
 
-@pytest.mark.parametrize("selector", [FOOTNOTE, "a.math-ref", "a.xref[href='#figure-1']",
+@pytest.mark.parametrize("selector", [FOOTNOTE, "a.math-ref[href='#eq-attn']", "a.xref[href='#figure-1']",
                                       "a.xref[href='#background']"])
 def test_preview_fits_a_narrow_screen(open_page: Callable[..., Any], selector: str) -> None:
     page = open_page(viewport={"width": 360, "height": 640}, has_touch=True, is_mobile=True)

@@ -20,11 +20,17 @@ function targetOf(link) {
   if (named !== undefined) return document.getElementById(named);
   const href = link.getAttribute("href") ?? "";
   if (!href.startsWith("#") || href.length < 2) return null;
+  let target;
   try {
-    return document.getElementById(decodeURIComponent(href.slice(1)));
+    target = document.getElementById(decodeURIComponent(href.slice(1)));
   } catch {
     return null; // a malformed %-escape
   }
+  // An empty anchor (the second label of a display, <a id> in raw HTML): what holds it.
+  if (target && !target.textContent.trim() && !target.querySelector("img, svg")) {
+    target = target.closest(".math-display") ?? target.parentElement;
+  }
+  return target === document.body ? null : target;
 }
 
 function kindOf(link, target) {
