@@ -78,6 +78,10 @@ def test_hover_shows_the_footnote_without_its_back_link(open_page: Callable[...,
     page.hover(FOOTNOTE)
     text = popover_text(page)
     assert "The softmax of" in text and "↩" not in text
+    popover = page.locator(POPOVER)
+    assert popover.get_attribute("role") == "dialog"
+    assert popover.get_attribute("aria-label") == "Preview: Footnote 1"
+    assert popover.locator(".preview-go").get_attribute("href") == "#fn1"
     body = page.locator(f"{POPOVER} .preview-body")
     assert body.locator("[id]").count() == 0 and body.locator(".footnote-backref").count() == 0
     # A link inside the copy still works: it leads to the section it names.

@@ -39,7 +39,7 @@ function kindOf(link, target) {
   if (link.closest(".citation")) return "reference";
   if (link.matches(".math-ref") || link.closest(".katex")) return "equation";
   if (HEADING.test(target.tagName)) return "section";
-  return target.matches("figure") ? "figure" : "target";
+  return target.matches("figure") ? "figure" : "";
 }
 
 /** A heading, and the start of its section: up to three blocks or about 500 characters. */
@@ -134,9 +134,11 @@ function previews() {
     const kind = kindOf(link, target);
     const label = link.textContent.trim().replace(/^\[(.*)\]$/, "$1");
     popover.replaceChildren(contentOf(target), go);
-    popover.setAttribute("aria-label", `${kind[0].toUpperCase()}${kind.slice(1)} ${label}`);
-    go.href = link.href;
-    go.textContent = link.getAttribute("href")?.startsWith("#") ? `Go to ${kind}` : "Open";
+    const named = kind ? `${kind[0].toUpperCase()}${kind.slice(1)} ${label}` : label;
+    popover.setAttribute("aria-label", `Preview: ${named}`);
+    go.setAttribute("href", link.getAttribute("href") ?? "");
+    const here = link.getAttribute("href")?.startsWith("#");
+    go.textContent = here ? `Go to ${kind || "it"}` : "Open the page";
     // After the link's inline wrapper (the <sup> of a footnote, a formula): next in the
     // Tab order, and out of styles made for those.
     (link.closest("sup, .katex, .citation") ?? link).after(popover);
