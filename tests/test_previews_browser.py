@@ -182,8 +182,8 @@ def test_go_to_link_navigates_on_touch(open_page: Callable[..., Any]) -> None:
     assert page.locator(".preview").count() == 0
 
 
-@pytest.mark.parametrize("selector", [FOOTNOTE, "a.math-ref[href='#eq-attn']", "a.xref[href='#figure-1']",
-                                      "a.xref[href='#background']"])
+@pytest.mark.parametrize("selector", [FOOTNOTE, "a.math-ref[href='#eq-attn']",
+                                      "a.xref[href='#figure-1']", "a.xref[href='#background']"])
 def test_preview_fits_a_narrow_screen(open_page: Callable[..., Any], selector: str) -> None:
     page = open_page(viewport={"width": 360, "height": 640}, has_touch=True, is_mobile=True)
     page.locator(selector).scroll_into_view_if_needed()
