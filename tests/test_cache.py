@@ -97,6 +97,7 @@ OTHER: dict[str, Any] = {
     "math": MathConfig(macros={r"\RR": r"\mathbb{R}"}),
     "runnable": RunnableConfig(packages_url="https://example.org/pyodide/"),
     "check": CheckConfig(ignore=("https://example.org/*",)),
+    "sidenotes": True,
     "social_cards": False,
     "social": SocialConfig(twitter="@other"),
     "extra": {"analytics": "x"},

@@ -139,6 +139,8 @@ class Config:
     check: CheckConfig = field(default_factory=CheckConfig)
     #: None: no `comments:` block, so the theme shows no comments.
     comments: CommentsConfig | None = None
+    #: Footnotes also shown in the margin beside their reference on wide screens.
+    sidenotes: bool = False
     #: Draw a social card image for every post without its own `image:`.
     social_cards: bool = True
     social: SocialConfig = field(default_factory=SocialConfig)

@@ -36,6 +36,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.mark import mark_plugin
     from blogbuild.markdown.math import math_plugin
     from blogbuild.markdown.more import more_plugin
+    from blogbuild.markdown.previews import previews_plugin
     from blogbuild.markdown.statements import statements_plugin
     from blogbuild.markdown.tasks import tasks_plugin
     from blogbuild.markdown.toc import toc_plugin
@@ -53,6 +54,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(tasks_plugin)
     md.use(gfm_autolink_plugin)
     md.use(footnote_plugin)
+    md.use(previews_plugin)
     md.use(deflist_plugin)
     md.use(attrs_plugin)
     md.use(foreign_plugin)

@@ -32,6 +32,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from blogbuild.markdown.env import Env, need, report, token_line
+from blogbuild.markdown.previews import PREVIEWS
 from blogbuild.urls import has_scheme
 
 if TYPE_CHECKING:
@@ -235,6 +236,7 @@ def xrefs(state: StateCore) -> None:
         if len(href) == 1:
             continue
         need(env, "xrefs")
+        need(env, PREVIEWS)  # a reference on the page previews its target
         fragment = unquote(href[1:])
         found = _same_page(env, fragment, targets, plain_ids)
         if found is None:

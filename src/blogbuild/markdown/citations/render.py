@@ -10,6 +10,7 @@ from markdown_it.token import Token
 
 from blogbuild.markdown.citations.syntax import CiteSyntax
 from blogbuild.markdown.env import Env, need, report, token_line
+from blogbuild.markdown.previews import PREVIEWS
 
 REFERENCES_ID = "references"
 HEADING_ID = "references-title"
@@ -54,6 +55,7 @@ def format_page(state: StateCore) -> None:
     if formatted is None:
         return
     need(env, "citations")
+    need(env, PREVIEWS)  # each citation previews its entry of the list
     shown = iter(zip(formatted.clusters, formatted.plain_clusters, strict=True))
     for token, _ in found:
         known = token.meta["known"]

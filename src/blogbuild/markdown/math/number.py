@@ -14,7 +14,7 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from blogbuild.markdown.env import Env, report, report_error, source_line
+from blogbuild.markdown.env import Env, need, report, report_error, source_line
 from blogbuild.markdown.math.advice import advice
 from blogbuild.markdown.math.links import check_urls, feed_tex
 from blogbuild.markdown.math.tex import (
@@ -25,6 +25,7 @@ from blogbuild.markdown.math.tex import (
     plan_display,
     utf16_to_index,
 )
+from blogbuild.markdown.previews import PREVIEWS
 from blogbuild.runtimes import katex
 
 #: (body line 0-based, column 0-based) where each line of a token's TeX starts.
@@ -218,12 +219,16 @@ def _render(
         if label not in labels:
             line, col = at(0)
             report(env, line, f"unknown equation label '{label}' in \\{kind}", column=col)
+        else:
+            need(env, PREVIEWS)
         return _ref_html(kind, labels.get(label), options, str(env.get("feed_base") or ""))
     for match in REF_RE.finditer(content):
         kind, label = match.group(1), match.group(2).strip()
         if label not in labels:
             line, col = at(match.start())
             report(env, line, f"unknown equation label '{label}' in \\{kind}", column=col)
+        else:
+            need(env, PREVIEWS)
         job.rewrite.replace(match.start(), match.end(), _ref_tex(kind, labels.get(label)))
     tex, _ = job.rewrite.apply()
     display = token.type != "math_inline"
