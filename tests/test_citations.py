@@ -127,7 +127,7 @@ def test_author_year_citations_and_list(tmp_path: Path) -> None:
     assert '<section class="references" id="references" aria-labelledby="references-title">' \
         in html
     assert [e.id for e in result.rendered.toc] == ["references-title"]  # type: ignore[union-attr]
-    assert result.rendered.needs == {"citations"}  # type: ignore[union-attr]
+    assert result.rendered.needs == {"citations", "previews"}  # type: ignore[union-attr]
     assert [d.line for d in result.diagnostics] == [32]  # the broken entry of refs.bib
     assert result.diagnostics[0].file == "content/posts/refs.bib"
 
