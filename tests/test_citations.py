@@ -110,7 +110,8 @@ def test_bibtex_reader_names_what_to_fix(text: str, problem: str) -> None:
 
 def test_author_year_citations_and_list(tmp_path: Path) -> None:
     body = ("As [@vaswani2017] and [@goedel1931, p. 3; @knuth:tex/book] show, and "
-            "[see @knuth:tex/book, ch. 2].\n@openai2023 wrote it [-@goedel1931].\n")
+            "[see @knuth:tex/book, ch. 2].\n@openai2023 wrote it [-@goedel1931].\n"
+            "A suffix without a locator: [@goedel1931, Thm. VI; @vaswani2017 and later].\n")
     result = render(tmp_path, body)
     html = result.rendered.html  # type: ignore[union-attr]
     assert citations(html) == [
@@ -120,6 +121,8 @@ def test_author_year_citations_and_list(tmp_path: Path) -> None:
         'citation[knuth:tex/book]: (see <a href="#ref-knuth:tex/book">Knuth, 1984</a>, ch. 2)',
         'citation[openai2023]: <a href="#ref-openai2023">OpenAI (2023)</a>',
         'citation[goedel1931]: (<a href="#ref-goedel1931">1931</a>)',
+        'citation[goedel1931 vaswani2017]: (<a href="#ref-goedel1931">Gödel, 1931</a>, Thm. VI;'
+        ' <a href="#ref-vaswani2017">Vaswani et al., 2017</a> and later)',
     ]
     assert entries(html) == [("ref-goedel1931", GOEDEL_APA), ("ref-knuth:tex/book", KNUTH_APA),
                              ("ref-openai2023", OPENAI_APA), ("ref-vaswani2017", VASWANI_APA)]

@@ -86,7 +86,7 @@ def test_relative_links_and_images_resolve(page: Path) -> None:
 
 def test_readme_keeps_the_two_commands_and_links_into_docs() -> None:
     readme = _text(ROOT / "README.md")
-    assert "pip install -e . && blogbuild serve" in readme
+    assert "pip install -e '.[example]' && blogbuild serve" in readme
     assert "bash .ci/run" in readme
     assert "blogbuild init myblog" in readme
     linked = {t.partition("#")[0] for t in _targets(ROOT / "README.md")}

@@ -167,6 +167,23 @@ def test_a_dataframe_shows_as_an_html_table() -> None:
     assert kinds(items) == ["stdout", "html"]
     html = items[1]["html"]
     assert "<table" in html and "<th>y</th>" in html and "<td>b</td>" in html
+    # pandas' notebook markup opens with <style scoped>, which HTML does not allow: the
+    # table comes without it (and without the obsolete border attribute).
+    assert html.startswith('<table class="dataframe">') and "<style" not in html
+
+
+def test_a_long_dataframe_is_cut_as_pandas_display_options_say() -> None:
+    items, _ = run("""\
+        import pandas as pd
+        pd.set_option("display.max_rows", 8)
+        pd.set_option("display.min_rows", 4)
+        pd.DataFrame({"n": range(1000, 1100)})
+    """)
+    (item,) = items
+    html = item["html"]
+    assert "<td>1000</td>" in html and "<td>1099</td>" in html  # the first and last rows
+    assert "<td>1050</td>" not in html and "<td>...</td>" in html
+    assert "100 rows × 1 columns" in html
 
 
 def test_a_pil_image_shows_as_a_png() -> None:

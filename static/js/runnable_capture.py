@@ -222,7 +222,9 @@ def value_item(value: object, figure_number: int = 1) -> Item | None:
         return figure_item(figure, figure_number)
     if _is_artist_value(value):
         return None
-    html = _rich(value, "_repr_html_")
+    html = _pandas_table(value)
+    if html is None:
+        html = _rich(value, "_repr_html_")
     if isinstance(html, str):
         return {"type": "html", "html": html}
     svg = _rich(value, "_repr_svg_")
@@ -236,6 +238,28 @@ def value_item(value: object, figure_number: int = 1) -> Item | None:
     if isinstance(png, bytes) and png.startswith(b"\x89PNG"):
         return png_item(png, _alt(value))
     return {"type": "result", "text": repr(value)}
+
+
+def _pandas_table(value: object) -> str | None:
+    """A pandas DataFrame's table as notebooks show it, without the ``<style scoped>`` block
+    its notebook markup starts with (HTML no longer allows ``scoped``, and the page's own
+    table style applies). The display options (rows, columns, dimensions) are pandas'."""
+    module = (type(value).__module__ or "").partition(".")[0]
+    if module != "pandas" or type(value).__name__ != "DataFrame":
+        return None
+    pandas = sys.modules.get("pandas")
+    to_html = getattr(value, "to_html", None)
+    if pandas is None or not callable(to_html):
+        return None
+    option = pandas.get_option
+    try:
+        rows = option("display.max_rows")
+        shown = option("display.min_rows") if len(value) > rows else rows  # type: ignore[arg-type]
+        table = to_html(max_rows=shown, max_cols=option("display.max_columns"),
+                        show_dimensions=option("display.show_dimensions"), border=0)
+    except Exception:  # an old or odd pandas: its own notebook markup
+        return None
+    return table if isinstance(table, str) else None
 
 
 def _rich(value: object, name: str) -> object:

@@ -162,7 +162,9 @@ def format_citations(style_name: str, entries: dict[str, Entry],
 def _suffix(cite: Cite) -> str:
     if not cite.suffix:
         return ""
-    return (", " if cite.locator_text else " ") + clean(cite.suffix)
+    if cite.locator_text:
+        return ", " + clean(cite.suffix)
+    return ("" if cite.suffix.startswith(",") else " ") + clean(cite.suffix)
 
 
 def _never(item: Any) -> str:  # every key was checked against the bibliography before

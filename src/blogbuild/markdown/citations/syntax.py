@@ -65,11 +65,9 @@ def parse_rest(rest: str) -> tuple[tuple[str, str, str] | None, str]:
         return None, rest
     rest = rest[1:].strip()
     match = _LOCATOR.match(rest)
-    if match is None:
-        return None, rest
-    label = (match.group("label") or "").lower()
-    if label and label not in LABELS:
-        return None, rest
+    label = (match.group("label") or "").lower() if match is not None else ""
+    if match is None or (label and label not in LABELS):
+        return None, ", " + rest  # "Thm. 1": a suffix after a comma keeps the comma
     written = rest[:match.end("value")].strip()
     return (LABELS.get(label, "page"), match.group("value"), written), \
         match.group("suffix").strip()
