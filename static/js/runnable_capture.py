@@ -222,7 +222,7 @@ def value_item(value: object, figure_number: int = 1) -> Item | None:
         return figure_item(figure, figure_number)
     if _is_artist_value(value):
         return None
-    html = _pandas_table(value)
+    html: object = _pandas_table(value)
     if html is None:
         html = _rich(value, "_repr_html_")
     if isinstance(html, str):
