@@ -113,11 +113,40 @@ def _math(page: Page, out: Path) -> None:
     _shot(page, out, "math", "h2#why-the-variance-is-d-k", "#eq-unit ~ p")
 
 
+def _statements(page: Page, out: Path) -> None:
+    _shot(page, out, "statements", "#def-sigmoidal", "#thm-ua")
+
+
+def _preview(page: Page, out: Path) -> None:
+    link = page.locator('p a.xref[href="#thm-ua"]').first
+    link.scroll_into_view_if_needed()
+    link.hover()
+    page.locator(".preview").wait_for()
+    page.wait_for_timeout(300)  # the fade-in
+    paragraph = 'p:has(> a.xref[href="#thm-ua"])'
+    top = page.locator(paragraph).first.bounding_box()
+    box = page.locator(".preview").bounding_box()
+    assert top is not None and box is not None
+    last = ".preview" if box["y"] > top["y"] else paragraph
+    first = paragraph if last == ".preview" else ".preview"
+    _shot(page, out, "preview", first, last)
+    page.mouse.move(0, 0)
+
+
+def _citations(page: Page, out: Path) -> None:
+    _shot(page, out, "citations", "section.references")
+
+
+def _build_output(page: Page, out: Path) -> None:
+    _shot(page, out, "build-output", "div.runnable:has(.runnable-figure)")
+
+
 SHOTS: dict[str, list[Callable[[Page, Path], None]]] = {
     "/posts/widgets/": [_collapsible, _video, _compare, _space],
     "/posts/runnable/": [_runnable],
     "/posts/callouts/": [_callouts, _own_types, _folded],
     "/posts/math/": [_math],
+    "/posts/universal-approximation/": [_statements, _preview, _citations, _build_output],
 }
 
 

@@ -20,7 +20,7 @@ from blogbuild.cli import main
 from blogbuild.commands.build import build
 from blogbuild.commands.init import init
 from blogbuild.commands.new import new
-from blogbuild.config import Config, load_config
+from blogbuild.config import _NOT_KEYS, Config, load_config
 from blogbuild.content.frontmatter import split_front_matter
 from blogbuild.diagnostics import BlogbuildError
 
@@ -107,7 +107,7 @@ def _keys(cls: type[Any], prefix: str = "") -> list[str]:
     keys = []
     hints = typing.get_type_hints(cls)
     for f in dataclasses.fields(cls):
-        if f.name == "root":
+        if f.name in _NOT_KEYS:  # read from elsewhere, not written in site.yaml
             continue
         keys.append(prefix + f.name)
         inner = [a for a in (hints[f.name], *typing.get_args(hints[f.name]))
@@ -143,6 +143,8 @@ def test_every_commented_setting_is_valid(tmp_path: Path) -> None:
     init(tmp_path, today=DAY)
     site_yaml = tmp_path / "site.yaml"
     site_yaml.write_text(_uncommented(site_yaml.read_text()))
+    # The one setting that names a file of yours: the bibliography.
+    (tmp_path / "content" / "refs.bib").write_text("@book{k, title={T}, year={2020}}\n")
     config = load_config(site_yaml)
     assert config.math.macros == {"\\R": "\\mathbb{R}"}
     assert config.callouts["lemma"].alias_of == "theorem"

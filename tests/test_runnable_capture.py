@@ -228,6 +228,15 @@ def test_plain_values_show_their_repr() -> None:
     ]
 
 
+def test_a_block_that_awaits_runs_under_a_running_event_loop_too() -> None:
+    import asyncio
+
+    async def host() -> list[Item]:  # a program with its own loop in this thread
+        return run("import asyncio\nawait asyncio.sleep(0)\n6 * 7")[0]
+
+    assert asyncio.run(host()) == [{"type": "result", "text": "42"}]
+
+
 def test_an_exception_gives_the_traceback_of_the_blocks_frames() -> None:
     items, error = run("""\
         def divide(a, b):

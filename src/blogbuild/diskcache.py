@@ -274,3 +274,17 @@ def flush() -> None:
 def close() -> None:
     """Flush and close this process's connection (runs at exit by itself)."""
     _cache.close()
+
+
+def prune_folder(folder: Path, *, older_than: float, keep: frozenset[str] = frozenset()) -> None:
+    """Remove the files of a cache folder (cards, executed blocks) that no build has used
+    for `older_than` seconds, except those named in `keep`. Never fails."""
+    now = time.time()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            if entry.name not in keep and now - entry.stat().st_mtime > older_than:
+                os.unlink(entry.path)

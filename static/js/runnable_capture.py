@@ -403,7 +403,16 @@ def _run(code: types.CodeType, namespace: dict[str, Any]) -> object:
     if code.co_flags & 0x80:  # CO_COROUTINE: the block awaits at top level
         import asyncio
 
-        return asyncio.run(result)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # the usual case: no event loop runs in this thread
+            return asyncio.run(result)
+        # A host program's loop runs in this thread (asyncio.run refuses): the block's
+        # coroutine gets a loop in a thread of its own.
+        import concurrent.futures
+
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            return pool.submit(asyncio.run, result).result()
     return result
 
 

@@ -9,10 +9,10 @@ edited title draws that post's card only.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 
+from blogbuild import diskcache
 from blogbuild.config import Config
 from blogbuild.content.models import Post, Site
 from blogbuild.diagnostics import Diagnostic, warning
@@ -105,15 +105,5 @@ def card_files(cards: list[Card], folder: Path, site: Site) -> list[FileSpec]:
 def prune_cards(folder: Path, cards: list[Card], *, older_than: float) -> None:
     """Remove cached cards this build does not use and that no build wrote for `older_than`
     seconds (another output folder may still use a recent one). Never fails."""
-    keep = {f"{card.key()}.png" for card in cards}
-    now = time.time()
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
-        try:
-            if entry.name not in keep and now - entry.stat().st_mtime > older_than:
-                os.unlink(entry.path)
-        except OSError:
-            continue
+    keep = frozenset(f"{card.key()}.png" for card in cards)
+    diskcache.prune_folder(folder, older_than=older_than, keep=keep)

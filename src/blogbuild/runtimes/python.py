@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from blogbuild import diskcache
 from blogbuild.fingerprints import execution_fingerprint
 
 DRIVER = Path(__file__).resolve().parent / "python_driver.py"
@@ -118,15 +119,7 @@ def _load(folder: Path | None, key: str, count: int) -> tuple[BlockRun, ...] | N
 
 def prune(folder: Path, *, older_than: float) -> None:
     """Remove cached runs that no build has used for `older_than` seconds. Never fails."""
-    now = time.time()
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
-        with contextlib.suppress(OSError):
-            if now - entry.stat().st_mtime > older_than:
-                os.unlink(entry.path)
+    diskcache.prune_folder(folder, older_than=older_than)
 
 
 def _save(folder: Path | None, key: str, runs: tuple[BlockRun, ...]) -> None:
