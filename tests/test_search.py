@@ -20,7 +20,9 @@ SITE_YAML = 'title: "Search"\nbase_url: "https://example.org/blog/"\nposts_per_p
 POSTS = {
     "2024-01-01-first.md": "---\ntitle: First, with a comma\ntags: [a]\n---\n\n"
                            "The aardvark lives here.\n\n## Part two\n\nMore words.\n\n"
-                           "<div data-pagefind-ignore>Ignored quokka.</div>\n",
+                           "<div data-pagefind-ignore>Ignored quokka.</div>\n\n"
+                           '<img src="data:image/png;base64,iVBORw0KGgo2468013579" '
+                           'alt="A plot">\n',
     "2024-01-02-second.md": "---\ntitle: Second\ntags: [a, b]\n---\n\nInline $x^2$ math and "
                             "code:\n\n```python\nprint('hi')\n```\n",
 }
@@ -76,6 +78,11 @@ def test_the_index_holds_posts_and_pages_with_the_sub_path(site: Path) -> None:
     assert first["meta"]["date"] == "January 1, 2024"
     assert "aardvark" in first["content"] and "quokka" not in first["content"]
     assert [a["id"] for a in first["anchors"] if a["element"] == "h2"] == ["part-two"]
+    # No picture taken from the body: it may be a data: URL (a figure made by the build),
+    # kilobytes of base64 that searches for digits would match.
+    assert first["meta"].get("image", "") == "" and "image_alt" not in first["meta"]
+    index = b"".join(gzip.decompress(p.read_bytes()) for p in (out / "pagefind").rglob("*.pf_*"))
+    assert b"2468013579" not in index
     second = pages["/blog/posts/second/"]["content"]
     # KaTeX's visual copy, the TeX source and the copy button are not text to search.
     assert "x2" in second and "x2x2" not in second and "x^2" not in second

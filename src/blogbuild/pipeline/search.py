@@ -28,7 +28,7 @@ from blogbuild.pipeline.state import FileEntry, OutputEntry, file_digest, intact
 #: The index's folder in the output (the theme's search.js loads pagefind.js from there).
 FOLDER = "pagefind"
 #: Bump when what is fed to Pagefind changes shape.
-FORMAT = 1
+FORMAT = 2
 #: Parts of a body that are no text a reader searches for: KaTeX's visual copy of every
 #: formula (its MathML copy stays) and TeX source, buttons, icons and heading anchors.
 EXCLUDE = (".katex-html", "annotation", "button", "svg", ".heading-anchor",
@@ -67,13 +67,17 @@ def index_key(config: Config, docs: list[Post]) -> str:
 def page_document(post: Post, config: Config) -> str:
     """The HTML Pagefind reads for one post: title and body are indexed, the date is
     metadata. No tag filters: Pagefind writes a filter's values in a random order, and
-    two builds would differ. Every value is escaped; the body is ours."""
+    two builds would differ. No image: Pagefind would take the body's first <img> as the
+    result's picture, and a figure from a build-time block is a data: URL (kilobytes of
+    base64 in the index, matched by searches for digits). Every value is escaped; the body
+    is ours."""
     e = html.escape
     parts = [f'<html lang="{e(config.language)}"><head><title>{e(post.title)}</title></head>'
              "<body>"]
     date = _date(post, config)
     if date:
         parts.append(f'<p data-pagefind-meta="date">{e(date)}</p>')
+    parts.append('<p data-pagefind-meta="image:"></p>')
     parts.append(f'<main data-pagefind-body><h1 data-pagefind-meta="title">{e(post.title)}'
                  f"</h1>{post.html}</main></body></html>")
     return "".join(parts)
