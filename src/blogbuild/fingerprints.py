@@ -90,17 +90,18 @@ def may_execute(data: bytes, config: Config) -> bool:
 @functools.cache
 def execution_fingerprint(capture: Path) -> str:
     """What code executed at build time runs with: this Python, every installed
-    distribution and its version, and the capture module's source."""
+    distribution and its version, the capture module's source and the driver's."""
     h = hashlib.sha256(sys.version.encode())
     names = set()
     for dist in metadata.distributions():
         names.add(f"{(dist.metadata['Name'] or '?').lower()}=={dist.version}")
     for name in sorted(names):
         h.update(name.encode() + b"\n")
-    try:
-        h.update(capture.read_bytes())
-    except OSError:
-        h.update(b"?")
+    for path in (capture, Path(__file__).resolve().parent / "runtimes" / "python_driver.py"):
+        try:
+            h.update(path.read_bytes())
+        except OSError:
+            h.update(b"?")
     return h.hexdigest()
 
 
