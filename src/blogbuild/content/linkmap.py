@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import hashlib
 import posixpath
 import re
 from collections.abc import Iterable, Mapping
@@ -31,6 +32,9 @@ from blogbuild.content.frontmatter import (
 from blogbuild.content.wikinames import FileIndex, Match, NoteIndex, file_index, fold, note_index
 from blogbuild.diagnostics import ContentError
 from blogbuild.urls import slugify
+
+#: A preview of another document's id: its HTML and the needs (stylesheets) of that HTML.
+Preview = tuple[str, tuple[str, ...]]
 
 
 def slug_for(rel: str, meta: PostMeta) -> str:
@@ -115,6 +119,8 @@ class LinkMap:
     #: What cross-references to a document show: content path -> {id: (kind, label)}, from
     #: the render records ("theorem", "Theorem 2"; "equation", "(3)"; …).
     targets: Mapping[str, Mapping[str, tuple[str, str]]] = field(default_factory=dict)
+    #: What previews of those ids show: content path -> {id: (HTML, its needs)}.
+    previews: Mapping[str, Mapping[str, Preview]] = field(default_factory=dict)
 
     def url_of(self, rel: str) -> str | None:
         found = self.documents.get(rel)
@@ -152,10 +158,12 @@ class LinkMap:
 
     def xref_outcome(self, rel: str, fragment: str) -> str:
         """What a cross-reference to `fragment` in the document `rel` shows: its target's
-        kind and label (None: unknown) and the document's title."""
+        kind and label (None: unknown), the document's title and (a digest of) its preview."""
         found = self.targets.get(rel, {}).get(fragment)
         title = self.labels[rel][1] if rel in self.labels else None
-        return repr((found, title))
+        preview = self.previews.get(rel, {}).get(fragment)
+        digest = hashlib.sha256(repr(preview).encode()).hexdigest()[:16] if preview else None
+        return repr((found, title, digest))
 
     def still_valid(self, resolved: Iterable[tuple[str, str | None]],
                     wiki: Iterable[tuple[str, str]] = (),
@@ -281,10 +289,12 @@ def _meta_hint(front: Mapping[str, Any], stem: str) -> PostMeta:
 def build_link_map(docs: Iterable[DocumentInfo], assets: Iterable[str], config: Config,
                    *, drafts: bool, statics: Iterable[str] = (),
                    targets: Mapping[str, Mapping[str, tuple[str, str]]] | None = None,
+                   previews: Mapping[str, Mapping[str, Preview]] | None = None,
                    ) -> LinkMap:
     """The URL of every document that will be built and of every file under content/; the
     files of static/ (`statics`) are known too, for wiki embeds. `targets`: the labels of
-    each document's ids, from render records (see `LinkMap.targets`).
+    each document's ids, from render records (see `LinkMap.targets`), and `previews` their
+    snippets (`LinkMap.previews`).
 
     Two documents that want one URL: the first by path wins here, as in `assemble`,
     which reports the collision."""
@@ -308,5 +318,6 @@ def build_link_map(docs: Iterable[DocumentInfo], assets: Iterable[str], config: 
         if folder and doc.kind == "post":
             bundles[folder] = url
     known = {rel: dict(found) for rel, found in sorted((targets or {}).items()) if found}
+    shown = {rel: dict(found) for rel, found in sorted((previews or {}).items()) if found}
     return LinkMap(documents, asset_urls(assets, bundles), frozenset(left_out), labels,
-                   frozenset(statics), known)
+                   frozenset(statics), known, shown)

@@ -51,6 +51,7 @@ from blogbuild.pipeline.sources import (
     document_infos,
     feed_candidates,
     feed_sources,
+    previews_of,
     relink,
     results_of,
     targets_of,
@@ -81,6 +82,9 @@ from blogbuild.runtimes.python import prune as prune_runs
 STORE_KEEP_SECONDS = 14 * 24 * 3600
 #: Rounds of falling back to last good versions before the live server gives up a batch.
 _LENIENT_ROUNDS = 8
+#: Link maps made from fresh records, at most: the full reading and fresh labels, then the
+#: previews that show those labels (one more round finds nothing changed).
+RELINK_ROUNDS = 3
 
 
 class Engine:
@@ -178,7 +182,8 @@ class Engine:
         # The labels of other documents' ids as the last build left them; relinking below
         # puts in the fresh ones and renders again whoever showed a label that changed.
         links = build_link_map(infos, assets, config, drafts=self.drafts, statics=statics,
-                               targets=targets_of(last.sources))
+                               targets=targets_of(last.sources),
+                               previews=previews_of(last.sources))
         candidates = feed_candidates(infos, config, self.drafts)
         items = {rel: replace(i, feed=rel in candidates) for rel, i in items.items()}
 
@@ -197,10 +202,14 @@ class Engine:
         entries.update(renderer.render(todo, links))
         fresh_sources = {item.job.rel for item in todo}
         errors = self._fall_back(entries, fresh_sources, last)
-        full_links = relink(entries, assets, config, self.drafts, statics)
         # A full reading placed a document elsewhere than the quick one, or a render changed
-        # the labels that cross-references to its ids show.
-        if full_links != links:
+        # the labels or previews that cross-references to its ids show. A preview shows the
+        # labels of other documents, so a page rendered again here may change the previews
+        # others show; labels depend on their own document only, so this settles.
+        for _ in range(RELINK_ROUNDS):
+            full_links = relink(entries, assets, config, self.drafts, statics)
+            if full_links == links:
+                break
             links = full_links
             redo = [items[rel] for rel, e in entries.items()
                     if e.result.rendered is not None and rel in items

@@ -46,6 +46,9 @@ class Rendered:
     wiki: tuple[tuple[str, str], ...] = ()
     #: The labelled ids of the body: (id, kind, label), e.g. ("thm-ua", "theorem", "Theorem 2").
     labels: tuple[tuple[str, str, str], ...] = ()
+    #: What previews of those ids on other pages show: (id, HTML, needs of that HTML), for
+    #: the ids whose snippet is small enough (blogbuild.markdown.xref_previews).
+    previews: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     #: Cross-references to other documents looked up through the link map: (rel#id, what
     #: `LinkMap.xref_outcome` said).
     xrefs: tuple[tuple[str, str], ...] = ()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from blogbuild import diskcache
 from blogbuild.config import Config
-from blogbuild.content.linkmap import DocumentInfo, LinkMap, build_link_map, read_info
+from blogbuild.content.linkmap import DocumentInfo, LinkMap, Preview, build_link_map, read_info
 from blogbuild.content.models import Site
 from blogbuild.pipeline.bibliography import still_same
 from blogbuild.pipeline.quick import RenderJob
@@ -141,13 +141,20 @@ def relink(entries: dict[str, SourceEntry], assets: list[str], config: Config,
     records in `entries`."""
     infos = [info_of(rel, e) for rel, e in entries.items() if e.result.meta is not None]
     return build_link_map(infos, assets, config, drafts=drafts, statics=statics,
-                          targets=targets_of(entries))
+                          targets=targets_of(entries), previews=previews_of(entries))
 
 
 def targets_of(entries: dict[str, SourceEntry]) -> dict[str, dict[str, tuple[str, str]]]:
     """The labels of each record's ids (what cross-references from other documents show).
     A document's labels never depend on another's, so these are final once rendered."""
     return {rel: {ident: (kind, text) for ident, kind, text in e.result.rendered.labels}
+            for rel, e in entries.items() if e.result.rendered is not None}
+
+
+def previews_of(entries: dict[str, SourceEntry]) -> dict[str, dict[str, Preview]]:
+    """The snippets of each record's ids (what previews on other documents show). A snippet
+    shows other documents' labels, which are final once they are rendered."""
+    return {rel: {ident: (html, needs) for ident, html, needs in e.result.rendered.previews}
             for rel, e in entries.items() if e.result.rendered is not None}
 
 
