@@ -5,6 +5,8 @@ without them, the re-render when a snippet changes, and the Nu checker on the pa
 from __future__ import annotations
 
 import base64
+import pickle
+import shutil
 from pathlib import Path
 from xml.etree.ElementTree import Element
 
@@ -14,6 +16,7 @@ import pytest
 from blogbuild.commands.build import build
 from blogbuild.markdown import create_markdown
 from blogbuild.markdown.xref_previews import SNIPPET_CAP
+from blogbuild.output.outdir import CACHE_DIR
 from blogbuild.pipeline.render import render_markdown
 from quality_tools import nu_errors
 from test_incremental import edit, rebuild
@@ -134,6 +137,26 @@ def test_a_preview_of_a_preview_settles(site: Path, tmp_path: Path) -> None:
     assert "As Theorem 2 in Post B says" in text(templates(page(site))["xref-preview-5"])
 
 
+def test_the_builds_records_keep_digests_and_the_render_store_the_snippets(site: Path) -> None:
+    cache = site / CACHE_DIR
+    (state,) = (cache / "state").glob("*.pickle")
+    assert b"convergent subsequence" not in state.read_bytes()
+    stored = [pickle.loads(p.read_bytes()) for p in (cache / "render").rglob("*.pickle")]
+    snippets = {i: html for r in stored for i, html in r.rendered.snippets}
+    assert "convergent subsequence" in snippets["thm-b"]
+
+
+def test_a_snippet_the_render_store_lost_is_rendered_again(site: Path, tmp_path: Path) -> None:
+    a = site / "content" / "posts" / "a.md"
+
+    def change() -> None:
+        shutil.rmtree(site / CACHE_DIR / "render")
+        a.write_text(POST_A + "\nMore.\n")
+
+    report = rebuild(site, change, tmp_path)  # the page equals a clean build's
+    assert report.rendered == 2 and len(templates(page(site))) == 4
+
+
 def test_template_ids_avoid_the_pages_own_ids(site: Path) -> None:
     (site / "content" / "posts" / "a.md").write_text(
         POST_A + '\n## Notes {#xref-preview-1}\n\n<p id="xref-preview-2">x</p>\n')
@@ -148,8 +171,9 @@ def test_snippets_are_capped_and_rendered_from_tokens() -> None:
     rendered = render_markdown(md, source, page_url="/p/")
     assert [(ident, needs) for ident, _, needs in rendered.previews] == [
         ("small", ("callouts",))]
-    assert "<b>raw</b> and <code>code</code>" in rendered.previews[0][1]
-    assert render_markdown(md, source).previews == ()  # no site: nothing to link to
+    ((ident, html),) = rendered.snippets
+    assert ident == "small" and "<b>raw</b> and <code>code</code>" in html
+    assert render_markdown(md, source).snippets == ()  # no site: nothing to link to
 
 
 def test_nu_checker_finds_no_error_on_the_referring_page(site: Path) -> None:

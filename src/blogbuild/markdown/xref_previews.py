@@ -6,7 +6,9 @@ callout, the equation, the figure, or the heading with the paragraph under it, r
 from copies of its tokens (`snippets`). Links to the page itself (`#eq-1`, a footnote)
 point at the page's URL there, because the snippet is shown on other pages. A snippet
 above `SNIPPET_CAP` is not kept (a figure keeps its caption), so a picture stored as a
-`data:` URL does not travel into every page that refers to it.
+`data:` URL does not travel into every page that refers to it. The render store keeps the
+snippets with the page's body; the build's record keeps their digests (`snippet_digest`),
+which tell whether a page that shows one must be rendered again.
 
 The post that refers to it gives the link `data-preview="xref-preview-N"` (xrefs.py, with
 `preview_id`) and its page ends with one `<template id="xref-preview-N">` per target
@@ -17,6 +19,7 @@ entry carries neither.
 from __future__ import annotations
 
 import copy
+import hashlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,7 +29,7 @@ from markdown_it.token import Token
 
 from blogbuild.markdown.env import Env, html_renderer, need
 
-__all__ = ["SNIPPET_CAP", "Snippet", "preview_id", "snippets", "templates"]
+__all__ = ["SNIPPET_CAP", "Snippet", "preview_id", "snippet_digest", "snippets", "templates"]
 
 #: Characters of HTML a snippet may have.
 SNIPPET_CAP = 8192
@@ -124,6 +127,11 @@ def snippets(md: MarkdownIt, tokens: list[Token], env: Env,
     finally:
         env.pop("snippet_base", None)
     return tuple(found[ident] for ident in sorted(found))
+
+
+def snippet_digest(html: str) -> str:
+    """What the record keeps of a snippet to see that it changed (the render store keeps it)."""
+    return hashlib.sha256(html.encode()).hexdigest()[:16]
 
 
 def preview_id(env: Env, key: str, snippet: tuple[str, tuple[str, ...]], taken: set[str],

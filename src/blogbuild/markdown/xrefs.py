@@ -32,6 +32,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
+from blogbuild.content.linkmap import LOST
 from blogbuild.markdown.env import Env, need, report, token_line
 from blogbuild.markdown.previews import PREVIEWS
 from blogbuild.markdown.xref_previews import preview_id
@@ -224,11 +225,14 @@ def _other_post(env: Env, href: str, children: list[Token], i: int, taken: set[s
         _fill(children, i, "", [_text(title)], "xref xref-external")
     else:
         _fill(children, i, found[0], [_text(f"{found[1]} in {title}")], "xref xref-external")
-    snippet = links.previews.get(rel, {}).get(fragment)
-    if snippet is not None:
+    preview = links.previews.get(rel, {}).get(fragment)
+    html = links.preview_html(rel, fragment)
+    if preview is not None and html is None:  # the store lost it: the build renders it again
+        env["xrefs"][key] = LOST
+    if preview is not None and html is not None:
         need(env, PREVIEWS)
         link = children[i]
-        link.attrSet("data-preview", preview_id(env, key, snippet, taken))
+        link.attrSet("data-preview", preview_id(env, key, (html, preview[1]), taken))
         # The feed entry has no templates.
         link.meta = {**link.meta, "feed_attrs": {**link.meta.get("feed_attrs", {}),
                                                  "data-preview": None}}

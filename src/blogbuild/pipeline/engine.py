@@ -54,6 +54,7 @@ from blogbuild.pipeline.sources import (
     previews_of,
     relink,
     results_of,
+    snippets_in,
     targets_of,
 )
 from blogbuild.pipeline.state import (
@@ -183,7 +184,8 @@ class Engine:
         # puts in the fresh ones and renders again whoever showed a label that changed.
         links = build_link_map(infos, assets, config, drafts=self.drafts, statics=statics,
                                targets=targets_of(last.sources),
-                               previews=previews_of(last.sources))
+                               previews=previews_of(last.sources),
+                               snippets=snippets_in(self.store, last.sources))
         candidates = feed_candidates(infos, config, self.drafts)
         items = {rel: replace(i, feed=rel in candidates) for rel, i in items.items()}
 
@@ -207,7 +209,7 @@ class Engine:
         # labels of other documents, so a page rendered again here may change the previews
         # others show; labels depend on their own document only, so this settles.
         for _ in range(RELINK_ROUNDS):
-            full_links = relink(entries, assets, config, self.drafts, statics)
+            full_links = relink(entries, assets, config, self.drafts, statics, self.store)
             if full_links == links:
                 break
             links = full_links
@@ -219,6 +221,7 @@ class Engine:
             entries.update(renderer.render(redo, links))
             fresh_sources |= {item.job.rel for item in redo}
             errors += self._fall_back(entries, fresh_sources, last)
+        fresh_sources |= renderer.restore_previews(entries, items, links)
 
         self.progress("assembling the site", 0, 0)
         site, diagnostics, more_errors = self._assemble(entries, found.assets, fresh_sources,

@@ -26,7 +26,7 @@ from blogbuild.markdown import create_markdown
 from blogbuild.markdown.env import html_renderer, report, token_line
 from blogbuild.markdown.feed import render_feed
 from blogbuild.markdown.more import excerpt
-from blogbuild.markdown.xref_previews import snippets, templates
+from blogbuild.markdown.xref_previews import snippet_digest, snippets, templates
 from blogbuild.pipeline.bibliography import post_bibliography
 from blogbuild.pipeline.records import Rendered, RenderResult, shorten
 from blogbuild.sourcetext import decode_source
@@ -225,7 +225,8 @@ def render_markdown(
         wiki=tuple(sorted(env["wiki"].items())),
         labels=tuple(sorted((ident, kind, text) for ident, (kind, text)
                             in env.get("xref_labels", {}).items())),
-        previews=previews,
+        previews=tuple((ident, snippet_digest(html), needs) for ident, html, needs in previews),
+        snippets=tuple((ident, html) for ident, html, _ in previews),
         xrefs=tuple(sorted(env["xrefs"].items())),
         inputs=bibliography.files if bibliography is not None else (),
         execution=execution,
