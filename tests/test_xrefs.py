@@ -100,10 +100,11 @@ def body(site: Path, name: str = "a") -> str:
 
 def test_reference_to_another_post_shows_its_label_and_title(site: Path) -> None:
     html = body(site)
-    assert ('<a href="/posts/b/#thm-b" class="xref xref-external" data-xref="theorem">'
-            "Theorem 2 in The &lt;B&gt; post</a>") in html
+    assert ('<a href="/posts/b/#thm-b" class="xref xref-external" data-xref="theorem" '
+            'data-preview="xref-preview-1">Theorem 2 in The &lt;B&gt; post</a>') in html
     assert '<a href="/posts/b/#lem-b">the lemma</a>' in html
-    assert 'data-xref="figure">Figure 1 in The &lt;B&gt; post</a>' in html
+    assert ('data-xref="figure" data-preview="xref-preview-2">Figure 1 in The &lt;B&gt; post'
+            "</a>") in html
     feed = (site / "_site" / "feed.xml").read_text(encoding="utf-8")
     assert "https://example.org/posts/b/#thm-b" in feed and "Theorem 2 in The" in feed
 

@@ -14,7 +14,7 @@ import posixpath
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 
@@ -31,6 +31,20 @@ from blogbuild.content.frontmatter import (
 from blogbuild.content.wikinames import FileIndex, Match, NoteIndex, file_index, fold, note_index
 from blogbuild.diagnostics import ContentError
 from blogbuild.urls import slugify
+
+#: A preview of another document's id: a digest of its HTML, and the needs (stylesheets)
+#: of that HTML.
+Preview = tuple[str, tuple[str, ...]]
+
+
+#: What a render records of a reference whose preview's HTML the render store lost.
+LOST = "lost"
+
+
+class SnippetSource(Protocol):
+    """Where the HTML of previews is read (the render store keeps it with the bodies)."""
+
+    def preview_html(self, rel: str, ident: str) -> str | None: ...
 
 
 def slug_for(rel: str, meta: PostMeta) -> str:
@@ -115,6 +129,10 @@ class LinkMap:
     #: What cross-references to a document show: content path -> {id: (kind, label)}, from
     #: the render records ("theorem", "Theorem 2"; "equation", "(3)"; …).
     targets: Mapping[str, Mapping[str, tuple[str, str]]] = field(default_factory=dict)
+    #: The ids previews can show: content path -> {id: (digest of the HTML, its needs)}.
+    previews: Mapping[str, Mapping[str, Preview]] = field(default_factory=dict)
+    #: Their HTML (not compared: the digests in `previews` say whether it changed).
+    snippets: SnippetSource | None = field(default=None, compare=False)
 
     def url_of(self, rel: str) -> str | None:
         found = self.documents.get(rel)
@@ -152,10 +170,17 @@ class LinkMap:
 
     def xref_outcome(self, rel: str, fragment: str) -> str:
         """What a cross-reference to `fragment` in the document `rel` shows: its target's
-        kind and label (None: unknown) and the document's title."""
+        kind and label (None: unknown), the document's title and (a digest of) its preview."""
         found = self.targets.get(rel, {}).get(fragment)
         title = self.labels[rel][1] if rel in self.labels else None
-        return repr((found, title))
+        preview = self.previews.get(rel, {}).get(fragment)
+        return repr((found, title, preview))
+
+    def preview_html(self, rel: str, fragment: str) -> str | None:
+        """The HTML a preview of `fragment` in the document `rel` shows (None: none)."""
+        if self.snippets is None or fragment not in self.previews.get(rel, {}):
+            return None
+        return self.snippets.preview_html(rel, fragment)
 
     def still_valid(self, resolved: Iterable[tuple[str, str | None]],
                     wiki: Iterable[tuple[str, str]] = (),
@@ -281,10 +306,12 @@ def _meta_hint(front: Mapping[str, Any], stem: str) -> PostMeta:
 def build_link_map(docs: Iterable[DocumentInfo], assets: Iterable[str], config: Config,
                    *, drafts: bool, statics: Iterable[str] = (),
                    targets: Mapping[str, Mapping[str, tuple[str, str]]] | None = None,
-                   ) -> LinkMap:
+                   previews: Mapping[str, Mapping[str, Preview]] | None = None,
+                   snippets: SnippetSource | None = None) -> LinkMap:
     """The URL of every document that will be built and of every file under content/; the
     files of static/ (`statics`) are known too, for wiki embeds. `targets`: the labels of
-    each document's ids, from render records (see `LinkMap.targets`).
+    each document's ids, from render records (see `LinkMap.targets`), `previews` the digests
+    of their snippets and `snippets` where to read them (`LinkMap.previews`).
 
     Two documents that want one URL: the first by path wins here, as in `assemble`,
     which reports the collision."""
@@ -308,5 +335,6 @@ def build_link_map(docs: Iterable[DocumentInfo], assets: Iterable[str], config: 
         if folder and doc.kind == "post":
             bundles[folder] = url
     known = {rel: dict(found) for rel, found in sorted((targets or {}).items()) if found}
+    shown = {rel: dict(found) for rel, found in sorted((previews or {}).items()) if found}
     return LinkMap(documents, asset_urls(assets, bundles), frozenset(left_out), labels,
-                   frozenset(statics), known)
+                   frozenset(statics), known, shown, snippets)

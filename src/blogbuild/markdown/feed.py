@@ -2,9 +2,10 @@
 
 A feed entry has no stylesheet and no page around it, so `render_feed` renders the same
 tokens a second time with ``env["feed"]`` set: tokens take the absolute URLs stored in
-``meta["feed_attrs"]`` (see links.py), math renders as MathML only (math.py), and links to
-the page's own footnotes and headings, ``#fn1`` on the page, get the post's absolute URL
-(``env["feed_base"]``, set by the build) in front. Ids are numbers, slugs we made or ids
+``meta["feed_attrs"]`` (see links.py) and lose the attributes it maps to None (xrefs.py),
+math renders as MathML only (math.py), and links to the page's own footnotes and headings,
+``#fn1`` on the page, get the post's absolute URL (``env["feed_base"]``, set by the build)
+in front. Ids are numbers, slugs we made or ids
 the author wrote (`{#id}`); each is escaped where it is written.
 """
 
@@ -22,8 +23,10 @@ from blogbuild.markdown.env import Env
 
 
 def fragment_href(env: Env, fragment: str) -> str:
-    """`#fragment` on the page; the post's absolute URL + `#fragment` in the feed."""
-    base = str(env.get("feed_base") or "") if env.get("feed") else ""
+    """`#fragment` on the page; the post's absolute URL + `#fragment` in the feed, its URL +
+    `#fragment` in a snippet shown on other pages (blogbuild.markdown.xref_previews)."""
+    base = str(env.get("feed_base") or "") if env.get("feed") else str(
+        env.get("snippet_base") or "")
     return escapeHtml(base + "#" + fragment)
 
 
@@ -68,7 +71,10 @@ def render_feed(md: MarkdownIt, tokens: list[Token], env: Env) -> str:
         variants = (token.meta or {}).get("feed_attrs")
         if variants:
             for name, value in variants.items():
-                token.attrSet(name, value)
+                if value is None:  # what the page has and the feed does not
+                    token.attrs.pop(name, None)
+                else:
+                    token.attrSet(name, value)
         stack.extend(token.children or ())
     env["feed"] = True
     try:

@@ -104,7 +104,8 @@ def make_links_rule(urls: UrlBuilder):  # type: ignore[no-untyped-def]
             child.attrSet(attr, new)
             feed = feed_target(new, env, urls)
             if feed != new:
-                child.meta = {**(child.meta or {}), "feed_attrs": {attr: feed}}
+                meta = child.meta or {}
+                child.meta = {**meta, "feed_attrs": {**meta.get("feed_attrs", {}), attr: feed}}
             kind = "image" if attr == "src" else "link"
             if rel is not None or (url.startswith("/") and not url.startswith("//")) \
                     or (url.startswith("#") and len(url) > 1):

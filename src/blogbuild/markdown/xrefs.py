@@ -13,8 +13,9 @@ target of the page in document order (`env["xref_labels"]`: id -> (kind, label),
 the render's record so other posts can show them), then fills every empty-text link to an
 id with text (or formula) tokens: the renderer escapes them. A link to another post reads
 that post's labels from the link map and records the lookup in `env["xrefs"]`, so the build
-renders the page again when the label changes. A same-page id that nothing has is a
-warning, and the reference shows as `?? (#id)` in a `.xref-missing` span, not as a link.
+renders the page again when the label changes; with the target's snippet, the link previews
+it (xref_previews.py). A same-page id that nothing has is a warning, and the reference shows
+as `?? (#id)` in a `.xref-missing` span, not as a link.
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
+from blogbuild.content.linkmap import LOST
 from blogbuild.markdown.env import Env, need, report, token_line
 from blogbuild.markdown.previews import PREVIEWS
+from blogbuild.markdown.xref_previews import preview_id
 from blogbuild.urls import has_scheme
 
 if TYPE_CHECKING:
@@ -203,8 +206,9 @@ def _same_page(env: Env, fragment: str, targets: dict[str, _Target],
     return None
 
 
-def _other_post(env: Env, href: str, children: list[Token], i: int) -> None:
-    """`[](other.md#id)`: "Theorem 2 in ‹title›", from the other document's record."""
+def _other_post(env: Env, href: str, children: list[Token], i: int, taken: set[str]) -> None:
+    """`[](other.md#id)`: "Theorem 2 in ‹title›", from the other document's record, and a
+    preview of the target when that record has its snippet (`taken`: the page's ids)."""
     links: LinkMap | None = env.get("links")
     source_dir = env.get("source_dir")
     path, _, fragment = href.partition("#")
@@ -213,25 +217,38 @@ def _other_post(env: Env, href: str, children: list[Token], i: int) -> None:
         children[i + 1:i + 1] = [_text(unquote(href))]  # the link check reports a bad path
         return
     fragment = unquote(fragment)
-    env.setdefault("xrefs", {})[xref_key(rel, fragment)] = links.xref_outcome(rel, fragment)
+    key = xref_key(rel, fragment)
+    env.setdefault("xrefs", {})[key] = links.xref_outcome(rel, fragment)
     title = links.labels[rel][1]
     found = links.targets.get(rel, {}).get(fragment)
     if found is None:  # the link check says whether the page has the id at all
         _fill(children, i, "", [_text(title)], "xref xref-external")
     else:
         _fill(children, i, found[0], [_text(f"{found[1]} in {title}")], "xref xref-external")
+    preview = links.previews.get(rel, {}).get(fragment)
+    html = links.preview_html(rel, fragment)
+    if preview is not None and html is None:  # the store lost it: the build renders it again
+        env["xrefs"][key] = LOST
+    if preview is not None and html is not None:
+        need(env, PREVIEWS)
+        link = children[i]
+        link.attrSet("data-preview", preview_id(env, key, (html, preview[1]), taken))
+        # The feed entry has no templates.
+        link.meta = {**link.meta, "feed_attrs": {**link.meta.get("feed_attrs", {}),
+                                                 "data-preview": None}}
 
 
 def xrefs(state: StateCore) -> None:
     env = state.env
     targets, plain_ids = _collect(state)
     env["xref_labels"] = {ident: (t.kind, t.text) for ident, t in targets.items()}
+    taken = {*targets, *plain_ids}
     for block, children, i in _walk(state.tokens):
         href = str(children[i].attrGet("href") or "")
         if not href.startswith("#"):
             if "#" in href and not has_scheme(href) and not href.startswith("/"):
                 need(env, "xrefs")
-                _other_post(env, href, children, i)
+                _other_post(env, href, children, i, taken)
             continue
         if len(href) == 1:
             continue

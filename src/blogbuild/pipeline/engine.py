@@ -51,8 +51,10 @@ from blogbuild.pipeline.sources import (
     document_infos,
     feed_candidates,
     feed_sources,
+    previews_of,
     relink,
     results_of,
+    snippets_in,
     targets_of,
 )
 from blogbuild.pipeline.state import (
@@ -81,6 +83,9 @@ from blogbuild.runtimes.python import prune as prune_runs
 STORE_KEEP_SECONDS = 14 * 24 * 3600
 #: Rounds of falling back to last good versions before the live server gives up a batch.
 _LENIENT_ROUNDS = 8
+#: Link maps made from fresh records, at most: the full reading and fresh labels, then the
+#: previews that show those labels (one more round finds nothing changed).
+RELINK_ROUNDS = 3
 
 
 class Engine:
@@ -178,7 +183,9 @@ class Engine:
         # The labels of other documents' ids as the last build left them; relinking below
         # puts in the fresh ones and renders again whoever showed a label that changed.
         links = build_link_map(infos, assets, config, drafts=self.drafts, statics=statics,
-                               targets=targets_of(last.sources))
+                               targets=targets_of(last.sources),
+                               previews=previews_of(last.sources),
+                               snippets=snippets_in(self.store, last.sources))
         candidates = feed_candidates(infos, config, self.drafts)
         items = {rel: replace(i, feed=rel in candidates) for rel, i in items.items()}
 
@@ -197,10 +204,14 @@ class Engine:
         entries.update(renderer.render(todo, links))
         fresh_sources = {item.job.rel for item in todo}
         errors = self._fall_back(entries, fresh_sources, last)
-        full_links = relink(entries, assets, config, self.drafts, statics)
         # A full reading placed a document elsewhere than the quick one, or a render changed
-        # the labels that cross-references to its ids show.
-        if full_links != links:
+        # the labels or previews that cross-references to its ids show. A preview shows the
+        # labels of other documents, so a page rendered again here may change the previews
+        # others show; labels depend on their own document only, so this settles.
+        for _ in range(RELINK_ROUNDS):
+            full_links = relink(entries, assets, config, self.drafts, statics, self.store)
+            if full_links == links:
+                break
             links = full_links
             redo = [items[rel] for rel, e in entries.items()
                     if e.result.rendered is not None and rel in items
@@ -210,6 +221,7 @@ class Engine:
             entries.update(renderer.render(redo, links))
             fresh_sources |= {item.job.rel for item in redo}
             errors += self._fall_back(entries, fresh_sources, last)
+        fresh_sources |= renderer.restore_previews(entries, items, links)
 
         self.progress("assembling the site", 0, 0)
         site, diagnostics, more_errors = self._assemble(entries, found.assets, fresh_sources,

@@ -46,6 +46,12 @@ class Rendered:
     wiki: tuple[tuple[str, str], ...] = ()
     #: The labelled ids of the body: (id, kind, label), e.g. ("thm-ua", "theorem", "Theorem 2").
     labels: tuple[tuple[str, str, str], ...] = ()
+    #: The ids that previews on other pages can show: (id, digest of its snippet, needs of
+    #: the snippet's HTML), for the ids whose snippet is small enough.
+    previews: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    #: Those snippets: (id, HTML) (blogbuild.markdown.xref_previews). A body: the render
+    #: store keeps it, the build's record does not (KaTeX's markup is large).
+    snippets: tuple[tuple[str, str], ...] = ()
     #: Cross-references to other documents looked up through the link map: (rel#id, what
     #: `LinkMap.xref_outcome` said).
     xrefs: tuple[tuple[str, str], ...] = ()

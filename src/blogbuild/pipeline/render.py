@@ -26,9 +26,11 @@ from blogbuild.markdown import create_markdown
 from blogbuild.markdown.env import html_renderer, report, token_line
 from blogbuild.markdown.feed import render_feed
 from blogbuild.markdown.more import excerpt
+from blogbuild.markdown.xref_previews import snippet_digest, snippets, templates
 from blogbuild.pipeline.bibliography import post_bibliography
 from blogbuild.pipeline.records import Rendered, RenderResult, shorten
 from blogbuild.sourcetext import decode_source
+from blogbuild.urls import encode_path
 
 _WORD = re.compile(r"\w+(?:[-'’]\w+)*")
 #: For ASCII text, _WORD's matches are the runs of word characters less the joints: a
@@ -150,6 +152,7 @@ def render_markdown(
     extract_title: bool = False,
     links: LinkMap | None = None,
     feed_base: str | None = None,
+    page_url: str | None = None,
     feed: bool = True,
     bibliography: Library | None = None,
     citation_style: str = "author-year",
@@ -158,7 +161,8 @@ def render_markdown(
     """Render a Markdown body into a `Rendered` (HTML, TOC, needs, diagnostics, …).
 
     `links` says where the other documents and files are (relative links get their final
-    URL); `feed_base` is this document's absolute URL (for its feed variant)."""
+    URL); `feed_base` is this document's absolute URL (for its feed variant), `page_url`
+    its site URL (for the previews of its ids on other pages)."""
     env: dict[str, Any] = {
         "file": file,
         "line_offset": line_offset,
@@ -192,6 +196,9 @@ def render_markdown(
         if removed:
             toc = [entry for entry in toc if entry.id != removed]
     html = md.renderer.render(tokens, md.options, env)
+    anchors = anchors_of(html)  # the templates' content is not part of the page
+    previews = snippets(md, tokens, env, page_url)  # before the feed's URLs are put in
+    html += templates(env)
     feed_html = render_feed(md, tokens, env) if feed else None
     cut = excerpt(tokens) if env.get("more") else None
     # Shown on other pages (lists, feeds): rendered as a feed entry is, with absolute
@@ -212,12 +219,14 @@ def render_markdown(
         diagnostics=tuple(env["diagnostics"]),
         refs=tuple(env["refs"]),
         word_count=_word_count(tokens),
-        anchors=anchors_of(html),
+        anchors=anchors,
         feed_html=feed_html,
         resolved=tuple(sorted(env["resolved"].items())),
         wiki=tuple(sorted(env["wiki"].items())),
         labels=tuple(sorted((ident, kind, text) for ident, (kind, text)
                             in env.get("xref_labels", {}).items())),
+        previews=tuple((ident, snippet_digest(html), needs) for ident, html, needs in previews),
+        snippets=tuple((ident, html) for ident, html, _ in previews),
         xrefs=tuple(sorted(env["xrefs"].items())),
         inputs=bibliography.files if bibliography is not None else (),
         execution=execution,
@@ -309,6 +318,7 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
         extract_title=meta.title is None,
         links=links,
         feed_base=config.urls.absolute(self_url) if self_url is not None else None,
+        page_url=config.urls.url(encode_path(self_url)) if self_url is not None else None,
         feed=feed,
         bibliography=bib.library,
         citation_style=config.citations.style if config.citations.style in BUILTIN_STYLES

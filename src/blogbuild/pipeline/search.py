@@ -30,9 +30,10 @@ FOLDER = "pagefind"
 #: Bump when what is fed to Pagefind changes shape.
 FORMAT = 2
 #: Parts of a body that are no text a reader searches for: KaTeX's visual copy of every
-#: formula (its MathML copy stays) and TeX source, buttons, icons and heading anchors.
+#: formula (its MathML copy stays) and TeX source, buttons, icons, heading anchors, and the
+#: templates of previews of other posts (their text is those posts').
 EXCLUDE = (".katex-html", "annotation", "button", "svg", ".heading-anchor",
-           ".codeblock-lang", ".callout-icon", ".video-note", ".video-play")
+           ".codeblock-lang", ".callout-icon", ".video-note", ".video-play", "template")
 #: The files the search box needs; Pagefind's ready-made UIs and playground are left out.
 _TOP = ("pagefind.js", "pagefind-worker.js", "pagefind-entry.json")
 _FOLDERS = ("index/", "fragment/")

@@ -8,19 +8,27 @@ list (only those render the feed variant of their body).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from blogbuild import diskcache
 from blogbuild.config import Config
-from blogbuild.content.linkmap import DocumentInfo, LinkMap, build_link_map, read_info
+from blogbuild.content.linkmap import (
+    LOST,
+    DocumentInfo,
+    LinkMap,
+    Preview,
+    build_link_map,
+    read_info,
+)
 from blogbuild.content.models import Site
 from blogbuild.pipeline.bibliography import still_same
 from blogbuild.pipeline.quick import RenderJob
 from blogbuild.pipeline.records import Execution, RenderResult
 from blogbuild.pipeline.state import SourceEntry
-from blogbuild.pipeline.store import RenderCache
+from blogbuild.pipeline.store import RenderCache, StoredSnippets
 from blogbuild.pipeline.workers import RENDER_POOL_MIN, init_render, render_one, run_jobs
 
 
@@ -127,6 +135,22 @@ class Renderer:
         return out
 
 
+    def restore_previews(self, entries: dict[str, SourceEntry], items: dict[str, RenderJob],
+                         links: LinkMap) -> set[str]:
+        """Renders that found a preview lost from the render store: the documents that had
+        it rendered again (into the store), then those renders; returns the sources."""
+        lost = {rel: {key.partition("#")[0] for key, found in e.result.rendered.xrefs
+                      if found == LOST}
+                for rel, e in entries.items() if e.result.rendered is not None}
+        lost = {rel: found for rel, found in lost.items() if found and rel in items}
+        targets = sorted({t for found in lost.values() for t in found if t in items})
+        if not lost:
+            return set()
+        entries.update(self.render([items[t] for t in targets], links, reuse=False))
+        fresh = dataclasses.replace(links, snippets=snippets_in(self.store, entries))
+        entries.update(self.render([items[rel] for rel in sorted(lost)], fresh))
+        return {*targets, *lost}
+
     def _note_execution(self, record: RenderResult) -> None:
         execution = record.rendered.execution if record.rendered is not None else None
         name = record.job.display
@@ -136,18 +160,33 @@ class Renderer:
 
 
 def relink(entries: dict[str, SourceEntry], assets: list[str], config: Config,
-           drafts: bool, statics: list[str]) -> LinkMap:
-    """The link map from the full reading of every front matter, with the labels of the
-    records in `entries`."""
+           drafts: bool, statics: list[str], store: RenderCache) -> LinkMap:
+    """The link map from the full reading of every front matter, with the labels and
+    previews of the records in `entries` (their snippets read from `store`)."""
     infos = [info_of(rel, e) for rel, e in entries.items() if e.result.meta is not None]
     return build_link_map(infos, assets, config, drafts=drafts, statics=statics,
-                          targets=targets_of(entries))
+                          targets=targets_of(entries), previews=previews_of(entries),
+                          snippets=snippets_in(store, entries))
+
+
+def snippets_in(store: RenderCache, entries: dict[str, SourceEntry]) -> StoredSnippets:
+    """The snippets of the records in `entries`, read from their bodies in `store`."""
+    return StoredSnippets(store, {rel: e.result.digest for rel, e in entries.items()
+                                  if e.result.rendered is not None
+                                  and e.result.rendered.previews})
 
 
 def targets_of(entries: dict[str, SourceEntry]) -> dict[str, dict[str, tuple[str, str]]]:
     """The labels of each record's ids (what cross-references from other documents show).
     A document's labels never depend on another's, so these are final once rendered."""
     return {rel: {ident: (kind, text) for ident, kind, text in e.result.rendered.labels}
+            for rel, e in entries.items() if e.result.rendered is not None}
+
+
+def previews_of(entries: dict[str, SourceEntry]) -> dict[str, dict[str, Preview]]:
+    """The digests of each record's snippets (what previews on other documents show). A
+    snippet shows other documents' labels, which are final once they are rendered."""
+    return {rel: {ident: (digest, needs) for ident, digest, needs in e.result.rendered.previews}
             for rel, e in entries.items() if e.result.rendered is not None}
 
 

@@ -7,6 +7,7 @@ import dataclasses
 import os
 import pickle
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from blogbuild.content.frontmatter import PostMeta
@@ -119,4 +120,28 @@ def without_body(result: RenderResult) -> RenderResult:
         return result
     return dataclasses.replace(result, rendered=dataclasses.replace(
         result.rendered, html="", feed_html="" if result.rendered.feed_html is not None
-        else None))
+        else None, snippets=()))
+
+
+class StoredSnippets:
+    """The snippets of documents' ids, read from their bodies in the render store (see
+    `LinkMap.preview_html`): `digests` maps a content path to its render's digest."""
+
+    def __init__(self, store: RenderCache, digests: Mapping[str, str]) -> None:
+        self.store = store
+        self.digests = dict(digests)
+        self._read: dict[str, dict[str, str]] = {}
+
+    def __getstate__(self) -> dict[str, object]:
+        return {"store": self.store, "digests": self.digests, "_read": {}}
+
+    def preview_html(self, rel: str, ident: str) -> str | None:
+        digest = self.digests.get(rel)
+        if digest is None:
+            return None
+        if digest not in self._read:
+            result = self.store.kept.get(digest) or self.store.get(digest)
+            if result is None or result.rendered is None:
+                return None  # lost: `Renderer.restore_previews` renders it again
+            self._read[digest] = dict(result.rendered.snippets)
+        return self._read[digest].get(ident)

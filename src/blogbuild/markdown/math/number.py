@@ -311,3 +311,5 @@ def number_and_render(
     katex.prefetch([*formulas, *((t, d) for t, d in linked if t is not None)], options)
     for job in jobs:
         job.token.meta["html"], job.token.meta["feed_html"] = _render(env, job, labels, options)
+        if job.ids:  # what a preview of the equation on another page renders
+            job.token.meta["ids"] = tuple(job.ids)
