@@ -83,9 +83,6 @@ from blogbuild.runtimes.python import prune as prune_runs
 STORE_KEEP_SECONDS = 14 * 24 * 3600
 #: Rounds of falling back to last good versions before the live server gives up a batch.
 _LENIENT_ROUNDS = 8
-#: Link maps made from fresh records, at most: the full reading and fresh labels, then the
-#: previews that show those labels (one more round finds nothing changed).
-RELINK_ROUNDS = 3
 
 
 class Engine:
@@ -204,24 +201,12 @@ class Engine:
         entries.update(renderer.render(todo, links))
         fresh_sources = {item.job.rel for item in todo}
         errors = self._fall_back(entries, fresh_sources, last)
-        # A full reading placed a document elsewhere than the quick one, or a render changed
-        # the labels or previews that cross-references to its ids show. A preview shows the
-        # labels of other documents, so a page rendered again here may change the previews
-        # others show; labels depend on their own document only, so this settles.
-        for _ in range(RELINK_ROUNDS):
-            full_links = relink(entries, assets, config, self.drafts, statics, self.store)
-            if full_links == links:
-                break
-            links = full_links
-            redo = [items[rel] for rel, e in entries.items()
-                    if e.result.rendered is not None and rel in items
-                    and not links.still_valid(e.result.rendered.resolved,
-                                              e.result.rendered.wiki,
-                                              e.result.rendered.xrefs)]
-            entries.update(renderer.render(redo, links))
-            fresh_sources |= {item.job.rel for item in redo}
-            errors += self._fall_back(entries, fresh_sources, last)
-        fresh_sources |= renderer.restore_previews(entries, items, links)
+        links, again = renderer.settle(
+            entries, items, links,
+            lambda: relink(entries, assets, config, self.drafts, statics, self.store),
+            lambda redone: errors.extend(self._fall_back(entries, fresh_sources | redone,
+                                                         last)))
+        fresh_sources |= again
 
         self.progress("assembling the site", 0, 0)
         site, diagnostics, more_errors = self._assemble(entries, found.assets, fresh_sources,

@@ -94,6 +94,11 @@ def feed_sources(site: Site, config: Config) -> set[str]:
     return found
 
 
+#: Link maps made from fresh records, at most: the full reading and fresh labels, then the
+#: previews that show those labels (one more round finds nothing changed).
+RELINK_ROUNDS = 3
+
+
 class Renderer:
     """Renders sources whose last record cannot be used, through the render store."""
 
@@ -134,6 +139,35 @@ class Renderer:
             self.progress(done, len(items))
         return out
 
+
+    def settle(self, entries: dict[str, SourceEntry], items: dict[str, RenderJob],
+               links: LinkMap, relinker: Callable[[], LinkMap],
+               fall_back: Callable[[set[str]], object]) -> tuple[LinkMap, set[str]]:
+        """Render again the sources whose lookups through the link map no longer hold,
+        until it settles; returns the link map and the sources rendered here.
+
+        The full reading of the front matter may place a document elsewhere than the quick
+        one did, and a render may change the labels or previews that cross-references to
+        its ids show. A preview shows the labels of other documents, so a page rendered
+        again here may change the previews others show; labels depend on their own
+        document only, so this settles. `fall_back(rendered so far)` is told after each
+        round (a lenient run puts back the last good record of a source that failed)."""
+        again: set[str] = set()
+        for _ in range(RELINK_ROUNDS):
+            full = relinker()
+            if full == links:
+                break
+            links = full
+            redo = [items[rel] for rel, e in entries.items()
+                    if e.result.rendered is not None and rel in items
+                    and not links.still_valid(e.result.rendered.resolved,
+                                              e.result.rendered.wiki,
+                                              e.result.rendered.xrefs)]
+            entries.update(self.render(redo, links))
+            again |= {item.job.rel for item in redo}
+            fall_back(again)
+        again |= self.restore_previews(entries, items, links)
+        return links, again
 
     def restore_previews(self, entries: dict[str, SourceEntry], items: dict[str, RenderJob],
                          links: LinkMap) -> set[str]:
