@@ -34,6 +34,13 @@ ALPHABETS: dict[str, list[str]] = {
     "headings": ["# ", "## ", "### ", "\n", "\n\n", " ", "#", "=\n", "---\n", "`"],
     "tables": ["|", " | ", "\n", "|-|-|\n", "| --- |", ":-:", " ", "\n\n", "`", "\\|"],
     "nesting": ["> ", "- ", "  ", "1. ", "* ", "\n", " ", "[", "]", "*", "_"],
+    # An id stands after a statement's title or an image: a paragraph that is all `{…}` is
+    # a kramdown attribute list, which the attribute plugin reads (and warns about).
+    "xrefs": ["> [!THEOREM] ", "> [!LEMMA]- ", "> [!PROOF]\n", "> [!REMARK] R {#t1}\n",
+              "> [!THEOREM] {#t2}\n",
+              "[](#t1)", "[](#t2)", "[](#zz)", "[", "](#t1)", "![a](x.png \"c\"){#t2}",
+              "\n$$\nx \\label{eq:t1}\n$$\n", "# ", "> ", "|", "|-|\n", "- ", "\n",
+              "\n\n", " "],
 }
 
 
@@ -86,7 +93,7 @@ def _property(name: str) -> None:
 
 
 @pytest.mark.parametrize("plugin", ["math", "callouts", "divs", "fences", "links", "footnotes",
-                                    "headings", "tables", "nesting"])
+                                    "headings", "tables", "nesting", "xrefs"])
 def test_plugin_syntax(plugin: str) -> None:
     _property(plugin)
 
