@@ -121,6 +121,9 @@ def _syntax_error(exc: yaml.MarkedYAMLError, text: str, doc: Document) -> Blogbu
         return doc.fail("a tab indents this line; YAML allows only spaces for indentation: "
                         "replace the tab with spaces", line)
     problem = exc.problem or exc.context or "cannot parse"
+    if "maximum nesting depth" in problem:  # libyaml's own limit (PyYAML 6.0.4 and later)
+        return doc.fail(f"the values nest more than {MAX_DEPTH} levels deep; flatten them",
+                        line)
     if exc.context and exc.context_mark is not None and exc.problem:
         started = doc.line_at(exc.context_mark.index)
         if started != line:
