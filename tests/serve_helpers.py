@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from blogbuild.output.theme import theme_static
 from blogbuild.serve.session import Session
+from blogbuild.themefiles import theme_static
 
 ROOT = Path(__file__).resolve().parent.parent
 BOUND = 10.0  # seconds: generous for a loaded CI machine; the happy path takes ~0.1 s

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from blogbuild.output.codestyles import CODE_BACKGROUNDS, code_css, contrast, readable
-from blogbuild.output.theme import theme_static
+from blogbuild.themefiles import theme_static
 
 DARK_JS = ':root[data-theme="dark"] '
 DARK_NO_JS = ':root:not([data-theme="light"]) '

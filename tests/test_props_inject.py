@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from blogbuild.commands.build import build
 from blogbuild.diagnostics import BlogbuildError
-from blogbuild.output.theme import theme_templates
+from blogbuild.themefiles import theme_templates
 
 NASTY = [
     "<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "javascript:alert(1)",

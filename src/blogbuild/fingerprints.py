@@ -69,7 +69,7 @@ def digest_of(data: bytes, config: Config) -> str:
     h = hashlib.sha256(data)
     h.update(_options_key(config.render_fingerprint(), code_fingerprint()))
     if may_execute(data, config):
-        from blogbuild.output.theme import theme_static
+        from blogbuild.themefiles import theme_static
 
         h.update(execution_fingerprint(theme_static() / CAPTURE_MODULE).encode())
         h.update(f"{config.runnable.execute}\0{config.runnable.timeout}".encode())

@@ -19,7 +19,7 @@ import posixpath
 import re
 from collections.abc import Container, Iterable, Sequence
 
-from blogbuild.output.theme import CUSTOM_CSS
+from blogbuild.themefiles import CUSTOM_CSS
 
 #: Where page stylesheets are written; url()s of parts elsewhere are rewritten for it.
 FOLDER = "css"

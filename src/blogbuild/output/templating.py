@@ -21,9 +21,9 @@ from blogbuild.config import Config
 from blogbuild.content.models import MissingBody
 from blogbuild.diagnostics import TemplateError
 from blogbuild.output.cards import card_url
-from blogbuild.output.theme import CUSTOM_JS, THEME_PREFIX, theme_templates
 from blogbuild.runtimes import pyodide
 from blogbuild.sourcetext import decode_source
+from blogbuild.themefiles import CUSTOM_JS, THEME_PREFIX, theme_templates
 
 
 def _og_locale(language: str) -> str:

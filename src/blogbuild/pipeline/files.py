@@ -18,9 +18,9 @@ from blogbuild.output.bundles import CODE_CSS, bundle_name, join, parts_of
 from blogbuild.output.claims import SITE_STATIC, THEME, Claims, Owner
 from blogbuild.output.codestyles import code_css, code_css_key
 from blogbuild.output.plan import PlannedPage
-from blogbuild.output.theme import theme_dir, theme_static
 from blogbuild.output.writer import Stage, bundle_files
 from blogbuild.pipeline.state import FileEntry, OutputEntry, file_digest, intact
+from blogbuild.themefiles import theme_dir, theme_static
 
 
 @dataclass(frozen=True)

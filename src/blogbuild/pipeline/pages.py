@@ -18,7 +18,6 @@ from blogbuild import __version__
 from blogbuild.config import Config
 from blogbuild.content.models import Post, Site
 from blogbuild.output.plan import PlannedPage
-from blogbuild.output.theme import CUSTOM_JS, THEME_PREFIX
 from blogbuild.pipeline.deps import (
     CONFIG,
     SITE,
@@ -42,6 +41,7 @@ from blogbuild.pipeline.state import (
 )
 from blogbuild.pipeline.workers import PageDone
 from blogbuild.runtimes import pyodide
+from blogbuild.themefiles import CUSTOM_JS, THEME_PREFIX
 
 
 def closures(config: Config, names: Iterable[str]) -> dict[str, bytes]:

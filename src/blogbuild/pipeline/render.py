@@ -181,8 +181,8 @@ def render_markdown(
     tokens = md.parse(body, env)
     execution = None
     if runnable is not None and "runnable" in env["needs"]:
-        from blogbuild.output.theme import theme_static
         from blogbuild.pipeline.execute import execute_blocks
+        from blogbuild.themefiles import theme_static
 
         execution = execute_blocks(tokens, env, runnable, theme_static() / CAPTURE_MODULE)
     title = title_html = subtitle = None

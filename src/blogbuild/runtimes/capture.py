@@ -9,7 +9,7 @@ import types
 from functools import cache
 from pathlib import Path
 
-from blogbuild.output.theme import theme_static
+from blogbuild.themefiles import theme_static
 
 #: The name the module has in both interpreters (matplotlib's backend setting uses it).
 MODULE_NAME = "runnable_capture"

@@ -13,7 +13,7 @@ THEME_PREFIX = "theme"
 CUSTOM_CSS = "css/custom.css"
 CUSTOM_JS = "js/custom.js"
 
-_PACKAGE = Path(__file__).resolve().parent.parent  # src/blogbuild
+_PACKAGE = Path(__file__).resolve().parent  # src/blogbuild
 
 
 @cache
