@@ -59,6 +59,14 @@ def test_per_type_counters() -> None:
         "Theorem 1", "Lemma 1", "Theorem 2"]
 
 
+def test_a_reference_in_a_heading_shows_its_label_in_the_table_of_contents() -> None:
+    source = ("> [!THEOREM] A {#thm-a}\n> x\n\n## Proof of [](#thm-a)\n\ntext\n\n"
+              "## Two [](#eq-1)\n\n$$\nx \\label{eq:1}\n$$\n")
+    rendered = render_markdown(MD, source, file="t.md")
+    assert [(e.id, e.html) for e in rendered.toc] == [
+        ("proof-of", "Proof of Theorem 1"), ("two", "Two (1)")]
+
+
 def test_site_yaml_adds_a_numbered_type_and_checks_the_counters(tmp_path: Path) -> None:
     (tmp_path / "site.yaml").write_text(
         "title: T\ncallouts:\n  conjecture:\n    numbered: true\n  example:\n"

@@ -68,8 +68,7 @@ def _explicit_ids(state: StateCore, headings: list[Token], seen: dict[str, int])
 
 def heading_ids(state: StateCore) -> None:
     seen: dict[str, int] = state.env.setdefault("heading_ids", {})
-    toc: list[TocEntry] = state.env.setdefault("toc", [])
-    md = state.md
+    pending: list[tuple[int, str, Token]] = state.env.setdefault("toc_headings", [])
     tokens = state.tokens
     headings = [t for t in tokens[:-1] if t.type == "heading_open"]
     for token in tokens:  # ids on other blocks (`{: #id}` on a paragraph): headings avoid them
@@ -89,15 +88,27 @@ def heading_ids(state: StateCore) -> None:
             aliases.setdefault(alias, slug)
         # kramdown's `{: .no_toc}`: the heading keeps its id and anchor but stays out of the TOC.
         if "no_toc" not in str(token.attrGet("class") or "").split():
-            # The TOC entry is itself a link: the heading's own links keep their text only.
-            unlinked = [c for c in children if c.type not in ("link_open", "link_close")]
-            html = html_renderer(md).renderInline(unlinked, md.options, state.env)
-            toc.append(TocEntry(int(token.tag[1]), slug, html.strip()))
+            pending.append((int(token.tag[1]), slug, inline))
         anchor = Token("heading_anchor", "a", 0)  # rendered by blogbuild.markdown.feed
         anchor.meta = {"slug": slug}
         inline.children = [*children, anchor]
 
 
+def toc_entries(state: StateCore) -> None:
+    """The TOC entry of every heading, once its text is final (a cross-reference in a
+    heading shows "Theorem 2" only after the xrefs rule, which needs the headings' ids)."""
+    md = state.md
+    toc: list[TocEntry] = state.env.setdefault("toc", [])
+    for level, slug, inline in state.env.pop("toc_headings", []):
+        # The TOC entry is itself a link: the heading's own links keep their text only.
+        shown = [c for c in inline.children or []
+                 if c.type not in ("link_open", "link_close", "heading_anchor")]
+        html = html_renderer(md).renderInline(shown, md.options, state.env)
+        toc.append(TocEntry(level, slug, html.strip()))
+
+
 def toc_plugin(md: MarkdownIt) -> None:
-    # After every inline rule (math, links) so the TOC HTML shows the final heading.
+    # After every inline rule (math, links) so the TOC HTML shows the final heading; the
+    # entries come in a rule of their own, which cross-references run before.
     md.core.ruler.push("heading_ids", heading_ids)
+    md.core.ruler.push("toc_entries", toc_entries)

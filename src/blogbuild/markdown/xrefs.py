@@ -275,4 +275,4 @@ def xrefs(state: StateCore) -> None:
 
 def xrefs_plugin(md: MarkdownIt) -> None:
     """Install after the toc plugin (heading ids) and before the links plugin (site_links)."""
-    md.core.ruler.push("xrefs", xrefs)
+    md.core.ruler.before("toc_entries", "xrefs", xrefs)
