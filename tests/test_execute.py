@@ -131,6 +131,15 @@ def test_an_exception_fails_the_build_at_its_line(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+def test_a_missing_package_says_where_to_install_it(tmp_path: Path) -> None:
+    body = post(block("import surely_not_installed_zq"))
+    messages = failure(make_site(tmp_path, body))
+    line = body.splitlines().index("import surely_not_installed_zq") + 1
+    assert (f"content/posts/p.md:{line}: error: the Python block raised ModuleNotFoundError: "
+            "No module named 'surely_not_installed_zq' (line 1 of the block); install the "
+            "package in the Python that runs blogbuild") in messages
+
+
 def test_with_allow_error_the_traceback_is_the_output(tmp_path: Path) -> None:
     body = post(block("print('before')\n1 / 0", 'data-execute="build" data-allow-error="true"'),
                 block("print('after')"))

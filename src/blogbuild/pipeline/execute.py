@@ -9,6 +9,7 @@ go into the meta of its closing token, where the widget's render rule shows them
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,7 +96,12 @@ def _diagnose(env: Env, item: _Found, run: BlockRun, failed_at: int, timeout: in
     if run.status == "error" and not item.block.allow_error:
         line = item.line + run.line - 1 if run.line else item.line
         where = f" (line {run.line} of the block)" if run.line else ""
-        report_error(env, line, f"the Python block raised {run.error}{where}; fix the code, "
+        fix = "fix the code"
+        if run.error.startswith(("ModuleNotFoundError", "ImportError")):
+            # The build runs blocks with the Python that runs blogbuild, not the reader's.
+            fix = (f"install the package in the Python that runs blogbuild "
+                   f"({sys.executable} -m pip install NAME)")
+        report_error(env, line, f"the Python block raised {run.error}{where}; {fix}, "
                      'or add data-allow-error="true" to the block to show the traceback')
     elif run.status == "timeout":
         report_error(env, item.line, f"the Python block was still running after {timeout} s "
