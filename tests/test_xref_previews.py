@@ -20,6 +20,7 @@ from blogbuild.output.outdir import CACHE_DIR
 from blogbuild.pipeline.render import render_markdown
 from quality_tools import nu_errors
 from test_incremental import edit, rebuild
+from test_xrefs import two_posts
 
 NS = "{http://www.w3.org/1999/xhtml}"
 POST_A = ("---\ntitle: Post A\ndate: 2024-01-03\n---\n\n"
@@ -39,13 +40,7 @@ POST_B = ("---\ntitle: Post B\ndate: 2024-01-02\n---\n\n"
 
 @pytest.fixture
 def site(tmp_path: Path) -> Path:
-    root = tmp_path / "site"
-    (root / "content" / "posts").mkdir(parents=True)
-    (root / "site.yaml").write_text('title: X\nbase_url: "https://example.org/"\n')
-    (root / "content" / "posts" / "a.md").write_text(POST_A)
-    (root / "content" / "posts" / "b.md").write_text(POST_B)
-    build(root / "site.yaml")
-    return root
+    return two_posts(tmp_path, POST_A, POST_B)
 
 
 def page(site: Path, name: str = "a") -> Element:

@@ -90,16 +90,23 @@ POST_B = ("---\ntitle: The <B> post\ndate: 2024-01-02\n---\n\n> [!LEMMA] {#lem-b
           "> [!THEOREM] Big {#thm-b}\n> y\n\n![x](x.png \"Cap\"){#fig-b}\n")
 
 
-@pytest.fixture
-def site(tmp_path: Path) -> Path:
+def two_posts(tmp_path: Path, post_a: str, post_b: str,
+              files: dict[str, bytes] | None = None) -> Path:
+    """A built site of the posts a.md and b.md (and `files` beside them)."""
     root = tmp_path / "site"
     (root / "content" / "posts").mkdir(parents=True)
     (root / "site.yaml").write_text('title: X\nbase_url: "https://example.org/"\n')
-    (root / "content" / "posts" / "a.md").write_text(POST_A)
-    (root / "content" / "posts" / "b.md").write_text(POST_B)
-    (root / "content" / "posts" / "x.png").write_bytes(b"not really a png")
+    (root / "content" / "posts" / "a.md").write_text(post_a)
+    (root / "content" / "posts" / "b.md").write_text(post_b)
+    for name, data in (files or {}).items():
+        (root / "content" / "posts" / name).write_bytes(data)
     build(root / "site.yaml")
     return root
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    return two_posts(tmp_path, POST_A, POST_B, {"x.png": b"not really a png"})
 
 
 def body(site: Path, name: str = "a") -> str:

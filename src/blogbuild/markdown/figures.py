@@ -1,11 +1,11 @@
 """Numbered figures: an image alone in its paragraph, with a title, becomes a <figure>.
 
-Its id is `figure-N`, or the one the author gave: `{#fig-arch}` right after the image, or
-an attribute list (`{: #fig-arch}`) on the line below."""
+Its id is the one the author gave, `{#fig-arch}` right after the image or an attribute
+list (`{: #fig-arch}`) on the line below, else `figure-N`: an attribute of the figure's
+token from the start, so whatever reads ids (references, previews) finds it there."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,11 +15,18 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from blogbuild.markdown.env import Env, report, token_line
-from blogbuild.markdown.statements import ID
+from blogbuild.markdown.env import Env, token_line
+from blogbuild.markdown.statements import split_id, take_id
 
-#: `{#fig-arch}` right after the image: the figure's id.
-_ID_AFTER = re.compile(r"\{#([^{}\s]*)\}")
+
+def _written_id(token: Token) -> str | None:
+    """The text of a `{#fig-arch}` token written right after the image, or None."""
+    if token.type != "text":
+        return None
+    found = split_id(token.content.strip())
+    if found is None or found[0] or any(c.isspace() for c in found[1]):
+        return None
+    return token.content.strip()
 
 
 def _is_figure(tokens: list[Token], i: int) -> bool:
@@ -31,8 +38,7 @@ def _is_figure(tokens: list[Token], i: int) -> bool:
     children = [
         c for c in (inline.children or []) if not (c.type == "text" and not c.content.strip())
     ]
-    if len(children) == 2 and children[1].type == "text" \
-            and _ID_AFTER.fullmatch(children[1].content.strip()):
+    if len(children) == 2 and _written_id(children[1]) is not None:
         children = children[:1]
     return (
         len(children) == 1
@@ -44,19 +50,13 @@ def _is_figure(tokens: list[Token], i: int) -> bool:
 def _take_id(state: StateCore, opening: Token, inline: Token) -> None:
     """Move a `{#id}` written after the image to the figure (a bad id is reported)."""
     children = inline.children or []
-    last = children[-1] if children else None
-    if last is None or last.type != "text":
+    written = _written_id(children[-1]) if children else None
+    if written is None:
         return
-    match = _ID_AFTER.fullmatch(last.content.strip())
-    if match is None:
-        return
-    inline.children = [c for c in children if c is not last]
-    if ID.fullmatch(match.group(1)):
-        opening.attrSet("id", match.group(1))
-    else:
-        report(state.env, token_line(state.env, opening),
-               f"{{#{match.group(1)}}} is not a usable id: an id starts with a letter and "
-               "holds letters, digits, '-', '_', '.' or ':' (the figure gets no id)")
+    inline.children = children[:-1]
+    _, ident = take_id(state.env, token_line(state.env, opening), written, "figure")
+    if ident is not None:
+        opening.attrSet("id", ident)
 
 
 def figures(state: StateCore) -> None:
@@ -73,6 +73,8 @@ def figures(state: StateCore) -> None:
         opening, closing = tokens[i], tokens[i + 2]
         opening.type, opening.tag = "figure_open", "figure"
         closing.type, closing.tag = "figure_close", "figure"
+        if opening.attrGet("id") is None:
+            opening.attrSet("id", f"figure-{count}")
         opening.meta = {"number": count, "caption": caption}
         closing.meta = opening.meta
     state.env["figure_count"] = count
@@ -81,9 +83,7 @@ def figures(state: StateCore) -> None:
 def _figure_open(
     self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Env
 ) -> str:
-    token = tokens[idx]
-    ident = token.attrGet("id") or f"figure-{token.meta['number']}"
-    return f'<figure class="figure" id="{escapeHtml(str(ident))}">\n'
+    return f'<figure class="figure" id="{escapeHtml(str(tokens[idx].attrGet("id")))}">\n'
 
 
 def _figure_close(

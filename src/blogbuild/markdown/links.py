@@ -41,6 +41,13 @@ def _walk(tokens: list[Token]) -> Iterator[tuple[Token, Token]]:
             yield child, token
 
 
+def content_rel(path: str, source_dir: str) -> str | None:
+    """The content path a relative link's path (no `?query`, no `#fragment`) written in a
+    file of `source_dir` names, or None when it leads out of content/."""
+    rel = posixpath.normpath(posixpath.join(source_dir, unquote(path)))
+    return None if rel.startswith("../") or rel == ".." else rel
+
+
 def rewrite_target(url: str, env: Env, urls: UrlBuilder) -> tuple[str, str | None]:
     """The href/src to write for `url` found in a file under content/, and the
     content-relative path it points at when it is relative (None otherwise)."""
@@ -53,8 +60,8 @@ def rewrite_target(url: str, env: Env, urls: UrlBuilder) -> tuple[str, str | Non
         return url, None
     path, hash_, fragment = url.partition("#")
     path, query_mark, query = path.partition("?")
-    rel = posixpath.normpath(posixpath.join(source_dir, unquote(path)))
-    if rel.startswith("../") or rel == "..":
+    rel = content_rel(path, source_dir)
+    if rel is None:
         return url, None
     links: LinkMap | None = env.get("links")
     target = links.url_of(rel) if links is not None else None

@@ -22,7 +22,7 @@ from markdown_it.token import Token
 
 from blogbuild.markdown.env import Env, report
 
-__all__ = ["ID", "statements_plugin", "take_id"]
+__all__ = ["ID", "split_id", "statements_plugin", "take_id"]
 
 #: An id an author may give: a letter, then letters, digits, `-`, `_`, `.` or `:`.
 ID = re.compile(r"[^\W\d_][\w.:-]*")
@@ -30,17 +30,27 @@ _TRAILING_ID = re.compile(r"(?:^|[ \t]+)\{#([^{}]*)\}$")
 _MD_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 
 
-def take_id(env: Env, line: int, title: str) -> tuple[str, str | None]:
-    """(`title` without a trailing `{#id}`, the id or None); a malformed id is reported."""
-    match = _TRAILING_ID.search(title)
+def split_id(text: str) -> tuple[str, str] | None:
+    """(`text` without a trailing `{#…}`, what the braces hold), or None: no such ending."""
+    match = _TRAILING_ID.search(text)
     if match is None:
+        return None
+    return text[: match.start()].rstrip(), match.group(1).strip()
+
+
+def take_id(env: Env, line: int, title: str, what: str = "callout",
+            ) -> tuple[str, str | None]:
+    """(`title` without a trailing `{#id}`, the id or None); a malformed id is reported
+    (`what` gets no id)."""
+    found = split_id(title)
+    if found is None:
         return title, None
-    ident = match.group(1).strip()
+    rest, ident = found
     if not ID.fullmatch(ident):
         report(env, line, f"{{#{ident}}} is not a usable id: an id starts with a letter and "
-               "holds letters, digits, '-', '_', '.' or ':' (the callout gets no id)")
-        return title[: match.start()].rstrip(), None
-    return title[: match.start()].rstrip(), ident
+               f"holds letters, digits, '-', '_', '.' or ':' (the {what} gets no id)")
+        return rest, None
+    return rest, ident
 
 
 def _counter_key(meta: dict[str, object], per_type: bool) -> str:

@@ -54,8 +54,6 @@ def _ranges(tokens: list[Token], labels: dict[str, Any]) -> Iterator[tuple[str, 
     """(id, the tokens its snippet renders) for each labelled target among `tokens`."""
     for index, token in enumerate(tokens):
         ident = token.attrGet("id")
-        if token.type == "figure_open":
-            ident = ident or f"figure-{token.meta['number']}"
         if token.type in ("callout_open", "figure_open", "heading_open") and ident in labels:
             end = _close_of(tokens, index)
             if token.type == "heading_open" and end + 1 < len(tokens) \

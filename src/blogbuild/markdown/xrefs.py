@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import copy
 import difflib
-import posixpath
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -34,6 +33,7 @@ from markdown_it.token import Token
 
 from blogbuild.content.linkmap import LOST
 from blogbuild.markdown.env import Env, need, report, token_line
+from blogbuild.markdown.links import content_rel
 from blogbuild.markdown.previews import PREVIEWS
 from blogbuild.markdown.xref_previews import preview_id
 from blogbuild.urls import has_scheme
@@ -121,8 +121,6 @@ def _collect(state: StateCore) -> tuple[dict[str, _Target], set[str]]:
         if token.type in ("html_block", "inline"):
             plain_ids.update(_raw_ids(token))
         ident = token.attrGet("id")
-        if ident is None and token.type == "figure_open":
-            ident = f"figure-{token.meta['number']}"  # the id figures.py renders
         if ident is None or token.nesting == -1:
             continue
         ident = str(ident)
@@ -212,8 +210,8 @@ def _other_post(env: Env, href: str, children: list[Token], i: int, taken: set[s
     links: LinkMap | None = env.get("links")
     source_dir = env.get("source_dir")
     path, _, fragment = href.partition("#")
-    rel = posixpath.normpath(posixpath.join(source_dir or "", unquote(path.partition("?")[0])))
-    if links is None or source_dir is None or rel not in links.labels:
+    rel = content_rel(path.partition("?")[0], source_dir) if source_dir is not None else None
+    if links is None or rel is None or rel not in links.labels:
         children[i + 1:i + 1] = [_text(unquote(href))]  # the link check reports a bad path
         return
     fragment = unquote(fragment)

@@ -6,10 +6,14 @@ must not load the Markdown parser."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from blogbuild.content.frontmatter import PostMeta
 from blogbuild.content.models import Ref, SourceJob, TocEntry
 from blogbuild.diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from blogbuild.content.linkmap import LinkMap
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,12 @@ class Rendered:
     inputs: tuple[tuple[str, str], ...] = ()
     #: What this render ran at build time (None: no block runs at build time).
     execution: Execution | None = None
+
+
+def lookups_hold(rendered: Rendered, links: LinkMap) -> bool:
+    """Whether what the render looked up through the link map (relative targets, wiki
+    names, other documents' labels and previews) is still what `links` says."""
+    return links.still_valid(rendered.resolved, rendered.wiki, rendered.xrefs)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from blogbuild.content.linkmap import (
 from blogbuild.content.models import Site
 from blogbuild.pipeline.bibliography import still_same
 from blogbuild.pipeline.quick import RenderJob
-from blogbuild.pipeline.records import Execution, RenderResult
+from blogbuild.pipeline.records import Execution, RenderResult, lookups_hold
 from blogbuild.pipeline.state import SourceEntry
 from blogbuild.pipeline.store import RenderCache, StoredSnippets
 from blogbuild.pipeline.workers import RENDER_POOL_MIN, init_render, render_one, run_jobs
@@ -116,9 +116,7 @@ class Renderer:
     def usable(self, entry: SourceEntry | None, item: RenderJob, links: LinkMap) -> bool:
         return (entry is not None and item.data is not None and entry.digest == item.digest
                 and entry.result.rendered is not None and (entry.feed or not item.feed)
-                and links.still_valid(entry.result.rendered.resolved,
-                                     entry.result.rendered.wiki,
-                                     entry.result.rendered.xrefs)
+                and lookups_hold(entry.result.rendered, links)
                 and still_same(entry.result.rendered.inputs, self.config.root, self.digests))
 
     def render(self, items: list[RenderJob], links: LinkMap, *,
@@ -138,7 +136,6 @@ class Renderer:
             out[item.job.rel] = SourceEntry(item.digest, record, item.feed)
             self.progress(done, len(items))
         return out
-
 
     def settle(self, entries: dict[str, SourceEntry], items: dict[str, RenderJob],
                links: LinkMap, relinker: Callable[[], LinkMap],
@@ -160,9 +157,7 @@ class Renderer:
             links = full
             redo = [items[rel] for rel, e in entries.items()
                     if e.result.rendered is not None and rel in items
-                    and not links.still_valid(e.result.rendered.resolved,
-                                              e.result.rendered.wiki,
-                                              e.result.rendered.xrefs)]
+                    and not lookups_hold(e.result.rendered, links)]
             entries.update(self.render(redo, links))
             again |= {item.job.rel for item in redo}
             fall_back(again)

@@ -25,7 +25,7 @@ from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
 from blogbuild.pipeline.bibliography import still_same
 from blogbuild.pipeline.deps import Dep, Tracker
 from blogbuild.pipeline.quick import RenderJob
-from blogbuild.pipeline.records import RenderResult
+from blogbuild.pipeline.records import RenderResult, lookups_hold
 from blogbuild.pipeline.state import OutputEntry, file_digest
 from blogbuild.pipeline.store import RenderCache, without_body
 
@@ -91,9 +91,7 @@ def render_one(item: RenderJob) -> tuple[RenderResult, bool, RenderResult | None
         if (hit is not None and hit.rendered is not None and hit.job.rel == item.job.rel
                 and hit.job.kind == item.job.kind
                 and (hit.rendered.feed_html is not None or not item.feed)
-                and (links is None
-                     or links.still_valid(hit.rendered.resolved, hit.rendered.wiki,
-                                          hit.rendered.xrefs))
+                and (links is None or lookups_hold(hit.rendered, links))
                 and still_same(hit.rendered.inputs, config.root, {})):
             return without_body(_here(hit, item.job)), False, None
     from blogbuild.pipeline.render import render_source  # the parser: only to render
