@@ -12,6 +12,7 @@ from pathlib import Path
 
 from blogbuild import __version__
 from blogbuild.diagnostics import BlogbuildError, BuildFailed, Diagnostic
+from blogbuild.perprocess import close_all
 from blogbuild.progress import TerminalBar, no_progress
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -165,6 +166,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    try:
+        return _run(args)
+    finally:
+        # V8 contexts and cache connections close here, while their threads still run,
+        # not in the interpreter's shutdown (blogbuild.perprocess says why).
+        close_all()
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the command `args` names; its exit status (messages printed on the way)."""
     try:
         if args.command == "build":
             return _build(args)

@@ -5,12 +5,12 @@ Every process of a build (the main one and its workers) opens the same file, in 
 mode, and writes in batches: a transaction per row would make the workers queue for its
 lock. It only ever saves time: a damaged file is replaced, and one that stays locked or
 cannot be opened turns the cache off for the process; neither fails a build. A
-connection must not cross a fork, so a forked child forgets its parent's and opens its own.
+connection must not cross a fork, so a forked child forgets its parent's and opens its own;
+the last rows are written when the command ends (blogbuild.perprocess).
 """
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import logging
 import os
@@ -18,7 +18,8 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any
+
+from blogbuild.perprocess import CACHES, after_fork_in_child, at_close, keep_forever
 
 __all__ = [
     "CACHE_ENV",
@@ -106,7 +107,7 @@ class DiskCache:
         else:
             return None
         self.db, self.folder = db, folder
-        _close_at_exit()
+        at_close(CACHES, close)
         return db
 
     def get(self, table: str, key: str) -> str | None:
@@ -214,27 +215,17 @@ def _discard(target: Path) -> bool:
 
 
 _cache = DiskCache()
-#: Connections inherited through fork: kept referenced so they are never closed (a sqlite
-#: connection must not be used after a fork, not even to close it).
-_orphans: list[Any] = []
-_atexit_registered = False
 
 
 def _after_fork_in_child() -> None:
+    """A sqlite connection must not be used after a fork, not even to close it."""
     global _cache
     if _cache.db is not None:
-        _orphans.append(_cache.db)
+        keep_forever(_cache.db)
     _cache = DiskCache()
 
 
-os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-def _close_at_exit() -> None:
-    global _atexit_registered
-    if not _atexit_registered:
-        atexit.register(close)
-        _atexit_registered = True
+after_fork_in_child(_after_fork_in_child)
 
 
 def set_cache_dir(path: str | os.PathLike[str] | None) -> None:
@@ -265,8 +256,8 @@ def flush() -> None:
     """Write the rows made since the last flush, in one transaction.
 
     Worker processes share the file, and a write transaction per row would make them
-    queue for its lock. `render_markdown` flushes after each document; `close()` (at
-    exit) flushes the rest (worker processes of a pool exit without it).
+    queue for its lock. `render_markdown` flushes after each document; `close()` (when the
+    command ends) flushes the rest (worker processes of a pool exit without it).
     """
     _cache.flush()
 

@@ -1,20 +1,18 @@
 """KaTeX at build time: the vendored runtime in mini-racer (V8), a formula cache, site files.
 
-One V8 context per process, created on first use and closed at exit. A context must
-never cross a fork (it hangs in the child), so a forked child forgets the parent's and
-makes its own. Results are memoised in-process and, once `set_cache_dir()` is called,
-in a sqlite file shared by every worker (blogbuild.diskcache), so a rebuild never renders
-a formula twice.
+One V8 context per process, made on first use and closed when the command ends, both on
+a thread of its own (blogbuild.perprocess says why). A context must never cross a fork (it
+hangs in the child), so a forked child forgets the parent's and makes its own. Results
+are memoised in-process and, once `set_cache_dir()` is called, in a sqlite file shared by
+every worker (blogbuild.diskcache), so a rebuild never renders a formula twice.
 """
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import itertools
 import json
 import logging
-import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,6 +20,7 @@ from typing import Any
 
 from blogbuild import diskcache
 from blogbuild.diskcache import CACHE_ENV, CACHE_FILE, cache_dir, flush, set_cache_dir
+from blogbuild.perprocess import RUNTIMES, OwnerThread, after_fork_in_child, at_close, keep_forever
 from blogbuild.runtimes.katex_types import KatexOptions, KatexResult, KatexWarning
 
 __all__ = [
@@ -60,11 +59,16 @@ _TABLE = "formulas"
 
 
 class _Runtime:
-    """Per-process state: the V8 context, the memo and the counters."""
+    """Per-process state: the V8 context and the thread it lives on, the memo, the counters."""
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
-        self.pid = os.getpid()
+        # V8 is initialised, used and closed on this one thread (see blogbuild.perprocess):
+        # with memory protection keys, freeing the context from another thread (the main
+        # thread at exit) is a SIGSEGV. A fresh thread also runs no asyncio loop, which
+        # MiniRacer would otherwise adopt (Jupyter, Playwright's sync API, an async server)
+        # and then refuse calls with a timeout.
+        self.owner = OwnerThread("katex-v8")
         self.ctx: Any = None
         self.memo: dict[tuple[str, bool, str], KatexResult] = {}
         # Results prefetch() put in the memo: their first use by render() is not a hit.
@@ -76,71 +80,49 @@ class _Runtime:
 
 
 _rt = _Runtime()
-#: Contexts inherited through fork: kept referenced so their finalizer never runs (closing
-#: a parent's V8 context in a child hangs just like using it).
-_orphans: list[Any] = []
-_atexit_registered = False
 
 
 def _after_fork_in_child() -> None:
+    """A child of fork has the parent's context but none of its threads: never touch it."""
     global _rt
     if _rt.ctx is not None:
-        _orphans.append(_rt.ctx)
+        keep_forever(_rt.ctx)
     _rt = _Runtime()
 
 
-os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-def _new_mini_racer() -> Any:
-    """A MiniRacer with its own event-loop thread.
-
-    MiniRacer adopts the asyncio loop running in the thread that creates it (Jupyter,
-    Playwright's sync API, an async server), and then refuses calls with a timeout.
-    Created in a fresh thread, where no loop runs, it always starts its own.
-    """
-    from py_mini_racer import MiniRacer
-
-    made: list[Any] = []
-    failed: list[BaseException] = []
-
-    def make() -> None:
-        try:
-            made.append(MiniRacer())
-        except BaseException as exc:  # re-raised in the caller's thread
-            failed.append(exc)
-
-    thread = threading.Thread(target=make, name="katex-v8-start")
-    thread.start()
-    thread.join()
-    if failed:
-        raise failed[0]
-    return made[0]
+after_fork_in_child(_after_fork_in_child)
 
 
 def _context() -> Any:
-    global _atexit_registered
+    """This process's V8 context with KaTeX loaded; call on the owner thread only."""
     if _rt.ctx is None:
-        ctx = _new_mini_racer()
-        ctx.eval((VENDOR_DIR / "katex.min.js").read_text(encoding="utf-8"))
-        ctx.eval(_JS_RENDER)
+        from py_mini_racer import MiniRacer
+
+        ctx = MiniRacer()
+        try:
+            ctx.eval((VENDOR_DIR / "katex.min.js").read_text(encoding="utf-8"))
+            ctx.eval(_JS_RENDER)
+        except BaseException:
+            ctx.close()
+            raise
         _rt.ctx = ctx
-        if not _atexit_registered:
-            atexit.register(close)
-            _atexit_registered = True
+        at_close(RUNTIMES, close)
     return _rt.ctx
 
 
+def _call(function: str, *args: Any, timeout: float) -> Any:
+    """`function(*args)` in this process's KaTeX context, on the thread V8 lives on."""
+    return _rt.owner.call(lambda: _context().call(function, *args, timeout_sec=timeout))
+
+
 def close() -> None:
-    """Close this process's V8 context and cache connection (runs at exit by itself)."""
-    if _rt.pid != os.getpid():
-        return
+    """Close this process's V8 context, on its own thread (`perprocess.close_all` calls this
+    before the interpreter shuts down; the next render makes a new one)."""
     # Under the lock: another thread (the live server's builder) may be inside render().
     with _rt.lock:
         ctx, _rt.ctx = _rt.ctx, None
         if ctx is not None:
-            ctx.close()
-        diskcache.close()
+            _rt.owner.call(ctx.close)
 
 
 def _disk_key(tex: str, display: bool, fingerprint: str) -> str:
@@ -183,13 +165,9 @@ def render(tex: str, *, display: bool, options: KatexOptions | None = None) -> K
             _rt.calls += 1
             _rt.round_trips += 1
             try:
-                data = _context().call(
-                    "blogbuildRender",
-                    tex,
-                    display,
-                    {"output": options.output, "macros": dict(options.macros)},
-                    timeout_sec=TIMEOUT,
-                )
+                data = _call("blogbuildRender", tex, display,
+                             {"output": options.output, "macros": dict(options.macros)},
+                             timeout=TIMEOUT)
             except Exception as exc:  # timeout, out of memory: V8 may be unusable now
                 log.warning("KaTeX call failed; restarting V8", exc_info=True)
                 close()
@@ -238,12 +216,9 @@ def prefetch(items: Sequence[tuple[str, bool]], options: KatexOptions | None = N
         batch = [[tex, display] for tex, display in missing]
         _rt.round_trips += 1
         try:
-            data = _context().call(
-                "blogbuildRenderMany",
-                batch,
-                {"output": options.output, "macros": dict(options.macros)},
-                timeout_sec=TIMEOUT * len(batch),
-            )
+            data = _call("blogbuildRenderMany", batch,
+                         {"output": options.output, "macros": dict(options.macros)},
+                         timeout=TIMEOUT * len(batch))
         except Exception:
             log.warning("KaTeX batch failed; rendering one by one", exc_info=True)
             close()

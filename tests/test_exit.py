@@ -1,0 +1,163 @@
+"""Every command ends with the status it reports: never a signal, nothing left running.
+
+These run the installed `blogbuild` in a subprocess, as a user or a deploy job does: a crash
+after the site is written (the process killed while it shuts down) is invisible to a test
+that builds in-process.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def blogbuild_command() -> list[str]:
+    """The installed console script (what users run); the module when it is not installed."""
+    script = shutil.which("blogbuild")
+    return [script] if script else [sys.executable, "-m", "blogbuild"]
+
+
+def run_cli(args: list[str], cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """`blogbuild ARGS` in its own session; fails the test if anything of it is left running."""
+    env = dict(os.environ, PYTHONFAULTHANDLER="1", PYTHONPATH=str(SRC))
+    proc = subprocess.Popen([*blogbuild_command(), *args], cwd=cwd, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    out, err = proc.communicate(timeout=timeout)
+    left = processes_in_session(proc.pid)
+    assert not left, f"left running after `blogbuild {' '.join(args)}`: {left}"
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def processes_in_session(sid: int, grace: float = 3.0) -> list[str]:
+    """Names of the processes still in session `sid` once `grace` seconds have passed."""
+    deadline = time.monotonic() + grace
+    while True:
+        left = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                text = stat.read_text()
+            except OSError:
+                continue
+            # pid (comm) state ppid pgrp session ...: comm may hold spaces and parentheses.
+            fields = text[text.rindex(")") + 2:].split()
+            if int(fields[3]) == sid and fields[0] != "Z":
+                left.append(text[text.index("(") + 1:text.rindex(")")])
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
+def assert_exits_ok(done: subprocess.CompletedProcess[str]) -> None:
+    assert done.returncode >= 0, f"killed by signal {-done.returncode}:\n{done.stderr}"
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
+
+
+def new_blog(tmp_path: Path) -> Path:
+    assert_exits_ok(run_cli(["init", "blog", "--title", "T", "--base-url",
+                             "https://example.org/"], tmp_path))
+    return tmp_path / "blog"
+
+
+def replace_first_post(blog: Path, body: str) -> None:
+    first = sorted((blog / "content" / "posts").glob("*.md"))[0]
+    first.write_text(body, encoding="utf-8")
+
+
+def test_a_new_blog_whose_first_post_is_inline_math_builds_and_exits_0(tmp_path: Path) -> None:
+    blog = new_blog(tmp_path)
+    replace_first_post(blog, "$x$ inline only.\n")
+    for args in (["build"], ["build"], ["build", "-j", "1", "--clean"], ["build", "-q"]):
+        assert_exits_ok(run_cli(args, blog))
+    assert 'class="katex"' in (blog / "_site/posts/hello-world/index.html").read_text()
+
+
+def test_ten_posts_one_numbered_equation_then_a_new_post_with_math(tmp_path: Path) -> None:
+    blog = new_blog(tmp_path)
+    posts = blog / "content" / "posts"
+    for n in range(10):
+        body = "$$\nz \\label{eq:z}\n$$\n\nSee \\eqref{eq:z}.\n" if n == 3 else f"Post {n}.\n"
+        (posts / f"2025-01-{n + 1:02d}-p{n}.md").write_text(
+            f"---\ntitle: P{n}\n---\n\n{body}", encoding="utf-8")
+    assert_exits_ok(run_cli(["build"], blog))
+    assert_exits_ok(run_cli(["build"], blog))  # nothing changed
+    (posts / "2025-02-01-new.md").write_text("---\ntitle: New\n---\n\n$x^2$\n", encoding="utf-8")
+    assert_exits_ok(run_cli(["build"], blog))
+    assert 'class="katex"' in (blog / "_site/posts/new/index.html").read_text()
+
+
+def test_render_and_check_of_a_math_post_exit_0(tmp_path: Path) -> None:
+    blog = new_blog(tmp_path)
+    replace_first_post(blog, "$x$ and $$y \\label{eq:y}$$\n")
+    first = sorted((blog / "content" / "posts").glob("*.md"))[0]
+    done = run_cli(["render", str(first)], blog)
+    assert_exits_ok(done)
+    assert 'class="katex"' in done.stdout
+    assert_exits_ok(run_cli(["check"], blog))
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_v8_is_made_used_and_closed_on_one_thread(tmp_path: Path, jobs: str) -> None:
+    """With memory protection keys (most x86-64 servers) only the thread that initialised
+    V8, and threads it started later, may touch V8's memory: a context freed from another
+    thread (the main thread at exit) is a SIGSEGV there, and nowhere else. So the build's
+    KaTeX context is made, initialised and closed on one thread that is not the main one,
+    in the build process and in every worker."""
+    blog = new_blog(tmp_path)
+    posts = blog / "content" / "posts"
+    for n in range(30):  # above the worker pool's threshold
+        (posts / f"2025-01-{n % 28 + 1:02d}-m{n}.md").write_text(
+            f"---\ntitle: M{n}\n---\n\n$x_{{{n}}}$ and $$y^{n}$$\n", encoding="utf-8")
+    log = tmp_path / "threads.log"
+    probe = textwrap.dedent(f"""
+        import os, sys, threading
+        import py_mini_racer, py_mini_racer._dll as dll
+
+        def note(what):
+            with open({str(log)!r}, "a") as f:
+                f.write(f"{{os.getpid()}} {{what}} {{threading.current_thread().name}}\\n")
+
+        init = dll.init_mini_racer
+        def traced_init(*a, **k):
+            note("init")
+            return init(*a, **k)
+        dll.init_mini_racer = traced_init
+        py_mini_racer._mini_racer.init_mini_racer = traced_init
+
+        class Traced(py_mini_racer.MiniRacer):
+            def __init__(self, *a, **k):
+                note("make")
+                super().__init__(*a, **k)
+            def close(self, *a, **k):
+                if self._ctx is not None:
+                    note("close")
+                super().close(*a, **k)
+        py_mini_racer.MiniRacer = Traced
+    """)
+    (tmp_path / "probe").mkdir()
+    (tmp_path / "probe" / "sitecustomize.py").write_text(probe, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=f"{tmp_path / 'probe'}{os.pathsep}{SRC}",
+               BLOGBUILD_WORKERS=jobs, PYTHONFAULTHANDLER="1")
+    done = subprocess.run([*blogbuild_command(), "build", "-q", "--no-cache"], cwd=blog, env=env,
+                          capture_output=True, text=True, timeout=180)
+    assert_exits_ok(done)
+    by_process: dict[str, list[tuple[str, str]]] = {}
+    for line in log.read_text().splitlines():
+        pid, what, thread = line.split(" ", 2)
+        by_process.setdefault(pid, []).append((what, thread))
+    assert by_process, "no V8 context was made"
+    for events in by_process.values():
+        assert {thread for _, thread in events} == {"katex-v8"}, events
+    if jobs == "1":  # rendered in the build process itself: closed there before it ended
+        [events] = by_process.values()
+        assert [what for what, _ in events] == ["make", "init", "close"], events
