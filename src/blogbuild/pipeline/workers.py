@@ -22,6 +22,7 @@ from blogbuild.config import Config
 from blogbuild.content.linkmap import LinkMap
 from blogbuild.content.models import MissingBody, SourceJob
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
+from blogbuild.perprocess import CHILDREN, at_close
 from blogbuild.pipeline.bibliography import still_same
 from blogbuild.pipeline.deps import Dep, Tracker
 from blogbuild.pipeline.quick import RenderJob
@@ -64,10 +65,22 @@ def run_jobs(items: Sequence[J], work: Callable[[J], R], init: Callable[..., Non
         return
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["blogbuild.pipeline.workers"])
+    at_close(CHILDREN, stop_helpers)
     chunk = max(1, min(16, len(items) // (jobs * 4)))
     with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=init,
                              initargs=initargs) as pool:
         yield from pool.map(work, items, chunksize=chunk)
+
+
+def stop_helpers() -> None:
+    """End the fork server and resource tracker that a pool started (they would otherwise
+    outlive the command by a second or more, until they notice that it is gone)."""
+    from multiprocessing import forkserver, resource_tracker
+
+    for helper in (forkserver._forkserver, resource_tracker._resource_tracker):
+        stop = getattr(helper, "_stop", None)  # what CPython's own tests call
+        if stop is not None:
+            stop()
 
 
 # -- rendering --------------------------------------------------------------------------
