@@ -55,6 +55,8 @@ PATTERNS: dict[str, Callable[[int], str]] = {
     "open images": repeat("![a "),
     "angle brackets": repeat("<"),
     "angle words": repeat("<a "),
+    "unclosed tags in a paragraph": repeat('<img alt="x '),
+    "unclosed tags in HTML blocks": repeat('<div class="a"\n\n'),
     "backticks": repeat("`a "),
     "backtick runs": repeat("`` a ` "),
     "tildes fences": repeat("~~~\n"),

@@ -104,6 +104,7 @@ OTHER: dict[str, Any] = {
     "bibliography": (str(Path(__file__).parent / "bib" / "refs.bib"),),
     "citations": CitationsConfig(style="numeric"),
     "citation_files": "another hash",
+    "bibliography_lines": (7,),
     "comments": CommentsConfig(repo="a/b", repo_id="R", category="C", category_id="D"),
 }
 MATH_OTHER: dict[str, Any] = {

@@ -196,3 +196,18 @@ def test_a_wiki_link_that_finds_nothing_is_a_broken_link(tmp_path: Path) -> None
     site = make_site(tmp_path / "site", "---\ntitle: W\n---\n\nSee [[No such note]].\n")
     found = places(site)
     assert (SOURCE, 5, "error", "link") in found
+
+
+def test_a_url_whose_host_or_port_cannot_be_read_is_a_finding(tmp_path: Path) -> None:
+    """urllib raises ValueError for these (an IPv6 host without ']', a port of letters);
+    check reports each at its line instead of stopping."""
+    site = make_site(tmp_path / "site", (
+        '---\ntitle: U\n---\n\n<a href="http://[::1/x">raw</a>\n\n'
+        '<a href="https://[zz::1]/">raw</a>\n\n<img src="http://example.org:abc/a.png" alt="p">\n'))
+    (site / "templates/partials/footer.html").unlink()
+    outcome = check(site / "site.yaml", options=Options(portability=False))
+    found = {(f.file, f.line, f.severity): f.message for f in outcome.findings}
+    assert set(found) == {(SOURCE, 5, "error"), (SOURCE, 7, "error"), (SOURCE, 9, "error")}
+    assert "has no closing ']'" in found[SOURCE, 5, "error"]
+    assert "'[zz::1]' is not an IPv6 address" in found[SOURCE, 7, "error"]
+    assert "the port 'abc'" in found[SOURCE, 9, "error"]

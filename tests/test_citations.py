@@ -15,7 +15,7 @@ from blogbuild.bib.bibtex import parse
 from blogbuild.commands.build import build
 from blogbuild.config import load_config
 from blogbuild.content.models import SourceJob
-from blogbuild.diagnostics import BuildFailed, ConfigError
+from blogbuild.diagnostics import BuildFailed
 from blogbuild.pipeline.records import RenderResult
 from blogbuild.pipeline.render import render_source
 
@@ -187,14 +187,50 @@ def test_feed_variant_keeps_text_and_list(tmp_path: Path) -> None:
     assert dict(entries(feed))["ref-vaswani2017"] == VASWANI_APA
 
 
-def test_a_missing_bib_file_is_an_error_at_its_key(tmp_path: Path) -> None:
+def test_a_missing_bib_file_is_a_warning_at_its_key(tmp_path: Path) -> None:
+    """Like a missing image: the post is built, its citations shown as [@key?]."""
     result = render(tmp_path, "See [@a].\n", front="title2: x\nbibliography: nothere.bib\n")
-    assert [(d.file, d.line, d.severity.value) for d in result.diagnostics
-            if d.is_error] == [(POST, 4, "error")]
-    with pytest.raises(ConfigError) as caught:
-        make_site(tmp_path / "s", "x", site_yaml="bibliography:\n  - gone.bib\n")
-        load_config(tmp_path / "s" / "site.yaml")
-    assert caught.value.line == 3 and "gone.bib" in caught.value.message
+    assert [(d.file, d.line, d.severity.value) for d in result.diagnostics] == [
+        (POST, 4, "warning"), (POST, 7, "warning")]
+    assert "the bibliography file content/posts/nothere.bib does not exist" in \
+        result.diagnostics[0].message
+    assert "no entry 'a' (content/posts/nothere.bib does not exist)" in \
+        result.diagnostics[1].message
+    assert citations(result.rendered.html) == ["citation-missing[]: [@a?]"]  # type: ignore[union-attr]
+    config = load_config(make_site(tmp_path / "s", "x", site_yaml="bibliography:\n  - gone.bib\n")
+                         / "site.yaml")
+    assert config.bibliography == ("gone.bib",) and config.bibliography_lines == (3,)
+
+
+def test_a_missing_bib_file_builds_and_renders_again_when_it_appears(tmp_path: Path) -> None:
+    """The render records the file as missing (Rendered.inputs): creating it is a change.
+    The same for site.yaml's bibliography, through the render fingerprint."""
+    for where in ("front", "site"):
+        root = make_site(tmp_path / where, "See [@knuth:tex/book] and [@goedel1931].\n",
+                         front="bibliography: later.bib\n" if where == "front" else "",
+                         site_yaml="" if where == "front" else "\nbibliography: later.bib\n")
+        bib = root / ("content/posts/later.bib" if where == "front" else "later.bib")
+        report = build(root / "site.yaml")
+        warned = {(d.file, d.line) for d in report.diagnostics}
+        key, cited = ((POST, 3), (POST, 6)) if where == "front" else (("site.yaml", 4), (POST, 5))
+        assert key in warned and cited in warned
+        assert not [d for d in report.diagnostics if d.is_error]
+        page = (root / "_site" / "posts" / "cites" / "index.html").read_text(encoding="utf-8")
+        assert "[@knuth:tex/book?]" in page and "[@goedel1931?]" in page
+        with pytest.raises(BuildFailed):
+            build(root / "site.yaml", strict=True)
+        assert build(root / "site.yaml").rendered == 0  # still missing: nothing to redo
+        shutil.copyfile(BIB, bib)
+        report = build(root / "site.yaml")
+        assert report.rendered == 1
+        assert not [d for d in report.diagnostics if "does not exist" in d.message]
+        page = (root / "_site" / "posts" / "cites" / "index.html").read_text(encoding="utf-8")
+        assert 'id="ref-knuth:tex/book"' in page and "?]" not in page
+        bib.unlink()
+        report = build(root / "site.yaml")  # the first render, from the store
+        assert key in {(d.file, d.line) for d in report.diagnostics}
+        page = (root / "_site" / "posts" / "cites" / "index.html").read_text(encoding="utf-8")
+        assert "[@knuth:tex/book?]" in page
 
 
 def test_site_bibliography_and_strict_build(tmp_path: Path) -> None:

@@ -168,3 +168,4 @@ def test_duplicate_keys_name_both_lines() -> None:
     with pytest.raises(ContentError, match=r"duplicate key 'tags' \(lines 2 and 4\)") as info:
         split_front_matter("---\ntags: [a]\ntitle: T\ntags: [b]\n---\n", "p.md")
     assert info.value.line == 4
+

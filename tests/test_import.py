@@ -292,3 +292,26 @@ def test_a_post_made_to_be_slow_is_not(tmp_path: Path, blog: Path) -> None:
     result = run("import", "jekyll", str(src), "--dry-run", cwd=blog)
     assert result.returncode == 0, result.stderr
     assert time.monotonic() - started < 60
+
+
+BOMB = "".join(f"  - &{n} [{', '.join([f'*{p}'] * 9 if p else ['lol'] * 9)}]\n"
+               for p, n in zip(["", *"abcdefgh"], "abcdefghi", strict=True))
+
+
+def test_an_alias_bomb_or_a_year_0_in_front_matter_is_a_note(tmp_path: Path, blog: Path) -> None:
+    """The importers read front matter with yamlcore's bounded loader: a billion-laughs
+    bomb in tags: is refused before anything walks it, a date in year 0 is no crash."""
+    src = tmp_path / "site"
+    (src / "_posts").mkdir(parents=True)
+    (src / "_config.yml").write_text(f"title: X\nexclude:\n{BOMB}", encoding="utf-8")
+    (src / "_posts" / "2020-01-01-bomb.md").write_text(
+        f"---\ntitle: Bomb\ntags:\n{BOMB}---\nText.\n", encoding="utf-8")
+    (src / "_posts" / "2020-01-02-year0.md").write_text(
+        "---\ntitle: Zero\ndate: 0000-01-01\n---\nText.\n", encoding="utf-8")
+    started = time.monotonic()
+    result = run("import", "jekyll", str(src), "--dry-run", cwd=blog)
+    assert time.monotonic() - started < 20
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    out = result.stdout + result.stderr
+    assert "more than 50000 values once aliases" in out
+    assert "'0000-01-01' is not a valid date" in out

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from urllib.parse import urljoin, urlsplit
+
 import pytest
 
-from blogbuild.urls import UrlBuilder, is_safe_url
+from blogbuild.urls import UrlBuilder, UrlError, is_safe_url, split_url, url_problem
 
 SUB = UrlBuilder("https://user.github.io/blogs/")
 ROOT = UrlBuilder("https://example.com")
@@ -66,3 +68,30 @@ def test_absolute_urls_for_feeds_and_canonical_links() -> None:
 )
 def test_unsafe_schemes(url: str, safe: bool) -> None:
     assert is_safe_url(url) is safe
+
+
+@pytest.mark.parametrize("url", [
+    "https://[::1/", "//[::1/x", "http://[fe80::1%25eth0]/", "https://[zz::1]/",
+    "http://[::1]:99999/", "http://[::1]x/", "http://[192.0.2.1]/", "https://]x[/",
+    "http://x:abc/", "http://x:-1/", "http://x:65536/", "https://exa\uff03mple/",
+    "https://user@[::1/",
+])
+def test_urls_urllib_cannot_read_are_named(url: str) -> None:
+    """Each of these makes urlsplit, urljoin or .port raise ValueError; url_problem says why
+    and split_url raises UrlError (a ValueError) before urllib does."""
+    problem = url_problem(url)
+    assert problem is not None
+    with pytest.raises(UrlError):
+        split_url(url)
+
+
+@pytest.mark.parametrize("url", [
+    "http://[::1]/", "https://[2001:db8::1]:8080/x?y#z", "https://u:p@[::1]:80/x",
+    "http://x:/", "http://example.org:0/", "http://example.org:65535/", "/a/b",
+    "relative.md", "#x", "mailto:a@b.c", "irc://irc.example.org/", "data:image/png;base64,AA",
+])
+def test_urls_urllib_reads_pass(url: str) -> None:
+    assert url_problem(url) is None
+    parts = split_url(url)
+    assert parts.port == urlsplit(url).port
+    urljoin("https://example.org/", url)

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from blogbuild.content.dates import BadDate, parse_date
+from blogbuild import yamlcore
+from blogbuild.content.dates import BadDate, instant, parse_date
 from blogbuild.diagnostics import ContentError
 from blogbuild.sourcetext import decode_source
 from blogbuild.yamlcore import CoreLoader, Document, _compose, compose, to_python
@@ -122,7 +123,7 @@ def test_dates(text: str, expected: dt.datetime) -> None:
     ("2023-02-29", "February 2023 has 28 days, not 29"),
     ("2024-13-01", "there is no month 13"),
     ("2024-00-10", "there is no month 0"),
-    ("0000-01-01", "year 0 does not exist"),
+    ("0000-01-01", "the year must be between 1 and 9999, not 0000"),
     ("2024-01-01T24:00", "24:00:00 is not a time of day"),
     ("2024-01-01T10:00+25:00", "the time zone .25:00 is out of range"),
     ("yesterday", "is not a date: 'yesterday'"),
@@ -161,3 +162,54 @@ def test_a_binary_file_is_not_called_utf16() -> None:
     data = bytes(range(256)) * 4 + b"\x00" * 300 + b"\x7fELF\x02\x01\x01" * 40
     with pytest.raises(ContentError, match="it looks like a binary file"):
         decode_source(data, "f.md")
+
+
+BOMB = "".join(f"  - &{n} [{', '.join([f'*{p}'] * 9 if p else ['lol'] * 9)}]\n"
+               for p, n in zip(["", *"abcdefgh"], "abcdefghi", strict=True))
+
+
+@pytest.mark.parametrize("text", [
+    f"tags:\n{BOMB}", f"aliases:\n{BOMB}", f"anything:\n  nested:\n{BOMB}",
+    "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{k}: &{k} [{', '.join([f'*{p}'] * 10)}]\n" for p, k in zip("abcdefg", "bcdefgh",
+                                                                     strict=True)),
+])
+def test_every_yaml_reader_refuses_an_alias_bomb_at_once(text: str) -> None:
+    """The exact reader (compose) and the quick one (safe_load: the link map's look at
+    every post before rendering, the importers) share the bound; neither walks the bomb."""
+    started = time.monotonic()
+    with pytest.raises(ContentError, match="more than 50000 values"):
+        yamlcore.compose(text, "a.md", ContentError)
+    with pytest.raises(yamlcore.TooManyValues, match="more than 50000 values"):
+        yamlcore.safe_load(text)
+    assert time.monotonic() - started < 1
+
+
+def test_the_quick_reader_refuses_recursion_and_impossible_dates() -> None:
+    with pytest.raises(yamlcore.TooManyValues, match="refers to the list or mapping"):
+        yamlcore.safe_load("a: &x [1, *x]\n")
+    with pytest.raises(yamlcore.yaml.YAMLError, match="'0000-01-01' is not a valid date"):
+        yamlcore.safe_load("date: 0000-01-01\n")
+    assert yamlcore.safe_load("date: 2024-01-02\nok: yes\nn: &n [1, 2]\nm: [*n, *n]\n") == {
+        "date": dt.date(2024, 1, 2), "ok": True, "n": [1, 2], "m": [[1, 2], [1, 2]]}
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("0000-01-01", "the year must be between 1 and 9999, not 0000"),
+    ("0000-01-01T00:00:00Z", "the year must be between 1 and 9999, not 0000"),
+    ("10000-01-01", "the year must be between 1 and 9999, not 10000"),
+    ("9999-12-31T23:59:59-00:01", "after the year 9999 in UTC"),
+    ("9999-12-31T20:00:00-04:00", "after the year 9999 in UTC"),
+    ("0001-01-01T00:00:00+14:00", "before the year 1 in UTC"),
+    ("9999-12-31T23:59:59-23:59", "the time zone -23:59 is out of range"),
+])
+def test_dates_python_cannot_hold_are_refused(text: str, why: str) -> None:
+    with pytest.raises(BadDate, match=why):
+        parse_date(text)
+
+
+@pytest.mark.parametrize("text", ["0001-01-01", "9999-12-31T23:59:59", "0001-01-01T14:00:00+14:00",
+                                  "9999-12-31T09:59:59-14:00"])
+def test_dates_at_the_ends_of_the_range_sort(text: str) -> None:
+    """timestamp() reads a naive date in the machine's zone and fails at the ends."""
+    assert isinstance(instant(parse_date(text)), float)

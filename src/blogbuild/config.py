@@ -150,6 +150,9 @@ class Config:
     citations: CitationsConfig = field(default_factory=CitationsConfig)
     #: A hash of the bytes of those files and of a .csl style (not a key of site.yaml).
     citation_files: str = ""
+    #: The line of site.yaml that names each of `bibliography` (for a missing file's
+    #: warning; the digest above covers it when a file is missing).
+    bibliography_lines: tuple[int, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -181,7 +184,7 @@ class Config:
         return repr(sorted(relevant.items()))
 
 
-_NOT_KEYS = {"root", "citation_files"}
+_NOT_KEYS = {"root", "citation_files", "bibliography_lines"}
 #: A site.yaml larger than this is refused before parsing (it is a few dozen lines).
 MAX_CONFIG_BYTES = 1_000_000
 
@@ -313,7 +316,10 @@ def load_config(path: Path | str | None = None, *, base_url: str | None = None) 
     validate(config, source, reader.lines)
     bibliography = bibliography_paths(config.bibliography, source, reader.lines)
     config = dataclasses.replace(config, bibliography=bibliography, citation_files=files_digest(
-        config.root, bibliography, config.citations.style, source, reader.lines))
+        config.root, bibliography, config.citations.style, source, reader.lines),
+        bibliography_lines=tuple(reader.lines.get(f"bibliography[{i}]",
+                                                  reader.lines.get("bibliography", 0))
+                                 for i in range(len(bibliography))))
     if base_url is not None:
         check_base_url(base_url, "--base-url")
         config = dataclasses.replace(config, base_url=base_url)

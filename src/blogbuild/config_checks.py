@@ -10,7 +10,14 @@ from urllib.parse import urlsplit
 
 from blogbuild.callout_kinds import build_kinds
 from blogbuild.diagnostics import ConfigError
-from blogbuild.urls import has_scheme, is_allowed_url, output_path, scheme_of, unsafe_path
+from blogbuild.urls import (
+    has_scheme,
+    is_allowed_url,
+    output_path,
+    scheme_of,
+    unsafe_path,
+    url_problem,
+)
 
 if TYPE_CHECKING:
     from blogbuild.config import CommentsConfig, Config
@@ -64,6 +71,9 @@ def base_url_problem(url: str) -> str | None:
     example = "e.g. https://example.org/ or https://you.github.io/blog/"
     if _UNSAFE_URL_CHARS.search(url):
         return f"must be a URL without spaces, quotes or brackets ({example}), not {url!r}"
+    problem = url_problem(url)
+    if problem is not None:
+        return f"must be a URL whose host and port can be read, not {url!r}: {problem}"
     parts = urlsplit(url)
     if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
         return f"must be an absolute http(s) URL ({example}), not {url!r}"
@@ -103,6 +113,10 @@ def validate(config: Config, source: str, lines: dict[str, int]) -> None:
         if not is_allowed_url(item.url) or scheme_of(item.url) == "data":
             raise check.fail(f"nav[{i}].url", f"must be a site path such as /about/ or an "
                                               f"http(s) or mailto: link, not {item.url!r}")
+        problem = url_problem(item.url)
+        if problem is not None:
+            raise check.fail(f"nav[{i}].url", f"is not a URL that can be read, "
+                                              f"{item.url!r}: {problem}")
     if config.math.output not in MATH_OUTPUTS:
         raise check.fail("math.output", f"must be {', '.join(MATH_OUTPUTS[:-1])} or "
                                         f"{MATH_OUTPUTS[-1]}, not {config.math.output!r}")
@@ -130,6 +144,9 @@ def _check_social(check: _Checker, config: Config) -> None:
     if image and not (is_allowed_url(image) and (site_path or scheme_of(image) in WEB)):
         raise check.fail("social.image", f"must be a site path such as /assets/card.png or an "
                                          f"https URL, not {image!r}")
+    problem = url_problem(image) if image else None
+    if problem is not None:
+        raise check.fail("social.image", f"is not a URL that can be read, {image!r}: {problem}")
 
 
 def missing_comment_keys(comments: CommentsConfig | None) -> list[str]:
@@ -225,7 +242,9 @@ def packages_url_problem(configured: str) -> str | None:
         if configured.startswith("//") or scheme_of(configured) not in ("http", "https"):
             return (f"must be an http(s) URL or a site path like /wheels/, not "
                     f"{configured!r}")
-        return None
+        problem = url_problem(configured)
+        return None if problem is None else f"is not a URL that can be read, " \
+            f"{configured!r}: {problem}"
     if not configured.startswith("/"):
         return (f"must start with http://, https:// or / (a folder of the site), not "
                 f"{configured!r}")

@@ -1,6 +1,9 @@
 """The site's citation settings: `bibliography` (one .bib file or a list) and
-`citations.style`; each file is read here, so a missing one is an error at its line of
-site.yaml and the render fingerprint covers the bytes of every one."""
+`citations.style`; each file is read here, so the render fingerprint covers the bytes of
+every one. A .bib file that does not exist is a warning at its line of site.yaml, given by
+the render (pipeline/bibliography.py): the fingerprint notes it missing, so creating it
+renders the posts again. A style that is missing, or a file that cannot be read, is an
+error here."""
 
 from __future__ import annotations
 
@@ -40,13 +43,20 @@ def files_digest(root: Path, paths: tuple[str, ...], style: str, source: str,
                               line=lines.get("citations.style", 0))
         named.append(("citations.style", style))
     for key, rel in named:
+        line = lines.get(key, lines.get("bibliography", 0))
         try:
             data = (root / rel).read_bytes()
+        except FileNotFoundError:
+            if key == "citations.style":
+                raise ConfigError(f"'{key}': the style file {rel} does not exist; the path "
+                                  "is from the folder of site.yaml", file=source,
+                                  line=line) from None
+            h.update(f"{rel}\0missing at line {line}\0".encode())
+            continue
         except OSError as exc:
             what = "style" if key == "citations.style" else "bibliography"
             raise ConfigError(f"'{key}': cannot read the {what} file {rel} ("
                               f"{exc.strerror or exc}); the path is from the folder of "
-                              "site.yaml", file=source,
-                              line=lines.get(key, lines.get("bibliography", 0))) from None
+                              "site.yaml", file=source, line=line) from None
         h.update(f"{rel}\0".encode() + hashlib.sha256(data).digest())
     return h.hexdigest() if named else ""

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import html
+import ipaddress
 import re
 import unicodedata
 from dataclasses import dataclass
-from urllib.parse import quote, urlsplit
+from urllib.parse import SplitResult, quote, urlsplit
 
 import mdurl
 
@@ -56,6 +57,70 @@ def is_allowed_url(url: str) -> bool:
 def unsafe_url_message(url: str, what: str) -> str:
     return (f"unsafe URL scheme '{scheme_of(url)}:' in {url!r}; {what} may not run code "
             "(javascript:, vbscript:, data:, file:)")
+
+
+#: The host and port of a URL with a "//" part, as urllib finds them (after any "user@").
+_AUTHORITY = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*:)?//(?:[^/?#@]*@)?([^/?#]*)")
+_PORT = re.compile(r"[0-9]{1,5}")
+
+
+class UrlError(ValueError):
+    """A URL whose host or port cannot be read; the message says why in an author's terms."""
+
+
+def url_problem(url: str) -> str | None:
+    """Why `url`'s host or port cannot be read (an IPv6 host with a bracket missing, a port
+    that is no number), or None. urllib raises ValueError for these, from `urlsplit`,
+    `urljoin` or later from `.port`: call this (or `split_url`) on any URL an author wrote
+    before handing it to urllib."""
+    cleaned = _as_browser_reads(url)
+    match = _AUTHORITY.match(cleaned)
+    if match is not None:
+        problem = _authority_problem(match.group(1))
+        if problem is not None:
+            return problem
+    try:
+        urlsplit(cleaned).port  # noqa: B018 - reading .port is what raises
+        urlsplit(url).port  # noqa: B018
+    except ValueError:
+        return "its host or port cannot be read (a host is a name such as example.org " \
+               "or an IPv6 address in brackets such as [2001:db8::1])"
+    return None
+
+
+def _authority_problem(authority: str) -> str | None:
+    example = "an IPv6 address is written in brackets, e.g. http://[2001:db8::1]:8080/"
+    if authority.startswith("["):
+        address, closed, rest = authority[1:].partition("]")
+        if not closed:
+            return f"the IPv6 host '[{address}' has no closing ']' ({example})"
+        if "%" in address:
+            return (f"the IPv6 host '[{address}]' names a network interface ('%…'), which "
+                    f"a web address cannot hold ({example})")
+        try:
+            ipaddress.IPv6Address(address)
+        except ValueError:
+            return f"'[{address}]' is not an IPv6 address ({example})"
+        if rest and not rest.startswith(":"):
+            return (f"only ':PORT' may follow the ']' of the IPv6 host, not {rest!r} "
+                    f"({example})")
+        port = rest[1:]
+    elif "[" in authority or "]" in authority:
+        return (f"the host {authority!r} holds a '[' or ']', which may only enclose an "
+                f"IPv6 address ({example})")
+    else:
+        port = authority.rpartition(":")[2] if ":" in authority else ""
+    if port and not (_PORT.fullmatch(port) and int(port) <= 65535):
+        return f"the port {port!r} must be a number from 0 to 65535"
+    return None
+
+
+def split_url(url: str) -> SplitResult:
+    """`urlsplit(url)` whose `.port` and `.hostname` can be read; UrlError otherwise."""
+    problem = url_problem(url)
+    if problem is not None:
+        raise UrlError(problem)
+    return urlsplit(url)
 
 
 def encode_path(path: str) -> str:

@@ -227,6 +227,82 @@ def _compose(loader: Any, doc: Document, max_values: int) -> Node | None:
         attach(node)
 
 
+class TooManyValues(yaml.MarkedYAMLError):
+    """A document that aliases expand past the bound, or that an alias makes recursive."""
+
+
+class _BoundedLoader(_BaseLoader):  # type: ignore[misc]
+    """PyYAML's safe loader (YAML 1.1: dates, `yes`) for YAML that blogbuild only peeks at
+    or that other generators wrote; `safe_load` bounds it as `compose` bounds ours."""
+
+    def construct_yaml_timestamp(self, node: ScalarNode) -> Any:
+        try:
+            return super().construct_yaml_timestamp(node)
+        except (ValueError, OverflowError) as exc:  # year 0, day 32: datetime refuses them
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{node.value!r} is not a valid date ({exc})",
+                node.start_mark) from None
+
+
+_BoundedLoader.add_constructor(_Y + "timestamp", _BoundedLoader.construct_yaml_timestamp)
+
+
+def safe_load(text: str, *, max_values: int = MAX_VALUES) -> Any:
+    """`yaml.safe_load` on libyaml with the bound of `compose`: more than `max_values`
+    values once aliases are expanded, or a recursive alias, raise TooManyValues (a
+    yaml.MarkedYAMLError) before any Python object is made, and a timestamp that is no
+    date raises a yaml.YAMLError too. For the quick look at front matter before the exact
+    reading and for other generators' files; an author's YAML is read with `compose`."""
+    loader = _BoundedLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        check_expansion(node, max_values)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, SequenceNode):
+        return list(node.value)
+    if isinstance(node, MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def check_expansion(root: Node, max_values: int = MAX_VALUES) -> None:
+    """Raise TooManyValues if the node graph holds more than `max_values` values once
+    aliases (shared nodes) are expanded, or a cycle. Linear in the nodes as written: each
+    shared node's expanded size is counted once."""
+    sizes: dict[int, int] = {}
+    open_: set[int] = set()  # the nodes whose children are being counted: the path
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, counted = stack.pop()
+        key = id(node)
+        if counted:
+            open_.discard(key)
+            size = sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
+            if size > max_values:
+                raise TooManyValues(None, None, f"more than {max_values} values once "
+                                    "aliases ('*name') are expanded; write the values out "
+                                    "or use fewer aliases", node.start_mark)
+            continue
+        if key in sizes:
+            continue
+        if key in open_:
+            raise TooManyValues(None, None, "an alias ('*name') refers to the list or "
+                                "mapping that holds it", node.start_mark)
+        if isinstance(node, ScalarNode):
+            sizes[key] = 1
+            continue
+        open_.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+
+
 def text_of(node: Node) -> str | None:
     """A scalar as its author wrote it (`010`, `no`, `1e3` stay text); None for null."""
     if not isinstance(node, ScalarNode):

@@ -22,12 +22,23 @@ class BibFileError(Exception):
     """A bibliography file that cannot be read at all."""
 
 
+class MissingBibFile(BibFileError):
+    """A bibliography file that does not exist (yet): a warning, like a missing image."""
+
+
+#: The digest a render records for a bibliography file that does not exist: when the file
+#: appears, its digest differs and the post is rendered again (`current_digest`).
+MISSING = "missing"
+
+
 @dataclass(frozen=True)
 class Library:
     entries: Mapping[str, Entry]
     #: (path as shown, sha256 of its bytes) of every file read, in order.
     files: tuple[tuple[str, str], ...]
     problems: tuple[Diagnostic, ...]
+    #: The files (as shown) that do not exist; `files` holds them with the digest MISSING.
+    missing: tuple[str, ...] = ()
 
     def close_keys(self, key: str) -> list[str]:
         """Keys that look like `key` (a typo, another case), best first."""
@@ -46,13 +57,24 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def current_digest(path: Path) -> str | None:
+    """What a render would record for `path` now: its digest, MISSING when there is no such
+    file, None when it cannot be read (never equal to a record: render again)."""
+    try:
+        return file_digest(path)
+    except FileNotFoundError:
+        return MISSING
+    except OSError:
+        return None
+
+
 def _read(path: Path, shown: str) -> tuple[str, list[Entry], list[Diagnostic]]:
     try:
         if path.stat().st_size > MAX_BIB_BYTES:
             raise BibFileError(f"{shown} is larger than {MAX_BIB_BYTES:,} bytes")
         data = path.read_bytes()
     except FileNotFoundError:
-        raise BibFileError(f"the bibliography file {shown} does not exist") from None
+        raise MissingBibFile(f"the bibliography file {shown} does not exist") from None
     except IsADirectoryError:
         raise BibFileError(f"the bibliography {shown} is a folder, not a .bib file") from None
     except OSError as exc:
@@ -76,13 +98,20 @@ def _read(path: Path, shown: str) -> tuple[str, list[Entry], list[Diagnostic]]:
 
 def load_library(paths: list[tuple[Path, str]]) -> Library:
     """The entries of the files (path, path as shown); a key's first entry wins.
-    Raises BibFileError when a file cannot be read."""
+    A file that does not exist is left out and named in `missing`; raises BibFileError
+    when a file cannot be read for another reason."""
     entries: dict[str, Entry] = {}
     where: dict[str, str] = {}  # key folded -> the key first seen, for case clashes
     files = []
+    missing = []
     problems: list[Diagnostic] = []
     for path, shown in paths:
-        digest, found, notes = _read(path, shown)
+        try:
+            digest, found, notes = _read(path, shown)
+        except MissingBibFile:
+            files.append((shown, MISSING))
+            missing.append(shown)
+            continue
         files.append((shown, digest))
         problems += notes
         for entry in found:
@@ -94,4 +123,4 @@ def load_library(paths: list[tuple[Path, str]]) -> Library:
                     "BibTeX counts as the same key") + ": this entry is ignored; rename one"))
                 continue
             entries[entry.key] = entry
-    return Library(entries, tuple(files), tuple(problems))
+    return Library(entries, tuple(files), tuple(problems), tuple(missing))

@@ -17,7 +17,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
-from blogbuild.urls import output_path
+from blogbuild.urls import output_path, url_problem
 
 #: (tag, attribute) pairs that hold a URL; `*` is any tag.
 _URL_ATTRS = frozenset({
@@ -109,10 +109,15 @@ class Target:
     fragment: str
     url: str
     outside_base: bool = False
+    #: Why the URL cannot be read (an IPv6 host without its ']', a port that is no number).
+    malformed: str = ""
 
 
 def resolve(value: str, page_rel: str, base_url: str, base_path: str) -> Target | None:
     """Where `value`, written in the page `page_rel`, leads; None for URLs not checked."""
+    problem = url_problem(value)
+    if problem is not None:
+        return Target(None, "", value, malformed=problem)
     scheme = urlsplit(value).scheme.lower()
     if scheme in _SKIPPED_SCHEMES:
         return None
@@ -176,6 +181,10 @@ def check_uses(pages: dict[str, Page], files: set[str], base_url: str, base_path
                 known[key] = resolve(use.value, page_rel, base_url, base_path)
             target = known[key]
             if target is None or ignored(ignore, use.value, target.url):
+                continue
+            if target.malformed:
+                problems.append(Problem(page_rel, use, _kind(use, ""), (
+                    f"malformed URL {use.value}: {target.malformed}"), use.value))
                 continue
             if target.rel is None and not target.outside_base:
                 external.setdefault(target.url.partition("#")[0], []).append((page_rel, use))

@@ -24,6 +24,7 @@ from pathlib import Path
 from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 from blogbuild import __version__
+from blogbuild.urls import url_problem
 
 USER_AGENT = f"blogbuild/{__version__} (link check; +https://pypi.org/project/blogbuild/)"
 #: A working link is not asked again for this long.
@@ -156,7 +157,13 @@ class Checker:
         for _ in range(_MAX_REDIRECTS):
             status, headers, error = self._ask(current)
             if status in (301, 302, 303, 307, 308) and headers.get("Location"):
-                following = urljoin(current, headers["Location"])
+                location = headers["Location"]
+                problem = url_problem(location)
+                if problem is not None:
+                    return Result(status, "error", f"{url} redirects to {location}, which "
+                                  f"cannot be read ({problem}); fix or remove the link",
+                                  checked=time.time())
+                following = urljoin(current, location)
                 if urlsplit(following).scheme not in ("http", "https"):  # never file: or ftp:
                     return Result(status, "error", f"{url} redirects to {following}, which is "
                                   "not a web address; fix or remove the link",
@@ -229,6 +236,8 @@ def _retry_after(headers: Message) -> float | None:
 
 def _ascii(url: str) -> str:
     """`url` as it goes on the wire: a non-ASCII host in IDNA, other characters escaped."""
+    if url_problem(url) is not None:
+        return url  # refused by urllib, reported as not reachable
     parts = urlsplit(url)
     try:
         host = parts.hostname.encode("idna").decode("ascii") if parts.hostname else ""

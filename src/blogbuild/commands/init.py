@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 from blogbuild import __version__, scaffold
 from blogbuild.config import CONFIG_NAME, Config
 from blogbuild.diagnostics import BlogbuildError
+from blogbuild.urls import url_problem
 
 FIRST_POST_SLUG = "hello-world"
 
@@ -22,11 +23,12 @@ class InitReport:
 
 def normalize_base_url(url: str) -> str:
     """An absolute http(s) URL ending in '/'; anything else is an error that says what to give."""
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    problem = url_problem(url.strip())
+    parts = urlsplit(url.strip()) if problem is None else None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
         raise BlogbuildError(
             f"--base-url must be an absolute http(s) URL such as "
-            f"https://you.github.io/blog/, not {url!r}"
+            f"https://you.github.io/blog/, not {url!r}" + (f": {problem}" if problem else "")
         )
     url = url.strip()
     return url if url.endswith("/") else url + "/"

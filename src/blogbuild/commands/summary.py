@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urljoin, urlsplit
 
+from blogbuild.urls import url_problem
+
 if TYPE_CHECKING:
     from blogbuild.commands.build import BuildReport
 
@@ -164,7 +166,8 @@ class _Resources:
             if rel is not None:
                 files |= self.follow(rel, kind) if kind in ("css", "module") else {rel}
         found = frozenset(files)
-        if all(urlsplit(url).scheme or url.startswith("/") for url, _ in urls):
+        if all(url.startswith("/") or (url_problem(url) is None and urlsplit(url).scheme)
+               for url, _ in urls):
             self.shared[match.group(0)] = found
         return found
 
@@ -192,6 +195,8 @@ class _Resources:
         url = html.unescape(url.strip()) if "&" in url else url.strip()
         if not url or url.startswith(("data:", "#")):
             return None
+        if url_problem(url) is not None:
+            return None  # not a URL a browser could load
         parts = urlsplit(urljoin(base, url))
         origin = f"{parts.scheme}://{parts.netloc}".lower()
         if (parts.scheme or parts.netloc) and origin != self.origin:

@@ -12,7 +12,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from blogbuild.content.dates import DATE_FORMAT_HINT, BadDate, date_in_name, parse_date
 from blogbuild.content.redirects import BadRedirect, redirect_path
 from blogbuild.diagnostics import ContentError
-from blogbuild.urls import is_allowed_url, scheme_of
+from blogbuild.urls import is_allowed_url, scheme_of, url_problem
 from blogbuild.yamlcore import (
     BOOL,
     INT,
@@ -298,6 +298,10 @@ def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
     if image is not None and not is_allowed_url(image):
         raise read.fail(f"'image' must be a path or an http(s) URL, not {image!r} (a "
                         f"'{scheme_of(image)}:' URL is not allowed in a page's metadata)",
+                        fm.nodes["image"])
+    problem = url_problem(image) if image is not None else None
+    if problem is not None:
+        raise read.fail(f"'image' is not a URL that can be read, {image!r}: {problem}",
                         fm.nodes["image"])
     names = [*read.names("tags"), *read.names("tag"), *read.names("categories"),
              *read.names("category")]

@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from blogbuild import yamlcore
 from blogbuild.content.frontmatter import MAX_FRONT_MATTER
 from blogbuild.importers.model import Line
 
@@ -77,7 +78,7 @@ def _parse(text: str, *, toml: bool) -> Any:
             raise BadFrontMatter(f"the TOML front matter cannot be read: {exc}",
                                  int(line[1]) + 1 if line else 1) from None
     try:
-        return yaml.safe_load(text) or {}
+        return yamlcore.safe_load(text) or {}
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         raise BadFrontMatter(f"the YAML front matter cannot be read: {exc.problem}",

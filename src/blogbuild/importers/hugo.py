@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from blogbuild import yamlcore
 from blogbuild.importers import shortcodes
 from blogbuild.importers.links import Resolver
 from blogbuild.importers.meta import (
@@ -43,7 +44,7 @@ def config(root: Path) -> dict[str, Any]:
         try:
             text = path.read_text(encoding="utf-8")
             data = tomllib.loads(text) if name.endswith(".toml") else \
-                json.loads(text) if name.endswith(".json") else yaml.safe_load(text)
+                json.loads(text) if name.endswith(".json") else yamlcore.safe_load(text)
         except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError):
             return {}
         return data if isinstance(data, dict) else {}

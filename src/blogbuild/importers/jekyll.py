@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from blogbuild import yamlcore
 from blogbuild.importers import liquid
 from blogbuild.importers.links import Resolver
 from blogbuild.importers.meta import (
@@ -68,7 +69,7 @@ def find(root: Path) -> FoundSite:
 @functools.lru_cache(maxsize=8)
 def _config(root: Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+        data = yamlcore.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -10,7 +10,7 @@ import yaml
 
 from blogbuild.content.dates import BadDate, parse_date
 from blogbuild.importers.scan import Outcome
-from blogbuild.urls import is_allowed_url
+from blogbuild.urls import is_allowed_url, url_problem
 
 #: Keys of the other generators and the key each becomes here (first one given wins).
 RENAMED = {
@@ -127,7 +127,7 @@ def _checked(meta: dict[str, Any], line: int, outcome: Outcome) -> dict[str, Any
             outcome.note(line, f"'{key}' is not text; dropped")
             del meta[key]
     image = meta.get("image")
-    if image is not None and not is_allowed_url(image):
+    if image is not None and (not is_allowed_url(image) or url_problem(image) is not None):
         outcome.note(line, f"the image {image!r} is not a path or an http(s) URL; dropped")
         del meta["image"]
     return meta

@@ -40,6 +40,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.statements import statements_plugin
     from blogbuild.markdown.tasks import tasks_plugin
     from blogbuild.markdown.toc import toc_plugin
+    from blogbuild.markdown.unclosed_tags import unclosed_tags_plugin
     from blogbuild.markdown.widgets.divs import divs_plugin
     from blogbuild.markdown.wikilinks import wikilinks_plugin
     from blogbuild.markdown.xrefs import xrefs_plugin
@@ -74,4 +75,5 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(links_plugin, urls=config.urls)
     md.use(limits_plugin)
     md.use(more_plugin)
+    md.use(unclosed_tags_plugin)  # last: its check of HTML blocks runs first after "block"
     return md

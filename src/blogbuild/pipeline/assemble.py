@@ -11,6 +11,7 @@ from urllib.parse import unquote
 
 from blogbuild.config import Config
 from blogbuild.config_checks import missing_comment_keys
+from blogbuild.content.dates import instant
 from blogbuild.content.frontmatter import PostMeta
 from blogbuild.content.linkmap import (
     asset_urls,
@@ -166,7 +167,7 @@ def assemble(
         if bundle and is_post:
             bundles[bundle] = url
 
-    posts.sort(key=lambda p: (p.date.timestamp() if p.date else 0.0, p.title), reverse=True)
+    posts.sort(key=lambda p: (instant(p.date) if p.date else 0.0, p.title), reverse=True)
     link(posts)
     tags, tag_problems = _merge_tags(posts)
     diagnostics += tag_problems

@@ -8,11 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from blogbuild.bib.library import BibFileError, Library, file_digest, load_library
+from yaml.nodes import SequenceNode
+
+from blogbuild.bib.library import BibFileError, Library, current_digest, load_library
 from blogbuild.config import CONFIG_NAME, Config
 from blogbuild.content.frontmatter import FrontMatter
 from blogbuild.content.models import SourceJob
-from blogbuild.diagnostics import Diagnostic, error
+from blogbuild.diagnostics import Diagnostic, error, warning
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,9 @@ def post_bibliography(job: SourceJob, fm: FrontMatter, config: Config) -> PostBi
             return PostBibliography(None)
         paths = [(config.root / rel, _shown(config, config.root / rel))
                  for rel in config.bibliography]
-        return _load(paths, CONFIG_NAME, 0)
+        return _load(paths, CONFIG_NAME, dict(zip((shown for _, shown in paths),
+                                                  config.bibliography_lines, strict=False)),
+                     "the folder of site.yaml")
     node = fm.nodes.get("bibliography")
     line = fm.doc.line(node) if fm.doc is not None and node is not None else 0
     values = own if isinstance(own, list) else [own]
@@ -38,24 +42,36 @@ def post_bibliography(job: SourceJob, fm: FrontMatter, config: Config) -> PostBi
             "'bibliography' must be the path of a .bib file (from this post's folder) or a "
             f"list of them, not {own!r}")),))
     paths = []
+    lines: dict[str, int] = {}
+    items = node.value if isinstance(node, SequenceNode) and fm.doc is not None else []
     content = config.content_path.resolve()
-    for value in values:
+    for i, value in enumerate(values):
         path = Path(os.path.normpath(job.path.parent / value.strip()))
         if not path.resolve().is_relative_to(content):
             return PostBibliography(None, (error(job.display, line, (
                 f"the bibliography {value} is outside the content folder: keep the .bib "
                 "file under content/, or name it in site.yaml")),))
         paths.append((path, _shown(config, path)))
-    return _load(paths, job.display, line)
+        item = items[i] if i < len(items) else None  # each file of a list at its line
+        lines.setdefault(paths[-1][1], fm.doc.line(item) if item is not None
+                         and fm.doc is not None else line)
+    return _load(paths, job.display, lines, "this post's folder")
 
 
-def _load(paths: list[tuple[Path, str]], where: str, line: int) -> PostBibliography:
+def _load(paths: list[tuple[Path, str]], where: str, lines: dict[str, int],
+          base: str) -> PostBibliography:
+    """The library of `paths`; `lines`: the line of `where` that names each file."""
     try:
         library = load_library(paths)
     except BibFileError as exc:
+        line = next(iter(lines.values()), 0)
         return PostBibliography(None, (error(where, line, f"{exc}: the citations of this "
                                              "post cannot be formatted"),))
-    return PostBibliography(library, library.problems)
+    absent = tuple(warning(where, lines.get(shown, 0), (
+        f"the bibliography file {shown} does not exist, so citations of its entries are "
+        f"shown unresolved; create it or correct the path (from {base})"))
+        for shown in library.missing)
+    return PostBibliography(library, (*absent, *library.problems))
 
 
 def _shown(config: Config, path: Path) -> str:
@@ -66,13 +82,11 @@ def _shown(config: Config, path: Path) -> str:
 
 
 def still_same(files: Any, root: Path, memo: dict[str, str | None]) -> bool:
-    """True when every (file, sha256) a render read has the same bytes now."""
+    """True when every (file, sha256) a render read has the same bytes now, and every
+    file it found missing (digest MISSING) is missing still."""
     for shown, digest in files:
         if shown not in memo:
-            try:
-                memo[shown] = file_digest(root / shown)
-            except OSError:
-                memo[shown] = None
+            memo[shown] = current_digest(root / shown)
         if memo[shown] != digest:
             return False
     return True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from blogbuild.content.dates import instant
 from blogbuild.content.models import Post, Series
 from blogbuild.diagnostics import Diagnostic, warning
 from blogbuild.urls import slugify
@@ -11,13 +12,13 @@ RELATED = 3
 
 
 def _newest_first(post: Post) -> tuple[float, str, str]:
-    return (-post.date.timestamp() if post.date else 0.0, post.title, post.source)
+    return (-instant(post.date) if post.date else 0.0, post.title, post.source)
 
 
 def _reading_order(post: Post) -> tuple[bool, int, float, str, str]:
     """Parts with a `series_order` by it, then the others oldest first."""
     order = post.meta.series_order
-    return (order is None, order or 0, post.date.timestamp() if post.date else 0.0,
+    return (order is None, order or 0, instant(post.date) if post.date else 0.0,
             post.title, post.source)
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from blogbuild import diskcache
 from blogbuild.config import Config
+from blogbuild.content.dates import instant
 from blogbuild.content.linkmap import (
     LOST,
     DocumentInfo,
@@ -68,7 +69,7 @@ def feed_candidates(infos: Iterable[DocumentInfo], config: Config, drafts: bool)
         if info.kind != "post" or (info.meta.draft and not drafts):
             continue
         when = info.meta.date
-        stamp = when.timestamp() if isinstance(when, dt.datetime) else 0.0
+        stamp = instant(when) if isinstance(when, dt.datetime) else 0.0
         for group in ("", *(t.casefold() for t in info.meta.tags)):
             groups.setdefault(group, []).append((stamp, info.rel))
     chosen: set[str] = set()

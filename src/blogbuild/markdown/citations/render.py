@@ -52,7 +52,10 @@ def format_page(state: StateCore) -> None:
         token.meta["known"] = known
         clusters.append(known)
     formatted = _format(env, library, [c for c in clusters if c])
-    if formatted is None:
+    if formatted is None:  # no key found (a missing .bib file): each shown as [@key?]
+        for token, _ in found:
+            token.meta["html"] = token.meta["feed_html"] = _markup(
+                token, [], "", None, library, links=False)
         return
     need(env, "citations")
     need(env, PREVIEWS)  # each citation previews its entry of the list
@@ -96,8 +99,12 @@ def _cite(cite: CiteSyntax) -> Any:
 def _report_missing(env: Env, library: Any, key: str, line: int) -> None:
     close = library.close_keys(key)
     hint = f" (did you mean {', '.join(repr(k) for k in close)}?)" if close else ""
-    files = ", ".join(shown for shown, _ in library.files) or "the bibliography"
-    report(env, line, f"no entry '{key}' in {files}{hint}; it is shown as [@{key}?]")
+    missing = library.missing
+    files = ", ".join(shown for shown, _ in library.files if shown not in missing)
+    absent = f"{', '.join(missing)} does not exist" if missing else ""
+    where = (f"in {files} ({absent})" if absent else f"in {files}") if files else \
+        (f"({absent})" if absent else "in the bibliography")
+    report(env, line, f"no entry '{key}' {where}{hint}; it is shown as [@{key}?]")
 
 
 def _near_misses(state: StateCore, library: Any) -> None:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from urllib.parse import urljoin
 
-from blogbuild.urls import scheme_of
+from blogbuild.urls import scheme_of, url_problem
 
 #: A URL argument written out: \href{…}, \url{…}, \includegraphics[…]{…}.
 URL_ARG_RE = re.compile(r"\\(href|url|includegraphics)\s*(?:\[[^\]]*\]\s*)?\{([^{}]*)\}")
@@ -66,6 +66,8 @@ def absolute_urls(tex: str, base: str) -> str:
     def absolute(match: re.Match[str]) -> str:
         start, end = match.start(2) - match.start(), match.end(2) - match.start()
         whole, url = str(match.group(0)), str(match.group(2))
+        if url_problem(url) is not None or url_problem(base) is not None:
+            return whole  # refused where the formula was read; urljoin would raise
         return whole[:start] + urljoin(base, url) + whole[end:]
 
     return URL_ARG_RE.sub(absolute, tex)

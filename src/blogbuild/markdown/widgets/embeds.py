@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
-from blogbuild.urls import has_scheme, is_safe_url, scheme_of
+from blogbuild.urls import has_scheme, is_safe_url, scheme_of, url_problem
 
 _YOUTUBE_HOSTS = frozenset({
     "youtube.com", "www.youtube.com", "m.youtube.com", "music.youtube.com",
@@ -133,6 +133,9 @@ def parse_video(url: str) -> Video:
         raise EmbedError(f"unsafe URL scheme '{scheme_of(url)}:' in data-src {url!r}")
     if url.startswith("//"):
         url = "https:" + url
+    problem = url_problem(url)
+    if problem is not None:
+        raise EmbedError(f"the video URL {url!r} cannot be read: {problem}")
     parts = urlsplit(url)
     if has_scheme(url) and parts.scheme.lower() not in ("http", "https"):
         raise EmbedError(f"a video must be an http(s) URL or a site path, not {url!r}")
