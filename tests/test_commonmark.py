@@ -81,16 +81,6 @@ GFM_AUTOLINKS = {
 }
 
 
-#: HTML blocks that end inside a tag never closed with '>': CommonMark passes them raw, and
-#: a browser reads the text after them as attributes of the tag. blogbuild shows them as
-#: text with a warning (markdown/unclosed_tags.py).
-UNCLOSED_TAGS = {
-    156: '<p>&lt;div id=&quot;foo&quot;\n<em>hi</em></p>\n',
-    157: "<p>&lt;div class\nfoo</p>\n",
-    158: "<p>&lt;div *???-&amp;&amp;&amp;-&lt;---\n<em>foo</em></p>\n",
-}
-
-
 #: Examples where markdown-it-py (not our plugins) differs from the spec, checked in
 #: test_markdown_it_py_differences against the bare parser.
 MARKDOWN_IT_PY = {
@@ -127,8 +117,7 @@ def test_spec_is_complete() -> None:
 )
 def test_commonmark_example(number: int, section: str, source: str, expected: str) -> None:
     md = create_markdown()
-    expected = GFM_AUTOLINKS.get(number, UNCLOSED_TAGS.get(
-        number, MARKDOWN_IT_PY.get(number, expected)))
+    expected = GFM_AUTOLINKS.get(number, MARKDOWN_IT_PY.get(number, expected))
     assert normalise(md.render(source)) == expected, html.escape(source)
 
 

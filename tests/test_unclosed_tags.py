@@ -1,4 +1,4 @@
-"""HTML tags never closed with '>': shown as text with a warning, never passed raw."""
+"""HTML tags never closed with '>': a warning at their line; widget tags shown as text."""
 
 from __future__ import annotations
 
@@ -38,7 +38,18 @@ def test_no_warning_for_text_that_is_no_unclosed_tag(source: str) -> None:
     assert not [m for m in render(source)[1] if "never closed with '>'" in m]
 
 
-def test_the_text_after_an_unclosed_tag_stays_markdown() -> None:
-    html, messages = render('<div class="note"\n*hi*\n')
-    assert html == "<p>&lt;div class=&quot;note&quot;\n<em>hi</em></p>\n"
+def test_the_text_after_an_unclosed_widget_tag_stays_markdown() -> None:
+    html, messages = render('<div class="video-embed" data-src="x"\n*hi*\n')
+    assert html == ('<p>&lt;div class=&quot;video-embed&quot; data-src=&quot;x&quot;\n'
+                    "<em>hi</em></p>\n")
     assert any("this HTML tag <div is never closed with '>'" in m for m in messages)
+
+
+@pytest.mark.parametrize("source", ['<div class="note"\n*hi*\n', '<section id="a"\ntext\n'])
+def test_other_raw_html_ending_inside_a_tag_passes_through_with_a_warning(source: str) -> None:
+    """Raw HTML is the author's, and CommonMark passes it through (spec examples 156-158):
+    the warning says that a browser will read the text after it as part of the tag."""
+    html, messages = render(source)
+    assert html == source
+    assert any("is never closed with '>': a browser reads the text after it" in m
+               for m in messages), messages

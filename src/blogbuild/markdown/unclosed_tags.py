@@ -3,10 +3,12 @@
 CommonMark starts an HTML block at `<div …` even when the tag never ends, and passes the
 block through raw: a browser then reads the Markdown after it (`<p>…`) as more attributes
 of the tag, and the text is gone. Inline, `<img src="x" alt="…` with no `>` is shown as
-text but nothing says why the picture is missing. Here an HTML block that ends inside a
-tag becomes a paragraph from that tag on (its text shown as written), and every tag that
-reaches the end of its paragraph without `>` gets a warning. Scans are linear: each tag
-is read once, from its `<` to its `>`.
+text but nothing says why the picture is missing. Here every tag that reaches the end of
+its HTML block or paragraph without `>` gets a warning at its line. Raw HTML passes through
+as CommonMark says, but an HTML block that ends inside one of our own widget tags (a
+`<div class="video-embed" …`, a `markdown="1"` div: syntax blogbuild reads, not raw HTML)
+becomes a paragraph from that tag on, its text shown as written. Scans are linear: each
+tag is read once, from its `<` to its `>`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from blogbuild.markdown.env import report, source_line
+from blogbuild.markdown.widgets import KINDS
 
 __all__ = ["tag_end", "unclosed_tag_at", "unclosed_tags_plugin"]
 
@@ -28,6 +31,11 @@ _RAW_TEXT = frozenset({"script", "style", "textarea", "title"})
 #: an author meant, in a paragraph (`a <b and c` is a comparison, not a tag).
 _ATTRIBUTE = re.compile(r"\s+[A-Za-z_:][\w.:-]*\s*=\s*[\"']")
 _HTML_BLOCK_FLAG = "unclosed_tag"
+#: In an unclosed tag: a class attribute (its value up to the quote or the end) or a
+#: `markdown=` attribute, which make it one of the widget divs blogbuild reads.
+_CLASS = re.compile(r"\sclass\s*=\s*[\"']?([^\"'>]*)", re.IGNORECASE)
+_DIV = re.compile(r"<div\s", re.IGNORECASE)
+_MARKDOWN_ATTR = re.compile(r"\smarkdown\s*=", re.IGNORECASE)
 
 
 def tag_end(text: str, start: int) -> int:
@@ -81,8 +89,19 @@ def unclosed_tag_at(text: str) -> int | None:
         i = end
 
 
+def _is_widget_tag(tag: str) -> bool:
+    """True for an (unclosed) opening tag that is one of blogbuild's widget divs."""
+    if _DIV.match(tag) is None:
+        return False
+    if _MARKDOWN_ATTR.search(tag):
+        return True
+    found = _CLASS.search(tag)
+    return found is not None and any(name in KINDS for name in found.group(1).split())
+
+
 def _split_blocks(state: StateCore) -> None:
-    """An HTML block that ends inside a tag: raw HTML up to the tag, a paragraph from it."""
+    """An HTML block that ends inside a widget tag: raw HTML up to the tag, a paragraph from
+    it. One that ends inside any other tag passes through raw, with a warning."""
     tokens: list[Token] = []
     for token in state.tokens:
         at = unclosed_tag_at(token.content) if token.type == "html_block" else None
@@ -90,6 +109,16 @@ def _split_blocks(state: StateCore) -> None:
             tokens.append(token)
             continue
         before, rest = token.content[:at], token.content[at:]
+        if not _is_widget_tag(rest):
+            tokens.append(token)
+            match = _OPENER.match(rest)
+            assert match is not None  # unclosed_tag_at found an opener there
+            line = source_line(state.env, token.map[0] + before.count("\n"))
+            report(state.env, line,
+                   f"this HTML tag {match.group(0)} is never closed with '>': a browser reads "
+                   "the text after it as part of the tag, and readers never see it; close it "
+                   "with '>'")
+            continue
         first = token.map[0] + before.count("\n")
         if before.strip():
             token.content = before
