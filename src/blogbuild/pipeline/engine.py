@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from blogbuild import fingerprints
+from blogbuild import cancel, fingerprints
 from blogbuild.config import Config
 from blogbuild.content.linkmap import build_link_map
 from blogbuild.content.models import Post, Site
@@ -207,6 +207,7 @@ class Engine:
             lambda redone: errors.extend(self._fall_back(entries, fresh_sources | redone,
                                                          last)))
         fresh_sources |= again
+        cancel.check()
 
         self.progress("assembling the site", 0, 0)
         site, diagnostics, more_errors = self._assemble(entries, found.assets, fresh_sources,
@@ -330,8 +331,13 @@ class Engine:
             own = [p.path for p in pages if p.sources & edited] if early is not None else []
             done = self._template(site, own, last, stage, set())
             shown = stage.publish_now({d.path for d in done if d.written})
-            if early is not None and shown:
+            if early is not None:  # the edited pages, or no page but the errors
                 early(shown)
+            # What the reader waits for is out: from here on, a newer change cancels the
+            # rest of this run (the live server runs it again with that change).
+            token = cancel.current()
+            token.defer()
+            token.check()
             documents: dict[str, Post] = {p.source: p for p in [*site.posts, *site.pages]}
             assert self.sources is not None
             templates_fp = self.sources.template_files(config)  # read once per run
@@ -375,12 +381,14 @@ class Engine:
                 assert error_ is not None
                 more = f" (and {len(failed) - 1} more pages)" if len(failed) > 1 else ""
                 raise TemplateError(error_.message + more, file=error_.file, line=error_.line)
+            token.check()
             self.progress("indexing for search", 0, 0)
             index, self.search_notes = self.search.stage(stage, site, last.files, self.output,
                                                          fresh, render_again)
             files.update(index)
             keep = set(chosen) | {p.path for p in pages} | set(index)
             keep.discard(MARKER)
+            token.check()  # the last moment: after the commit, the state must follow
             written, removed = stage.commit(keep)
         state = stale.next_state(last, entries, pages, inputs, closures, templates_fp, done,
                                  files, prints, values, written, self.output)
