@@ -89,7 +89,7 @@ class DevHTTPServer(ThreadingHTTPServer):
                 self._heads.pop(sock, None)
 
     def service_actions(self) -> None:
-        """Called by serve_forever about twice a second: cut the connections whose request
+        """Called by serve_forever between polls (session.POLL): cut the connections whose request
         head is overdue, so their threads end (the handler reads EOF)."""
         now = time.monotonic()
         with self._open_lock:
