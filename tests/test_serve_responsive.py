@@ -202,3 +202,42 @@ def test_broken_post_reaches_the_overlay_within_a_second(blog: Path) -> None:
         server.stop(signal.SIGINT)
     finally:
         server.kill()
+
+
+def test_ctrl_c_while_a_block_runs_at_build_time(site: Path) -> None:
+    """The Python process of a page's build-time blocks (a session of its own) goes too."""
+    server = Server(site)
+    try:
+        server.url()
+        path = site / "content" / "posts" / "2024-03-10-third.md"
+        marker = f"blogbuild-test-{os.getpid()}-{time.monotonic_ns()}"
+        path.write_text(path.read_text() + '\n<div class="runnable" data-lang="python" '
+                        f'data-execute="build">\n\n```python\nimport time  # {marker}\n'
+                        "time.sleep(60)\n```\n\n</div>\n")
+
+        def drivers() -> set[int]:
+            """The block processes serve started (four posts render in its own process)."""
+            found = set()
+            for entry in Path("/proc").iterdir():
+                if entry.name.isdigit():
+                    try:
+                        cmd = (entry / "cmdline").read_bytes()
+                        parent = int((entry / "stat").read_text().rpartition(")")[2].split()[1])
+                    except (OSError, ValueError, IndexError):
+                        continue
+                    if b"python_driver.py" in cmd and parent == server.proc.pid:
+                        found.add(int(entry.name))
+            return found
+
+        end = time.monotonic() + 30
+        while not drivers() and time.monotonic() < end:
+            time.sleep(0.01)
+        started = drivers()
+        assert started, "".join(server.lines)
+        elapsed = server.stop(signal.SIGINT)
+        assert elapsed < EXIT_WITHIN, "".join(server.lines)
+        for pid in started:  # killed, and reaped by serve or by its new parent
+            assert not Path(f"/proc/{pid}/cmdline").exists() or \
+                b"python_driver" not in Path(f"/proc/{pid}/cmdline").read_bytes()
+    finally:
+        server.kill()
