@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
+import re
 import secrets
 import shutil
 import tempfile
@@ -31,6 +33,11 @@ PORT_TRIES = 20
 STOP_WAIT = 0.5
 #: Seconds between the HTTP server's checks for shutdown (and overdue request heads).
 POLL = 0.1
+#: Seconds stop() gives the removal of the temporary output folder (thousands of files
+#: can take seconds); what is left is removed by the next `serve` (remove_leftovers).
+REMOVE_WAIT = 0.25
+#: The temporary output folders: blogbuild-serve-PID-RANDOM/site.
+TEMP_PREFIX = "blogbuild-serve-"
 
 
 class Session:
@@ -55,7 +62,7 @@ class Session:
         self.base_url = base_url
         self.quiet = quiet
         self._own_output = output is None
-        self.output = (Path(tempfile.mkdtemp(prefix="blogbuild-serve-")) / "site"
+        self.output = (Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-")) / "site"
                        if output is None else Path(output)).resolve()
         self.state = ServerState(self.output, isolate=isolate)
         self.state.broker.token = secrets.token_hex(8)
@@ -98,7 +105,10 @@ class Session:
         except BaseException:
             self.stop()
             raise
-        if not self._own_output:
+        if self._own_output:
+            threading.Thread(target=remove_leftovers, name="blogbuild-cleanup",
+                             daemon=True).start()
+        else:
             log.warning("note: %s holds the live-reload script and drafts: build with "
                         "`blogbuild build` before you deploy", self.output)
         if self.host not in LOCAL_HOSTS:
@@ -286,8 +296,9 @@ class Session:
         twice and after a failed start. False when a thread did not end in time (they are
         daemons, and hold no process of ours any more)."""
         self._stopping.set()
+        start = time.monotonic()
         self._token.stop()
-        end = time.monotonic() + STOP_WAIT
+        end = start + STOP_WAIT
         if self.watcher is not None:
             self.watcher.stop()
         if self.httpd is not None:
@@ -300,12 +311,37 @@ class Session:
         for thread in self._threads:
             thread.join(timeout=max(0.0, end - time.monotonic()))
         busy = [t.name for t in self._threads if t.is_alive()]
-        if busy:
-            log.debug("still busy after %.1f s: %s", STOP_WAIT, ", ".join(busy))
+        joined = time.monotonic()
         self._threads = []
+        remover = None
+        if self._own_output:  # beside the rest, in a daemon thread
+            remover = threading.Thread(target=shutil.rmtree, args=(self.output.parent,),
+                                       kwargs={"ignore_errors": True}, daemon=True)
+            remover.start()
         stop_helpers(idle=not busy)
         if self.live is not None and not busy:
             self.live.close()
-        if self._own_output:
-            shutil.rmtree(self.output.parent, ignore_errors=True)
+        helpers = time.monotonic()
+        if remover is not None:
+            remover.join(timeout=max(0.0, joined + REMOVE_WAIT - time.monotonic()))
+        log.debug("stopped in %.0f ms (threads %.0f ms%s, helpers %.0f ms, then the output "
+                  "folder %.0f ms)", (time.monotonic() - start) * 1000,
+                  (joined - start) * 1000, f", still busy: {', '.join(busy)}" if busy else "",
+                  (helpers - joined) * 1000, (time.monotonic() - helpers) * 1000)
         return not busy
+
+
+def remove_leftovers() -> None:
+    """Remove the temporary output folders of `serve` processes that are gone (stopped
+    before their folder was removed). Runs beside a new session, in a daemon thread."""
+    for entry in Path(tempfile.gettempdir()).glob(f"{TEMP_PREFIX}*"):
+        found = re.fullmatch(re.escape(TEMP_PREFIX) + r"(\d+)-\w+", entry.name)
+        if found is None or int(found[1]) == os.getpid() or not entry.is_dir():
+            continue
+        try:
+            os.kill(int(found[1]), 0)
+            continue  # that serve still runs
+        except ProcessLookupError:
+            shutil.rmtree(entry, ignore_errors=True)
+        except OSError:  # another user's
+            continue
