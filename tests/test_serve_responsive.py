@@ -11,11 +11,13 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from serve_helpers import ROOT, Events
+from blogbuild.serve.session import Session
+from serve_helpers import ROOT, Events, fetch, wait_for
 
 pytestmark = pytest.mark.server
 
@@ -241,3 +243,25 @@ def test_ctrl_c_while_a_block_runs_at_build_time(site: Path) -> None:
                 b"python_driver" not in Path(f"/proc/{pid}/cmdline").read_bytes()
     finally:
         server.kill()
+
+
+def test_a_stale_page_open_in_a_browser_comes_with_the_edited_page(
+        site: Path, start: Callable[..., Session]) -> None:
+    """The home page is open: a new title of a post it lists reloads it in the first event,
+    with the post's own page, before the other lists and the search index."""
+    session = start(site)
+    events = Events(session.url, "/blogbuild/")
+    try:
+        events.until("hello")
+        wait_for(lambda: session.state.broker.open_pages() == {"index.html"}, "the stream")
+        path = site / "content" / "posts" / "2024-03-10-third.md"
+        before = session.updates
+        path.write_text(path.read_text().replace("Third post", "Renamed post"))
+        assert events.until("reload")  # the first reload event that concerns this page
+        wait_for(lambda: session.updates > before, "the rebuild")
+        reloads = [e.paths for e in session.state.broker.history if e.name == "reload"]
+        assert reloads[0] == {"index.html", "posts/third/index.html"}
+        assert len(reloads) == 2  # then the rest: other lists, neighbours, the social card
+        assert b"Renamed post" in fetch(session.url)[2]
+    finally:
+        events.close()

@@ -119,6 +119,9 @@ class Engine:
         self.store = self._store()
         self.search = Search(config)
         self.search_notes: list[Diagnostic] = []  # the last run's warnings about search
+        #: The output paths of the pages open in a browser (the live server's): templated
+        #: first, with the pages of the edited sources, when they are stale.
+        self.watched: Callable[[], set[str]] = set
         # Social cards are cached beside the render store (in the scratch folder without one).
         self.cards_dir = (self._scratch or self.cache_root) / "cards"
 
@@ -324,20 +327,10 @@ class Engine:
                start: float, render_again: Callable[[set[str]], None],
                edited: set[str], early: Callable[[set[str]], None] | None) -> BuildReport:
         config = self.config
+        token = cancel.current()
         with Stage(self.output, fresh=fresh) as stage:
             self.progress("copying files", 0, 0)
             files = stage_files(stage, chosen, last.files, self.output, fresh)
-            # The live server shows an edited page first, before anything else is decided.
-            own = [p.path for p in pages if p.sources & edited] if early is not None else []
-            done = self._template(site, own, last, stage, set())
-            shown = stage.publish_now({d.path for d in done if d.written})
-            if early is not None:  # the edited pages, or no page but the errors
-                early(shown)
-            # What the reader waits for is out: from here on, a newer change cancels the
-            # rest of this run (the live server runs it again with that change).
-            token = cancel.current()
-            token.defer()
-            token.check()
             documents: dict[str, Post] = {p.source: p for p in [*site.posts, *site.pages]}
             assert self.sources is not None
             templates_fp = self.sources.template_files(config)  # read once per run
@@ -364,8 +357,23 @@ class Engine:
 
             outdated = {p.path for p in pages} if fresh else set(
                 stale.stale_pages(pages, inputs, last, values, unchanged))
-            first = set(own) - damaged
-            todo = [p for p in pages if p.path in outdated | set(own)]
+            # The live server shows the pages of the edited sources first, and the stale
+            # pages open in a browser, before anything else is templated. (After an edit
+            # of a template or a stylesheet, all pages come together: a page that differs
+            # only in its stylesheet's name is not reloaded.)
+            watched = self.watched() if early is not None and edited else set()
+            own = [p.path for p in pages if p.sources & edited
+                   or (p.path in watched and p.path in outdated)] if early is not None else []
+            done = self._template(site, own, last, stage, damaged)
+            shown = stage.publish_now({d.path for d in done if d.written})
+            if early is not None:  # those pages, or no page but the errors
+                early(shown)
+            # What the reader waits for is out: from here on, a newer change cancels the
+            # rest of this run (the live server runs it again with that change).
+            token.defer()
+            token.check()
+            first = set(own)
+            todo = [p for p in pages if p.path in outdated | first]
             self.progress("writing pages", len(first), len(todo))
             done += self._template(site, [p.path for p in todo if p.path not in first],
                                    last, stage, damaged)

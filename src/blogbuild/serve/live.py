@@ -72,8 +72,10 @@ class LiveBuild:
     """The site being served: its config, its engine and the errors of the last run."""
 
     def __init__(self, config_path: Path | str | None, *, output: Path, drafts: bool = True,
-                 base_url: str | None = None, extra_head: str = "") -> None:
+                 base_url: str | None = None, extra_head: str = "",
+                 watched: Callable[[], set[str]] = set) -> None:
         self.base_url = base_url
+        self.watched = watched  # the pages open in a browser (output paths)
         path = Path(config_path) if config_path is not None else Path(CONFIG_NAME)
         self.config_path = (path / CONFIG_NAME if path.is_dir() else path).resolve()
         self.config: Config = load_config(self.config_path, base_url=base_url)
@@ -112,6 +114,7 @@ class LiveBuild:
                              lenient=True, extra_head=self.extra_head, option="--output",
                              persist=False,  # its state lives in memory, with the server
                              progress=self.steps)
+        self.engine.watched = self.watched
         return self._run(None, token=token)
 
     def apply(self, changed: Iterable[Path],

@@ -90,7 +90,8 @@ class Session:
         """Bind, build, start serving and watching; returns the site's URL."""
         try:
             self.live = LiveBuild(self.config_path, output=self.output, drafts=self.drafts,
-                                  base_url=self.base_url, extra_head=SNIPPET)
+                                  base_url=self.base_url, extra_head=SNIPPET,
+                                  watched=self.state.broker.open_pages)
             self.state.base_path = self.live.base_path
             self.httpd = self._bind()
             if self.watch:
