@@ -156,8 +156,11 @@ class Engine:
     def run(self, early: Callable[[set[str], list[Diagnostic]], None] | None = None,
             sources: Sources | None = None) -> BuildReport:
         """Bring the output up to date. `early(paths, errors)` is told about the pages of
-        edited sources as soon as they are in place (lenient runs; the listings come
-        after), with the errors known by then. `sources`: what a caller already read."""
+        edited sources and the stale pages in `watched()` as soon as they are in place
+        (lenient runs; the listings come after), with the errors known by then, and is
+        called even when no page changed. The run checks the token of its `cancel.scope`:
+        from that call on a stale token cancels it, a stopped one at any step; a cancelled
+        run commits nothing. `sources`: what a caller already read."""
         start = time.perf_counter()
         config = self.config
         key = state_key(fingerprints.code_fingerprint(), self.output, self.drafts)
