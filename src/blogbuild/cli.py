@@ -186,6 +186,7 @@ def _run(args: argparse.Namespace) -> int:
                 args.config, host=args.host, port=args.port, watch=args.watch,
                 drafts=args.drafts, output=args.output,
                 base_url=args.base_url, open_browser=args.open, isolate=args.isolate,
+                debug=args.debug,
             ))
         if args.command == "render":
             from blogbuild.commands.render import render

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import sys
 import threading
@@ -16,13 +17,14 @@ from blogbuild.serve.session import Session
 log = logging.getLogger("blogbuild.serve")
 
 
-def _setup_logging() -> None:
+def _setup_logging(debug: bool = False) -> None:
     if not log.handlers:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(message)s"))
         log.addHandler(handler)
-        log.setLevel(logging.INFO)
         log.propagate = False
+    # --debug: the time of each step of every run
+    log.setLevel(logging.DEBUG if debug else logging.INFO)
 
 
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
@@ -40,9 +42,10 @@ def serve(
     base_url: str | None = None,
     open_browser: bool = False,
     isolate: bool = False,
+    debug: bool = False,
 ) -> int:
-    """Serve the site until Ctrl-C; returns the exit code (0 after Ctrl-C)."""
-    _setup_logging()
+    """Serve the site until Ctrl-C or SIGTERM; returns the exit code (0 then)."""
+    _setup_logging(debug)
     session = Session(config_path, host=host, port=port, watch=watch, drafts=drafts,
                       output=output, base_url=base_url, isolate=isolate)
     # SIGINT too: a shell that starts serve in the background hands it SIGINT ignored, and
@@ -62,7 +65,16 @@ def serve(
     except KeyboardInterrupt:
         log.info("stopping")
     finally:
-        session.stop()
+        # A second Ctrl-C while stopping must not leave a traceback: stop() is short.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        stopped = session.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    if not stopped:
+        # The build thread is inside a step that cannot be interrupted (a formula in
+        # KaTeX, a long page): its processes are gone, and it must not hold the exit.
+        logging.shutdown()
+        sys.stderr.flush()
+        os._exit(0)
     return 0

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from blogbuild import fingerprints
+from blogbuild import cancel, fingerprints
 from blogbuild.config import Config
 from blogbuild.content.linkmap import build_link_map
 from blogbuild.content.models import Post, Site
@@ -119,6 +119,9 @@ class Engine:
         self.store = self._store()
         self.search = Search(config)
         self.search_notes: list[Diagnostic] = []  # the last run's warnings about search
+        #: The output paths of the pages open in a browser (the live server's): templated
+        #: first, with the pages of the edited sources, when they are stale.
+        self.watched: Callable[[], set[str]] = set
         # Social cards are cached beside the render store (in the scratch folder without one).
         self.cards_dir = (self._scratch or self.cache_root) / "cards"
 
@@ -153,8 +156,11 @@ class Engine:
     def run(self, early: Callable[[set[str], list[Diagnostic]], None] | None = None,
             sources: Sources | None = None) -> BuildReport:
         """Bring the output up to date. `early(paths, errors)` is told about the pages of
-        edited sources as soon as they are in place (lenient runs; the listings come
-        after), with the errors known by then. `sources`: what a caller already read."""
+        edited sources and the stale pages in `watched()` as soon as they are in place
+        (lenient runs; the listings come after), with the errors known by then, and is
+        called even when no page changed. The run checks the token of its `cancel.scope`:
+        from that call on a stale token cancels it, a stopped one at any step; a cancelled
+        run commits nothing. `sources`: what a caller already read."""
         start = time.perf_counter()
         config = self.config
         key = state_key(fingerprints.code_fingerprint(), self.output, self.drafts)
@@ -207,6 +213,7 @@ class Engine:
             lambda redone: errors.extend(self._fall_back(entries, fresh_sources | redone,
                                                          last)))
         fresh_sources |= again
+        cancel.check()
 
         self.progress("assembling the site", 0, 0)
         site, diagnostics, more_errors = self._assemble(entries, found.assets, fresh_sources,
@@ -323,15 +330,10 @@ class Engine:
                start: float, render_again: Callable[[set[str]], None],
                edited: set[str], early: Callable[[set[str]], None] | None) -> BuildReport:
         config = self.config
+        token = cancel.current()
         with Stage(self.output, fresh=fresh) as stage:
             self.progress("copying files", 0, 0)
             files = stage_files(stage, chosen, last.files, self.output, fresh)
-            # The live server shows an edited page first, before anything else is decided.
-            own = [p.path for p in pages if p.sources & edited] if early is not None else []
-            done = self._template(site, own, last, stage, set())
-            shown = stage.publish_now({d.path for d in done if d.written})
-            if early is not None and shown:
-                early(shown)
             documents: dict[str, Post] = {p.source: p for p in [*site.posts, *site.pages]}
             assert self.sources is not None
             templates_fp = self.sources.template_files(config)  # read once per run
@@ -358,8 +360,23 @@ class Engine:
 
             outdated = {p.path for p in pages} if fresh else set(
                 stale.stale_pages(pages, inputs, last, values, unchanged))
-            first = set(own) - damaged
-            todo = [p for p in pages if p.path in outdated | set(own)]
+            # The live server shows the pages of the edited sources first, and the stale
+            # pages open in a browser, before anything else is templated. (After an edit
+            # of a template or a stylesheet, all pages come together: a page that differs
+            # only in its stylesheet's name is not reloaded.)
+            watched = self.watched() if early is not None and edited else set()
+            own = [p.path for p in pages if p.sources & edited
+                   or (p.path in watched and p.path in outdated)] if early is not None else []
+            done = self._template(site, own, last, stage, damaged)
+            shown = stage.publish_now({d.path for d in done if d.written})
+            if early is not None:  # those pages, or no page but the errors
+                early(shown)
+            # What the reader waits for is out: from here on, a newer change cancels the
+            # rest of this run (the live server runs it again with that change).
+            token.defer()
+            token.check()
+            first = set(own)
+            todo = [p for p in pages if p.path in outdated | first]
             self.progress("writing pages", len(first), len(todo))
             done += self._template(site, [p.path for p in todo if p.path not in first],
                                    last, stage, damaged)
@@ -375,12 +392,14 @@ class Engine:
                 assert error_ is not None
                 more = f" (and {len(failed) - 1} more pages)" if len(failed) > 1 else ""
                 raise TemplateError(error_.message + more, file=error_.file, line=error_.line)
+            token.check()
             self.progress("indexing for search", 0, 0)
             index, self.search_notes = self.search.stage(stage, site, last.files, self.output,
                                                          fresh, render_again)
             files.update(index)
             keep = set(chosen) | {p.path for p in pages} | set(index)
             keep.discard(MARKER)
+            token.check()  # the last moment: after the commit, the state must follow
             written, removed = stage.commit(keep)
         state = stale.next_state(last, entries, pages, inputs, closures, templates_fp, done,
                                  files, prints, values, written, self.output)

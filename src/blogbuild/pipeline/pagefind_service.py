@@ -92,6 +92,13 @@ class Service:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+    def kill(self) -> None:
+        """Stop it now, from any thread: a request waiting for its answer fails."""
+        with contextlib.suppress(OSError):
+            self.process.kill()
 
     def add_html(self, url: str, html: str) -> None:
         """Index one page whose URL is `url` (Pagefind keeps it as given)."""

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from blogbuild import cancel
 from blogbuild.config import Config
 from blogbuild.content.models import MissingBody, Post, Site
 from blogbuild.diagnostics import Diagnostic, warning
@@ -92,8 +93,10 @@ def make_index(config: Config, docs: list[Post],
 
     options = {"force_language": config.language.lower(), "exclude_selectors": list(EXCLUDE)}
     urls = config.urls
-    with Service(options) as service:
+    token = cancel.current()
+    with Service(options) as service, token.child(service.kill):
         for post in docs:
+            token.check()
             try:
                 document = page_document(post, config)
             except MissingBody as lost:
@@ -101,6 +104,7 @@ def make_index(config: Config, docs: list[Post],
                 document = page_document(post, config)
             service.add_html(urls.url(post.url), document)
         files = service.files()
+    token.check()
     return {rel: data for rel, data in sorted(files.items()) if _wanted(rel, files)}
 
 
@@ -144,6 +148,7 @@ class Search:
         try:
             files = make_index(self.config, docs, render_again)
         except SearchUnavailable as exc:
+            cancel.check()  # Pagefind was stopped because the run was cancelled
             self.unavailable = str(exc)
             return {}, [warning("site.yaml", 0, f"search: {exc}, so the site is built without "
                                 "search; install it with `pip install 'pagefind[bin]'`, or "

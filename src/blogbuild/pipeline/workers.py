@@ -9,15 +9,17 @@ same functions: starting workers costs more than it saves.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from blogbuild import diskcache
+from blogbuild import cancel, diskcache
 from blogbuild.config import Config
 from blogbuild.content.linkmap import LinkMap
 from blogbuild.content.models import MissingBody, SourceJob
@@ -55,10 +57,13 @@ def run_jobs(items: Sequence[J], work: Callable[[J], R], init: Callable[..., Non
 
     forkserver, not fork: a V8 (KaTeX) context made in a parent hangs in a forked child.
     """
+    token = cancel.current()
+    token.check()
     if jobs <= 1 or len(items) < minimum:
         init(*initargs)
         try:
             for item in items:
+                token.check()
                 yield work(item)
         finally:
             init(*[None] * len(initargs))
@@ -67,20 +72,59 @@ def run_jobs(items: Sequence[J], work: Callable[[J], R], init: Callable[..., Non
     ctx.set_forkserver_preload(["blogbuild.pipeline.workers"])
     at_close(CHILDREN, stop_helpers)
     chunk = max(1, min(16, len(items) // (jobs * 4)))
-    with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=init,
-                             initargs=initargs) as pool:
-        yield from pool.map(work, items, chunksize=chunk)
+    pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=init, initargs=initargs)
+
+    def kill() -> None:
+        """Cancelled: the workers die now, whatever they are doing (a page's blocks run
+        in a process that dies with its worker: runtimes/python_driver.py)."""
+        for process in list((pool._processes or {}).values()):
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                process.kill()
+
+    # Not pool.map: closing its iterator cancels the futures not started, and Python 3.11
+    # then fails to tear down a pool whose workers were killed (the manager thread raises
+    # InvalidStateError, and the exit hangs on the queue's feeder thread).
+    futures = [pool.submit(_chunk, work, items[i:i + chunk])
+               for i in range(0, len(items), chunk)]
+    try:
+        with token.child(kill):
+            for future in futures:
+                try:
+                    results = future.result()
+                except BrokenProcessPool:
+                    token.check()  # the workers were killed because the run was cancelled
+                    raise
+                for result in results:
+                    token.check()
+                    yield result
+    finally:
+        if token.cancelled:
+            kill()  # the pool sees its workers gone and fails what is left
+        else:
+            for future in futures:
+                future.cancel()
+        pool.shutdown(wait=True)
 
 
-def stop_helpers() -> None:
-    """End the fork server and resource tracker that a pool started (they would otherwise
-    outlive the command by a second or more, until they notice that it is gone)."""
+def _chunk(work: Callable[[J], R], items: Sequence[J]) -> list[R]:
+    return [work(item) for item in items]
+
+
+def stop_helpers(*, idle: bool = True) -> None:
+    """End the processes multiprocessing keeps for the pools of this process, so that
+    none is left when it exits (the next pool starts them again): the forkserver, and
+    when no pool may still be in use (`idle`) the resource tracker, which would otherwise
+    remove the semaphores of a pool still being torn down."""
+    import gc
     from multiprocessing import forkserver, resource_tracker
 
-    for helper in (forkserver._forkserver, resource_tracker._resource_tracker):
-        stop = getattr(helper, "_stop", None)  # what CPython's own tests call
-        if stop is not None:
-            stop()
+    helpers: list[object] = [getattr(forkserver, "_forkserver", None)]
+    if idle:
+        gc.collect()  # the queues of finished pools release their semaphores
+        helpers.append(getattr(resource_tracker, "_resource_tracker", None))
+    for helper in helpers:
+        with contextlib.suppress(Exception):  # not running, or another Python's internals
+            helper._stop()  # type: ignore[attr-defined]
 
 
 # -- rendering --------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from blogbuild import diskcache
+from blogbuild import cancel, diskcache
 from blogbuild.fingerprints import execution_fingerprint
 
 DRIVER = Path(__file__).resolve().parent / "python_driver.py"
@@ -158,6 +158,7 @@ def _execute(blocks: list[Block], options: Options) -> tuple[BlockRun, ...]:
                         "allow_error": b.allow_error} for b in blocks],
             "output_limit": OUTPUT_LIMIT,
             "memory_mb": MEMORY_MB,
+            "parent": os.getpid(),  # the child dies with this process (Linux)
         }
         with open(root / "driver.log", "w+b") as log:
             runs = _drive(job, blocks, options.timeout, workdir, log)
@@ -178,6 +179,14 @@ def _drive(job: dict[str, Any], blocks: list[Block], timeout: float, workdir: Pa
     except OSError as exc:
         reason = f"Python could not be started ({sys.executable}: {exc.strerror or exc})"
         return tuple(BlockRun("crashed", error=reason) for _ in blocks)
+    assert proc.stdin is not None and proc.stdout is not None
+    # A cancelled run (the live server stopping) kills the blocks at once.
+    with cancel.current().child(lambda: _kill(proc)):
+        return _talk(proc, job, blocks, timeout, log)
+
+
+def _talk(proc: subprocess.Popen[bytes], job: dict[str, Any], blocks: list[Block],
+          timeout: float, log: IO[bytes]) -> tuple[BlockRun, ...]:
     assert proc.stdin is not None and proc.stdout is not None
     events: queue.Queue[str | None] = queue.Queue()
     reader = threading.Thread(target=_read_lines, args=(proc.stdout, events), daemon=True)
@@ -236,6 +245,15 @@ def _death(proc: subprocess.Popen[bytes], log: IO[bytes]) -> str:
     else:
         what = f"the Python process ended (exit status {code})"
     return what + (f": {lines[-1]}" if lines else "")
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    """The process and whatever it started (its session), without waiting."""
+    if os.name == "posix":
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        proc.kill()
 
 
 def _stop(proc: subprocess.Popen[bytes], *, finished: bool) -> None:

@@ -129,8 +129,24 @@ def _limit_memory(megabytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
+def die_with_parent(parent: int) -> None:
+    """On Linux, be killed when the process that started this one dies (a render worker
+    killed because the live server stops), instead of running on alone."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+    except (OSError, AttributeError):
+        return
+    if parent and os.getppid() != parent:  # it died before the line above
+        os._exit(1)
+
+
 def main() -> None:
     job = json.load(sys.stdin)
+    die_with_parent(int(job.get("parent", 0)))
     channel: TextIO = os.fdopen(os.dup(1), "w", encoding="utf-8")
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +34,23 @@ class Broker:
     closed: bool = False
     token: str = ""  # tells a reconnecting page that the server was restarted
     _cond: threading.Condition = field(default_factory=threading.Condition)
+    _open: Counter[str] = field(default_factory=Counter)  # output paths of open pages
+
+    def opened(self, page: str) -> None:
+        with self._cond:
+            self._open[page] += 1
+
+    def closed_page(self, page: str) -> None:
+        with self._cond:
+            self._open[page] -= 1
+            if self._open[page] <= 0:
+                del self._open[page]
+
+    def open_pages(self) -> set[str]:
+        """The output paths of the pages whose event stream is open (a browser shows
+        them): a rebuild templates them first."""
+        with self._cond:
+            return set(self._open)
 
     def publish(self, name: str, data: dict[str, Any] | None = None,
                 paths: Iterable[str] | None = None) -> Event:

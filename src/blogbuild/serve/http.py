@@ -89,7 +89,7 @@ class DevHTTPServer(ThreadingHTTPServer):
                 self._heads.pop(sock, None)
 
     def service_actions(self) -> None:
-        """Called by serve_forever about twice a second: cut the connections whose request
+        """Called by serve_forever between polls (session.POLL): cut the connections whose request
         head is overdue, so their threads end (the handler reads EOF)."""
         now = time.monotonic()
         with self._open_lock:
@@ -284,6 +284,17 @@ class DevHandler(BaseHTTPRequestHandler):
             last = broker.last_id
             errors = broker.errors
         self._emit("hello", {"build": last, "errors": errors, "server": broker.token})
+        if page is None:
+            self._stream(page, since, last)
+            return
+        broker.opened(page)
+        try:
+            self._stream(page, since, last)
+        finally:
+            broker.closed_page(page)
+
+    def _stream(self, page: str | None, since: int, last: int) -> None:
+        broker = self.server.state.broker
         if since >= 0:
             missed = broker.since(since)
             pending = [e for e in missed if e.id <= last] if missed is not None else None

@@ -7,11 +7,13 @@ good version, a broken page its last file, and the errors go to the browser's ov
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from blogbuild.cancel import NEVER, Cancelled, Token, scope
 from blogbuild.config import CONFIG_NAME, Config, load_config
 from blogbuild.content.models import Site, SourceJob
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
@@ -22,6 +24,8 @@ from blogbuild.pipeline.engine import Engine
 from blogbuild.pipeline.quick import Sources
 
 __all__ = ["LiveBuild", "Update"]
+
+log = logging.getLogger("blogbuild.serve")
 
 
 @dataclass
@@ -41,14 +45,37 @@ class Update:
     restyled: dict[str, str] = field(default_factory=dict)
     #: What ran at build time (BuildReport.execution_lines).
     executed: list[str] = field(default_factory=list)
+    #: The run was cancelled (a newer change, or the server stops): nothing after its
+    #: early pages was written; the next run does its changes again.
+    cancelled: bool = False
+
+
+class StepTimes:
+    """The engine's progress as debug lines: how long each step of a run took."""
+
+    def __init__(self) -> None:
+        self.phase = ""
+        self.since = 0.0
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        if phase != self.phase:
+            self.end()
+            self.phase, self.since = phase, time.perf_counter()
+
+    def end(self) -> None:
+        if self.phase:
+            log.debug("  %s: %.0f ms", self.phase, (time.perf_counter() - self.since) * 1000)
+        self.phase = ""
 
 
 class LiveBuild:
     """The site being served: its config, its engine and the errors of the last run."""
 
     def __init__(self, config_path: Path | str | None, *, output: Path, drafts: bool = True,
-                 base_url: str | None = None, extra_head: str = "") -> None:
+                 base_url: str | None = None, extra_head: str = "",
+                 watched: Callable[[], set[str]] = set) -> None:
         self.base_url = base_url
+        self.watched = watched  # the pages open in a browser (output paths)
         path = Path(config_path) if config_path is not None else Path(CONFIG_NAME)
         self.config_path = (path / CONFIG_NAME if path.is_dir() else path).resolve()
         self.config: Config = load_config(self.config_path, base_url=base_url)
@@ -62,6 +89,9 @@ class LiveBuild:
         self.errors: list[Diagnostic] = []
         self.needs_full = True
         self.pages: set[str] = set()  # the output paths of pages (not copied files)
+        #: Changes of runs that were cancelled: done again with the next batch.
+        self.unsettled: set[Path] = set()
+        self.steps = StepTimes()
 
     @property
     def base_path(self) -> str:
@@ -76,19 +106,36 @@ class LiveBuild:
         state = self.engine.state if self.engine is not None else None
         return [e.result.job for e in state.sources.values()] if state is not None else []
 
-    def full(self) -> Update:
+    def full(self, token: Token = NEVER) -> Update:
         """Run with a new engine (what the last run knew is forgotten)."""
         if self.engine is not None:
             self.engine.close()
         self.engine = Engine(self.config, output=self.output, drafts=self.drafts,
                              lenient=True, extra_head=self.extra_head, option="--output",
-                             persist=False)  # its state lives in memory, with the server
-        return self._run(None)
+                             persist=False,  # its state lives in memory, with the server
+                             progress=self.steps)
+        self.engine.watched = self.watched
+        return self._run(None, token=token)
 
-    def apply(self, paths: Iterable[Path],
-              publish: Callable[[Update], None] | None = None) -> Update:
-        """Bring the output up to date after `paths` changed; `publish` gets the pages of
-        the edited sources as soon as they are written, before the listings."""
+    def apply(self, changed: Iterable[Path],
+              publish: Callable[[Update], None] | None = None,
+              token: Token = NEVER) -> Update:
+        """Bring the output up to date after `changed` changed; `publish` gets the pages
+        of the edited sources (and the errors) as soon as they are written, before the
+        listings. Once they are out, `token` going stale cancels the rest: the changes are
+        kept in `unsettled` and done again by the next call."""
+        paths = {*map(Path, changed), *self.unsettled}
+        self.unsettled = set()
+        try:
+            update = self._apply(paths, publish, token)
+        except Cancelled:
+            update = Update(errors=self.errors, cancelled=True)
+        if update.cancelled:
+            self.unsettled = paths
+        return update
+
+    def _apply(self, paths: set[Path], publish: Callable[[Update], None] | None,
+               token: Token) -> Update:
         if any(_located(p) == self.config_path for p in paths):
             try:
                 self.config = load_config(self.config_path, base_url=self.base_url)
@@ -96,11 +143,11 @@ class LiveBuild:
                 self.errors = [error(exc.file or str(self.config_path), exc.line, exc.message)]
                 self.needs_full = True
                 return Update(errors=self.errors)
-            return self.full()
+            return self.full(token)
         if self.engine is None or self.needs_full:
-            return self.full()
+            return self.full(token)
         before = dict(self.engine.stylesheets)
-        update = self._run(publish, self._edited(paths))
+        update = self._run(publish, self._edited(paths), token)
         templates = self.config.root / "templates"
         if all(p.suffix == ".css" and not p.is_relative_to(templates)
                for p in map(_located, paths)):
@@ -138,22 +185,34 @@ class LiveBuild:
         return Sources(last.found, items)
 
     def _run(self, publish: Callable[[Update], None] | None,
-             sources: Sources | None = None) -> Update:
+             sources: Sources | None = None, token: Token = NEVER) -> Update:
         assert self.engine is not None
         start = time.perf_counter()
 
         def early(paths: set[str], errors: list[Diagnostic]) -> None:
-            if publish is not None:
-                publish(Update(written=set(paths), errors=sorted(errors)))
+            assert publish is not None
+            self.steps.end()
+            log.debug("  the edited pages are out after %.0f ms",
+                      (time.perf_counter() - start) * 1000)
+            publish(Update(written=set(paths), errors=sorted(errors)))
 
         try:
-            report = self.engine.run(early=early, sources=sources)
+            with scope(token):
+                report = self.engine.run(early=early if publish is not None else None,
+                                         sources=sources)
+        except Cancelled:
+            self.steps.end()
+            log.debug("  cancelled after %.0f ms", (time.perf_counter() - start) * 1000)
+            return Update(errors=self.errors, cancelled=True)
         except BlogbuildError as exc:
+            self.steps.end()
             self.errors = [error(exc.file or "", exc.line, exc.message)]
             self.needs_full = True
             update = Update(errors=self.errors)
             self._placeholder(update)
             return update
+        self.steps.end()
+        log.debug("  run done after %.0f ms", (time.perf_counter() - start) * 1000)
         self.errors = report.errors
         self.needs_full = False
         self.pages = set(report.written)

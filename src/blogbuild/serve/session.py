@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
+import re
 import secrets
 import shutil
 import tempfile
@@ -12,10 +14,12 @@ import time
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from blogbuild.cancel import Token, scope
 from blogbuild.content.walk import ignored as ignored_name
 from blogbuild.diagnostics import BlogbuildError, error
 from blogbuild.output.outdir import CACHE_DIR
 from blogbuild.pipeline.search import FOLDER as SEARCH_FOLDER
+from blogbuild.pipeline.workers import stop_helpers
 from blogbuild.serve.http import SNIPPET, DevHTTPServer, ServerState
 from blogbuild.serve.live import LiveBuild, Update
 from blogbuild.serve.watch import Watcher
@@ -25,13 +29,25 @@ log = logging.getLogger("blogbuild.serve")
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 #: How many ports after the requested one to try when it is taken.
 PORT_TRIES = 20
+#: Seconds stop() waits for the threads (Ctrl-C must end serve within a second).
+STOP_WAIT = 0.5
+#: Seconds between the HTTP server's checks for shutdown (and overdue request heads).
+POLL = 0.1
+#: Seconds stop() gives the removal of the temporary output folder (thousands of files
+#: can take seconds); what is left is removed by the next `serve` (remove_leftovers).
+REMOVE_WAIT = 0.25
+#: The temporary output folders: blogbuild-serve-PID-RANDOM/site.
+TEMP_PREFIX = "blogbuild-serve-"
 
 
 class Session:
     """One live server: the build state, the HTTP server, the watcher and the build thread.
 
     Everything that renders runs in the one build thread (the initial build too), so
-    rendering state such as a KaTeX context is never used from two threads.
+    rendering state such as a KaTeX context is never used from two threads. Each run has
+    a cancellation token: a change saved while a run does its deferred part (the pages
+    the edit does not show, the search index) makes it stale, and the next run starts at
+    once with both changes; stop() cancels whatever runs and kills the processes it started.
     """
 
     def __init__(self, config_path: Path | str | None = None, *, host: str = "127.0.0.1",
@@ -46,7 +62,7 @@ class Session:
         self.base_url = base_url
         self.quiet = quiet
         self._own_output = output is None
-        self.output = (Path(tempfile.mkdtemp(prefix="blogbuild-serve-")) / "site"
+        self.output = (Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-")) / "site"
                        if output is None else Path(output)).resolve()
         self.state = ServerState(self.output, isolate=isolate)
         self.state.broker.token = secrets.token_hex(8)
@@ -54,6 +70,7 @@ class Session:
         self.httpd: DevHTTPServer | None = None
         self.watcher: Watcher | None = None
         self._threads: list[threading.Thread] = []
+        self._token = Token()  # the current run's
         self._ready = threading.Event()
         self._stopping = threading.Event()
         self._startup_error: BaseException | None = None
@@ -73,7 +90,8 @@ class Session:
         """Bind, build, start serving and watching; returns the site's URL."""
         try:
             self.live = LiveBuild(self.config_path, output=self.output, drafts=self.drafts,
-                                  base_url=self.base_url, extra_head=SNIPPET)
+                                  base_url=self.base_url, extra_head=SNIPPET,
+                                  watched=self.state.broker.open_pages)
             self.state.base_path = self.live.base_path
             self.httpd = self._bind()
             if self.watch:
@@ -83,11 +101,15 @@ class Session:
             self._ready.wait()
             if self._startup_error is not None:
                 raise self._startup_error
-            self._spawn(self.httpd.serve_forever, "blogbuild-http")
+            httpd = self.httpd
+            self._spawn(lambda: httpd.serve_forever(poll_interval=POLL), "blogbuild-http")
         except BaseException:
             self.stop()
             raise
-        if not self._own_output:
+        if self._own_output:
+            threading.Thread(target=remove_leftovers, name="blogbuild-cleanup",
+                             daemon=True).start()
+        else:
             log.warning("note: %s holds the live-reload script and drafts: build with "
                         "`blogbuild build` before you deploy", self.output)
         if self.host not in LOCAL_HOSTS:
@@ -130,7 +152,12 @@ class Session:
 
         trees = [live.config.content_path, root / "templates", root / "static"]
         kwargs = {"quiet": self.quiet} if self.quiet is not None else {}
-        return Watcher(trees, [live.config_path], ignore=ignore, **kwargs)
+        return Watcher(trees, [live.config_path], ignore=ignore, changed=self._changed,
+                       **kwargs)
+
+    def _changed(self) -> None:
+        """A file changed: the deferred part of the run in progress is stale."""
+        self._token.stale()
 
     # -- the build thread ----------------------------------------------------------------
 
@@ -138,7 +165,9 @@ class Session:
         live = self.live
         assert live is not None
         try:
-            update = live.full()
+            update = live.full(self._token)
+            if update.cancelled:  # stopped while starting
+                raise KeyboardInterrupt
             self._report(update, initial=True)
             self.state.broker.set_errors(update.errors)
         except BaseException as exc:
@@ -146,12 +175,18 @@ class Session:
             self._ready.set()
             return
         self._ready.set()
-        self._warm_up(live)
+        with scope(self._token):  # stop() ends a warm-up that runs a page's blocks
+            self._warm_up(live)
         while self.watcher is not None and not self._stopping.is_set():
             batch = self.watcher.next_batch()
             if batch is None:
                 break
-            self._handle(live, batch)
+            token = self._token = Token()
+            if self._stopping.is_set():
+                break
+            if self.watcher.pending():  # saved again since the batch was taken
+                token.stale()
+            self._handle(live, batch, token)
 
     def _warm_up(self, live: LiveBuild) -> None:
         """Render the newest source (and a formula) once, so that the first edit does not
@@ -171,19 +206,20 @@ class Session:
         except Exception:  # only a speed-up
             log.debug("warm-up failed", exc_info=True)
 
-    def _handle(self, live: LiveBuild, batch: set[Path]) -> None:
+    def _handle(self, live: LiveBuild, batch: set[Path], token: Token | None = None) -> None:
         start = time.perf_counter()
         already: set[str] = set()
 
         def early(update: Update) -> None:
             self._publish(update, already)
             already.update(update.written)
-            log.info("reloaded %s after %.0f ms", ", ".join(sorted(update.written)),
-                     (time.perf_counter() - start) * 1000)
+            if update.written:
+                log.info("reloaded %s after %.0f ms", ", ".join(sorted(update.written)),
+                         (time.perf_counter() - start) * 1000)
 
         cpu = time.thread_time()
         try:
-            update = live.apply(batch, publish=early)
+            update = live.apply(batch, publish=early, token=token or Token())
         except BrokenProcessPool:  # Ctrl-C reached the render workers first
             live.needs_full = True
             log.warning("rendering was interrupted; the next change rebuilds everything")
@@ -194,6 +230,11 @@ class Session:
             update = Update(errors=[*live.errors, error("blogbuild", 0,
                                                         f"internal error: {exc!r}")])
         self.last_cpu = time.thread_time() - cpu
+        if update.cancelled:  # a newer change (or stop): the next run does this one again
+            log.debug("the rest of this run was dropped after %.0f ms (%s)",
+                      (time.perf_counter() - start) * 1000,
+                      "stopping" if token is not None and token.stopped else "a newer change")
+            return
         self.state.base_path = live.base_path
         self._publish(update, already)
         self._report(update)
@@ -249,9 +290,16 @@ class Session:
 
     # -- stopping ------------------------------------------------------------------------
 
-    def stop(self) -> None:
-        """Stop watching, building and serving; safe to call twice and after a failed start."""
+    def stop(self) -> bool:
+        """Stop watching, building and serving, in well under a second whatever the build
+        thread is doing: its run is cancelled and the processes it started are killed
+        (worker pool, forkserver, Pagefind, the Python of build-time blocks). Safe to call
+        twice and after a failed start. False when a thread did not end in time (they are
+        daemons, and hold no process of ours any more)."""
         self._stopping.set()
+        start = time.monotonic()
+        self._token.stop()
+        end = start + STOP_WAIT
         if self.watcher is not None:
             self.watcher.stop()
         if self.httpd is not None:
@@ -262,9 +310,39 @@ class Session:
         else:
             self.state.broker.close()
         for thread in self._threads:
-            thread.join(timeout=30)
+            thread.join(timeout=max(0.0, end - time.monotonic()))
+        busy = [t.name for t in self._threads if t.is_alive()]
+        joined = time.monotonic()
         self._threads = []
-        if self.live is not None:
+        remover = None
+        if self._own_output:  # beside the rest, in a daemon thread
+            remover = threading.Thread(target=shutil.rmtree, args=(self.output.parent,),
+                                       kwargs={"ignore_errors": True}, daemon=True)
+            remover.start()
+        stop_helpers(idle=not busy)
+        if self.live is not None and not busy:
             self.live.close()
-        if self._own_output:
-            shutil.rmtree(self.output.parent, ignore_errors=True)
+        helpers = time.monotonic()
+        if remover is not None:
+            remover.join(timeout=max(0.0, joined + REMOVE_WAIT - time.monotonic()))
+        log.debug("stopped in %.0f ms (threads %.0f ms%s, helpers %.0f ms, then the output "
+                  "folder %.0f ms)", (time.monotonic() - start) * 1000,
+                  (joined - start) * 1000, f", still busy: {', '.join(busy)}" if busy else "",
+                  (helpers - joined) * 1000, (time.monotonic() - helpers) * 1000)
+        return not busy
+
+
+def remove_leftovers() -> None:
+    """Remove the temporary output folders of `serve` processes that are gone (stopped
+    before their folder was removed). Runs beside a new session, in a daemon thread."""
+    for entry in Path(tempfile.gettempdir()).glob(f"{TEMP_PREFIX}*"):
+        found = re.fullmatch(re.escape(TEMP_PREFIX) + r"(\d+)-\w+", entry.name)
+        if found is None or int(found[1]) == os.getpid() or not entry.is_dir():
+            continue
+        try:
+            os.kill(int(found[1]), 0)
+            continue  # that serve still runs
+        except ProcessLookupError:
+            shutil.rmtree(entry, ignore_errors=True)
+        except OSError:  # another user's
+            continue

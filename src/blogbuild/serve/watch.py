@@ -50,12 +50,15 @@ class Watcher:
 
     def __init__(self, trees: Iterable[Path], files: Iterable[Path], *,
                  ignore: Callable[[Path], bool] = lambda p: False,
-                 quiet: float = QUIET, max_wait: float = MAX_WAIT) -> None:
+                 quiet: float = QUIET, max_wait: float = MAX_WAIT,
+                 changed: Callable[[], None] = lambda: None) -> None:
         self.trees = [Path(t).resolve() for t in trees]
         self.files = {Path(f).resolve() for f in files}
         self.ignore = ignore
         self.quiet = quiet
         self.max_wait = max_wait
+        #: Called (from the observer's thread) on every change that goes into a batch.
+        self.changed = changed
         self._observer: Any = Observer()
         self._handler = _Handler(self)
         self._scheduled: set[Path] = set()
@@ -92,6 +95,12 @@ class Watcher:
             self._pending.update(interesting)
             self._last = now
             self._cond.notify_all()
+        self.changed()
+
+    def pending(self) -> bool:
+        """Whether changes wait for the next batch."""
+        with self._cond:
+            return bool(self._pending)
 
     def _watched(self, path: Path) -> bool:
         return path in self.files or any(path.is_relative_to(t) for t in self.trees)
@@ -122,7 +131,7 @@ class Watcher:
         quiet.setLevel(logging.CRITICAL)
         try:
             self._observer.stop()
-            if self._observer.is_alive():
-                self._observer.join(timeout=5)
+            if self._observer.is_alive():  # a daemon thread: never wait long for it
+                self._observer.join(timeout=0.3)
         finally:
             quiet.setLevel(level)
