@@ -32,6 +32,17 @@ _BRACE_OR_ESCAPE = re.compile(r"\\[\s\S]|[{}]")
 _AMOUNT = re.compile(r"[.,]?\d")
 #: After a `$` with a space before it: what could open something, so it is no closer.
 _OPENING = ("{", "[", "(", "$", "\\")
+#: In a formula written `$ … $` (spaces inside the dollars, as MathJax allows): a TeX
+#: command, a script or a brace group is evidence of math.
+_TEX_EVIDENCE = re.compile(r"\\[A-Za-z]+|[\^_{}]")
+_TEX_COMMAND = re.compile(r"\\[A-Za-z]+")
+#: A relation or operator between two operands (`x = 1`, `a + b`), weaker evidence.
+_OPERATOR = re.compile(r"[\w)\]}]\s*(?:=|<|>|\+|\\[lg]eq?)\s*[\w(\\{]")
+#: A word of prose or a shell command (three letters or more, not a TeX command).
+_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
+#: How far a `$ … $` formula may reach: it closes on its line, and this bound keeps the
+#: scans of many openers linear whatever the brace groups.
+SPACED_LIMIT = 1000
 
 
 def _closer_index(src: str, close: str) -> tuple[list[int], list[int], list[int]]:
@@ -119,13 +130,21 @@ def _dollar_closes(src: str, start: int, close: int, end: int) -> bool:
     """Pandoc's rule, with MathJax's `$x = 1 $` allowed: the closing $ is not followed by a
     digit; a space before it is fine unless the formula starts like an amount ($5, $.50)
     or what follows could start a word or a formula (`$HOME and $PATH`, `${A} and ${B}`
-    are not math): a space, the end or punctuation must follow."""
+    are not math): a space, the end or punctuation must follow, and words of prose need
+    TeX beside them (`$PATH and $ cd`)."""
     after = src[close + 1] if close + 1 < end else ""
     if after.isdigit():
         return False
     if not src[close - 1].isspace():
         return True
-    return not _AMOUNT.match(src, start) and not after.isalnum() and after not in _OPENING
+    if _AMOUNT.match(src, start) or after.isalnum() or after in _OPENING:
+        return False
+    if close - start > SPACED_LIMIT:
+        return True  # (bounded: the words are looked for in short formulas only)
+    # `$PATH and $ cd`: words and no TeX, a shell variable and a prompt.
+    content = src[start:close]
+    return _TEX_EVIDENCE.search(content) is not None or not _WORD.search(
+        _outside_braces(content))
 
 
 def _code_span_crosses(src: str, start: int, close: int, end: int) -> bool:
@@ -225,12 +244,80 @@ def _display(src: str, pos: int, close: int, end: int) -> bool:
 
 def _single(state: StateInline, silent: bool) -> bool:
     src, pos, end = state.src, state.pos, state.posMax
-    if pos + 1 >= end or src[pos + 1].isspace():
+    if pos + 1 >= end:
         return False
+    if src[pos + 1].isspace():
+        return _spaced(state, silent)
     close = _find_dollar(state.env, src, pos + 1, end)
     if close < 0 or not _dollar_closes(src, pos + 1, close, end):
         return False
     if _code_span_crosses(src, pos + 1, close, end):
+        return False
+    if not silent:
+        _push(state, "math_inline", pos, "$", src[pos + 1 : close], "$")
+    state.pos = close + 1
+    return True
+
+
+def _outside_braces(content: str) -> str:
+    """`content` without its brace groups (`\\text{for all}` holds words, not prose)."""
+    out: list[str] = []
+    depth = 0
+    last = 0
+    for match in _BRACE_OR_ESCAPE.finditer(content):
+        char = match.group(0)
+        if char not in "{}":
+            continue
+        if depth == 0:
+            out.append(content[last : match.start()])
+        depth = depth + 1 if char == "{" else max(depth - 1, 0)
+        last = match.end()
+    if depth == 0:
+        out.append(content[last:])
+    return " ".join(out)
+
+
+def spaced_verdict(src: str, start: int, close: int, end: int) -> tuple[bool, str]:
+    """Whether `$ … $` from the space at `start` to the `$` at `close` is math, and if not
+    but it holds a TeX command, why not ("line", or what follows the closing `$`; the
+    warning says it), "" otherwise.
+
+    MathJax reads `$ x = 1 $`; Pandoc does not, to keep prices text. It is math here
+    when it closes on its line, the closing `$` is followed by what may follow a formula
+    (not a digit, a letter or an opening bracket: `$ ls -la $HOME` is a shell prompt) and
+    it has TeX in it: a command, a script or a brace group (`$ 2^n $`), or, when it
+    does not start like an amount (`$ 5 or $ 10`), a relation between two operands with
+    no word of prose or shell beside it (`$ x = 1 $`, not `$ export A=1 $`)."""
+    content = src[start:close]
+    if close - start > SPACED_LIMIT or not content.strip():
+        return False, ""
+    looks = _TEX_COMMAND.search(content) is not None
+    if "\n" in content:
+        return False, "line" if looks else ""
+    after = src[close + 1] if close + 1 < end else ""
+    if after.isdigit() or after.isalpha() or after in _OPENING:
+        kind = "a digit" if after.isdigit() else "a letter" if after.isalpha() else f"'{after}'"
+        return False, kind if looks else ""
+    words = _WORD.findall(_outside_braces(content))
+    if looks or (_TEX_EVIDENCE.search(content) and not words):
+        return True, ""
+    amount = _AMOUNT.match(content.lstrip()) is not None
+    return bool(_OPERATOR.search(content) and not words and not amount), ""
+
+
+def _spaced(state: StateInline, silent: bool) -> bool:
+    """`$ x = 1 $`: see `spaced_verdict`. One that looks like math but is not read as math
+    is noted (the core rule warns: raw TeX is never left on the page without a word)."""
+    src, pos, end = state.src, state.pos, state.posMax
+    close = _find_dollar(state.env, src, pos + 1, min(end, pos + 1 + SPACED_LIMIT))
+    if close < 0:
+        return False
+    math, why = spaced_verdict(src, pos + 1, close, end)
+    if math and _code_span_crosses(src, pos + 1, close, end):
+        return False
+    if not math:
+        if why and not silent:
+            state.env.setdefault("math_spaced", []).append((src, pos, src[pos : close + 1], why))
         return False
     if not silent:
         _push(state, "math_inline", pos, "$", src[pos + 1 : close], "$")
