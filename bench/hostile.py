@@ -48,6 +48,8 @@ PATTERNS: dict[str, Callable[[int], str]] = {
     "math environments": repeat("$$\n\\begin{align}\nx\n\\end{align}\n$$\n\n"),
     "inline math": repeat("$x$ "),
     "spaced $ shell prompts": repeat("$ ls -la $HOME "),
+    "$$ alone on lines beside $$": repeat("$$a$$\n", before="t $$b$$ t\n"),
+    "$$ alone and beside text": repeat("$$a$$\nt $$b$$ t\n"),
     "spaced $ nested braces": nest("$ {", "a", "}"),
     "spaced $ TeX then digit": repeat("$ \\a $1 "),
     "stars": repeat("*"),

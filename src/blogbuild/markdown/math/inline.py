@@ -14,6 +14,7 @@ import typing
 from markdown_it.rules_inline import StateInline
 
 from blogbuild.markdown.env import Env
+from blogbuild.markdown.math.beside import paragraph_beside_text
 from blogbuild.markdown.math.tex import (
     DISPLAY_ENVIRONMENTS,
     ENVIRONMENTS,
@@ -224,22 +225,27 @@ class InlineRule:
             state.pos = close + 2
             return True
         if not silent:
-            kind = "math_inline_double" if _display(src, pos, close, state.posMax) else (
-                self.double_kind)
+            kind = "math_inline_double" if _display(state.env, src, pos, close,
+                                                    state.posMax) else self.double_kind
             _push(state, kind, pos, "$$", content, "$$")
         state.pos = close + 2
         return True
 
 
-def _display(src: str, pos: int, close: int, end: int) -> bool:
+def _display(env: Env, src: str, pos: int, close: int, end: int) -> bool:
     """Display math though inside a paragraph: a `$$` that opens a line and a `$$` that ends
-    a later one (lines the block rule could not take, as lazy lines of a list item), or an
-    environment that exists only in display mode."""
+    a later one (lines the block rule could not take, as lazy lines of a list item) unless
+    the formula shares its first or last line with TeX and the paragraph writes `$$…$$`
+    beside text (math/beside.py), or an environment that exists only in display mode."""
     starts_line = pos == 0 or src[pos - 1] == "\n"
     ends_line = close + 2 >= end or src[close + 2] == "\n"
-    spans_lines = "\n" in src[pos:close]
-    return (starts_line and ends_line and spans_lines) or bool(
-        _DISPLAY_ONLY.match(src, pos + 2, close))
+    first_end = src.find("\n", pos, close)
+    if starts_line and ends_line and first_end >= 0:
+        own_lines = not src[pos + 2 : first_end].strip() and not src[
+            src.rfind("\n", pos, close) + 1 : close].strip()
+        if own_lines or not paragraph_beside_text(env, src):
+            return True
+    return bool(_DISPLAY_ONLY.match(src, pos + 2, close))
 
 
 def _single(state: StateInline, silent: bool) -> bool:
