@@ -52,6 +52,8 @@ PATTERNS: dict[str, Callable[[int], str]] = {
     "$$ alone and beside text": repeat("$$a$$\nt $$b$$ t\n"),
     "spaced $ nested braces": nest("$ {", "a", "}"),
     "spaced $ TeX then digit": repeat("$ \\a $1 "),
+    "unclosed $ with TeX": repeat("$\\frac{a}{b} "),
+    "TeX then lone $": repeat("\\alpha$ "),
     "stars": repeat("*"),
     "stars words": repeat("*a "),
     "underscores words": repeat("_a "),

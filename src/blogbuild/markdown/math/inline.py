@@ -38,12 +38,21 @@ _OPENING = ("{", "[", "(", "$", "\\")
 _TEX_EVIDENCE = re.compile(r"\\[A-Za-z]+|[\^_{}]")
 _TEX_COMMAND = re.compile(r"\\[A-Za-z]+")
 #: A relation or operator between two operands (`x = 1`, `a + b`), weaker evidence.
-_OPERATOR = re.compile(r"[\w)\]}]\s*(?:=|<|>|\+|\\[lg]eq?)\s*[\w(\\{]")
-#: A word of prose or a shell command (three letters or more, not a TeX command).
-_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
+_OPERATOR = re.compile(r"[\w)\]}]\s*(?:=|<|>|\+|-|\\[lg]eq?)\s*[\w(\\{-]")
+#: A word of prose or a shell command (three letters or more, not a TeX command), or a
+#: shell option (`ls -la`).
+_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}|(?<!\S)(?:-[A-Za-z]{2}|--[A-Za-z])")
 #: How far a `$ … $` formula may reach: it closes on its line, and this bound keeps the
 #: scans of many openers linear whatever the brace groups.
 SPACED_LIMIT = 1000
+#: TeX before a `$` that opens nothing: a command since the `$` before it, if any.
+_TEX_BEFORE = re.compile(r"\\[A-Za-z]+[^$]*\$\Z")
+_LOOKBACK = 60
+_OPENED_END = re.compile(r"[$\n]")
+#: A `$`, not a price, with a TeX command soon after it on its line (`$\\frac{a}{b}`,
+#: `$x^2 \\alpha`, `$ = \\sqrt2`; not a path or a string, `$env:A = "C:\\B"`): math that
+#: is shown as text when nothing closes it.
+_TEX_AHEAD = re.compile(r"\$(?!\d)[^$\n:/\"']{0," + str(_LOOKBACK) + r"}?\\[A-Za-z]{2}")
 
 
 def _closer_index(src: str, close: str) -> tuple[list[int], list[int], list[int]]:
@@ -130,20 +139,22 @@ def _find_dollar(env: Env, src: str, start: int, end: int) -> int:
 def _dollar_closes(src: str, start: int, close: int, end: int) -> bool:
     """Pandoc's rule, with MathJax's `$x = 1 $` allowed: the closing $ is not followed by a
     digit; a space before it is fine unless the formula starts like an amount ($5, $.50)
-    or what follows could start a word or a formula (`$HOME and $PATH`, `${A} and ${B}`
-    are not math): a space, the end or punctuation must follow, and words of prose need
-    TeX beside them (`$PATH and $ cd`)."""
+    and holds no TeX command, or what follows could start a word or a formula (`$HOME and
+    $PATH`, `${A} and ${B}` are not math): a space, the end or punctuation must follow,
+    and words of prose need TeX beside them (`$PATH and $ cd`)."""
     after = src[close + 1] if close + 1 < end else ""
     if after.isdigit():
         return False
     if not src[close - 1].isspace():
         return True
-    if _AMOUNT.match(src, start) or after.isalnum() or after in _OPENING:
+    if after.isalnum() or after in _OPENING:
         return False
     if close - start > SPACED_LIMIT:
-        return True  # (bounded: the words are looked for in short formulas only)
-    # `$PATH and $ cd`: words and no TeX, a shell variable and a prompt.
+        return not _AMOUNT.match(src, start)  # (bounded: short formulas are read closer)
     content = src[start:close]
+    if _AMOUNT.match(src, start):  # `$10 and $`: a price, but `$10 \\times 24 $` is TeX
+        return _TEX_COMMAND.search(content) is not None
+    # `$PATH and $ cd`: words and no TeX, a shell variable and a prompt.
     return _TEX_EVIDENCE.search(content) is not None or not _WORD.search(
         _outside_braces(content))
 
@@ -248,14 +259,49 @@ def _display(env: Env, src: str, pos: int, close: int, end: int) -> bool:
     return bool(_DISPLAY_ONLY.match(src, pos + 2, close))
 
 
+def _note_as_text(state: StateInline, start: int, markup: str, why: str) -> None:
+    """Note TeX that stays text beside a `$` (the core rule warns with its line): a
+    `$ … $` that looks like math, or a `$` with a TeX command right after it that nothing
+    closes ("open"), or right before it that nothing opened ("close")."""
+    state.env.setdefault("math_as_text", []).append((state.src, start, markup, why))
+
+
+def _opened(src: str, pos: int, end: int) -> str:
+    """What a `$` at `pos` that nothing closes opens: up to the next `$` or the line's end."""
+    stop = _OPENED_END.search(src, pos + 1, min(end, pos + _LOOKBACK))
+    return src[pos : stop.start() if stop else min(end, pos + _LOOKBACK)].rstrip()
+
+
+def _stray_closer(state: StateInline, silent: bool) -> None:
+    """`\\frac{a}{b}$` where this `$` opens nothing: its formula has lost its opening `$`
+    (a TeX command within the few characters before, none of them a `$`)."""
+    src, pos = state.src, state.pos
+    if silent:
+        return
+    noted = state.env.get("math_as_text_closer")
+    if noted is not None and noted[0] is src and noted[1] == pos:
+        return  # noted with its opener
+    if src[pos + 1 : pos + 2].isdigit() and (pos == 0 or not (src[pos - 1] == "}"
+                                                               or src[pos - 1].isalpha())):
+        return  # a price: `the \\LaTeX book costs $5`
+    found = _TEX_BEFORE.search(src, max(0, pos - _LOOKBACK), pos + 1)
+    if found is not None:
+        _note_as_text(state, found.start(), src[found.start() : pos + 1], "close")
+
+
 def _single(state: StateInline, silent: bool) -> bool:
     src, pos, end = state.src, state.pos, state.posMax
-    if pos + 1 >= end:
-        return False
-    if src[pos + 1].isspace():
-        return _spaced(state, silent)
+    if pos + 1 >= end or src[pos + 1].isspace():
+        if pos + 1 >= end or not _spaced(state, silent):
+            _stray_closer(state, silent)
+            return False
+        return True
     close = _find_dollar(state.env, src, pos + 1, end)
     if close < 0 or not _dollar_closes(src, pos + 1, close, end):
+        if not _TEX_AHEAD.match(src, pos, end):
+            _stray_closer(state, silent)
+        elif not silent:
+            _note_as_text(state, pos, _opened(src, pos, end), "open")
         return False
     if _code_span_crosses(src, pos + 1, close, end):
         return False
@@ -317,13 +363,17 @@ def _spaced(state: StateInline, silent: bool) -> bool:
     src, pos, end = state.src, state.pos, state.posMax
     close = _find_dollar(state.env, src, pos + 1, min(end, pos + 1 + SPACED_LIMIT))
     if close < 0:
+        if _TEX_AHEAD.match(src, pos, end) and not silent:  # `$ \\frac{a}{b}` and no `$`
+            _note_as_text(state, pos, _opened(src, pos, end), "open")
+            state.env["math_as_text_closer"] = (src, pos)  # this `$` closes nothing either
         return False
     math, why = spaced_verdict(src, pos + 1, close, end)
     if math and _code_span_crosses(src, pos + 1, close, end):
         return False
     if not math:
         if why and not silent:
-            state.env.setdefault("math_spaced", []).append((src, pos, src[pos : close + 1], why))
+            _note_as_text(state, pos, src[pos : close + 1], why)
+            state.env["math_as_text_closer"] = (src, close)  # one note for the pair
         return False
     if not silent:
         _push(state, "math_inline", pos, "$", src[pos + 1 : close], "$")

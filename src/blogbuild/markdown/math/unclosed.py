@@ -41,7 +41,18 @@ def _owners(tokens: list[Token]) -> dict[int, Token]:
     return {id(token.content): token for token in tokens if token.type == "inline"}
 
 
-def _spaced_message(markup: str, why: str) -> str:
+def _as_text_message(markup: str, why: str) -> str:
+    """The warning for TeX beside a `$` that stays text (inline.py, `_note_as_text`)."""
+    if why == "open":
+        shown = markup if len(markup) <= 30 else markup[:29] + "…"
+        return (f"'{shown}' opens a formula that nothing closes in its paragraph, so it is "
+                f"shown as text: end it with $ (with no digit right after it), or write \\$ "
+                f"for a dollar sign")
+    if why == "close":
+        shown = markup if len(markup) <= 30 else "…" + markup[-29:]
+        return (f"'{shown}' closes a formula that nothing opens in its paragraph, so it is "
+                f"shown as text: start it with $ (with no space right after it), or write "
+                f"\\$ for a dollar sign")
     tex = " ".join(markup[1:-1].split())
     shown = tex if len(tex) <= 40 else tex[:39] + "…"
     if why == "line":
@@ -54,7 +65,7 @@ def _spaced_message(markup: str, why: str) -> str:
 
 def _locate(state: StateCore, key: str = "math_unclosed") -> list[tuple[int, int, str, str]]:
     """(body line, 0-based column, opener) of each opener the inline rule noted in
-    env[key]: left unclosed, or (`math_spaced`) a `$ … $` that looks like math."""
+    env[key]: left unclosed, or (`math_as_text`) TeX beside a `$` that stays text."""
     unclosed = state.env.get(key, [])
     if not unclosed:
         return []
@@ -88,5 +99,7 @@ def report_unclosed(state: StateCore) -> None:
         if line not in taken:
             taken.add(line)
             report(env, source_line(env, line), _inline_message(opener), column=col + 1)
-    for line, col, markup, why in _locate(state, "math_spaced"):
-        report(env, source_line(env, line), _spaced_message(markup, why), column=col + 1)
+    for line, col, markup, why in _locate(state, "math_as_text"):
+        if line not in taken:  # once per line, like the rest: one mistake, one message
+            taken.add(line)
+            report(env, source_line(env, line), _as_text_message(markup, why), column=col + 1)
