@@ -252,6 +252,19 @@ def test_double_dollar_in_a_sentence_can_stay_display() -> None:
     )
 
 
+def test_display_setting_keeps_double_dollars_alone_on_a_line_display() -> None:
+    # With inline $$ beside text in the paragraph, the default reads the lone one as
+    # inline (kramdown); `display` keeps Pandoc's and Obsidian's reading.
+    source = "The norm $$a$$ and the product are\n$$b$$\n"
+    md = create_markdown(Config(math=MathConfig(inline_double_dollar="display")))
+    assert abbreviate(render(source, md=md)[0]) == (
+        '<p>The norm <span class="math-display">[KD:a]</span> and the product are</p>\n'
+        '<div class="math-display">[KD:b]</div>\n'
+    )
+    assert abbreviate(render(source)[0]) == (
+        "<p>The norm [K:a] and the product are\n[K:b]</p>\n")
+
+
 @pytest.mark.parametrize("value", ["Display", "block", "true"])
 def test_inline_double_dollar_is_checked(tmp_path: Path, value: str) -> None:
     (tmp_path / "site.yaml").write_text(

@@ -66,3 +66,64 @@ def test_trusted_commands_never_inject(command: str, text: str, display: bool) -
         url = text
         if scheme_of(url) not in ALLOWED or not url.strip():
             assert env.get("diagnostics"), (source, html)
+
+
+# --- raw TeX is never silent -------------------------------------------------------------
+
+_TEX_PIECES = ["\\frac{a}{b}", "\\sqrt{2}", "\\alpha", "x", "=", "^2", "_i", " "]
+_COMMANDS = re.compile(r"\\(?:frac|sqrt|alpha)")
+#: How authors write a formula (`{}` is the TeX), and how they get it wrong.
+_STYLES = ["${}$", "$ {} $", "$${}$$", "\\({}\\)", "\n$${}$$\n", "$$ {} $$"]
+_MISTAKES = ["${}", "{}$", "$ {} $5", "$ {} $x", "$ {}", "${}$5", "$ {}\n$"]
+#: Prose around formulas: prices, lone dollar signs, shell variables, words (no TeX).
+_PROSE = ["costs $5", "and $10", "word", "$ and", "$HOME", "x", "—", "between $ and €",
+          "$ 5 or $ 10", "$ ls -la", "=", "\n", "\n\n"]
+
+
+def _formula(styles: list[str]) -> st.SearchStrategy[str]:
+    return st.tuples(
+        st.sampled_from(styles),
+        st.lists(st.sampled_from(_TEX_PIECES), min_size=0, max_size=4),
+        st.sampled_from(_TEX_PIECES[:3]),
+    ).map(lambda t: t[0].replace("{}", "".join(t[1]) + t[2]))
+
+
+#: Words, prices and formulas, with at most one mistake (two mistakes side by side,
+#: `$\alpha $ \beta`, can be read more than one way).
+_segments = st.tuples(
+    st.lists(st.one_of(_formula(_STYLES), st.sampled_from(_PROSE)), min_size=0, max_size=7),
+    st.lists(_formula(_MISTAKES), max_size=1),
+    st.integers(min_value=0, max_value=7),
+).map(lambda t: t[0][: t[2]] + t[1] + t[0][t[2] :])
+
+
+def _visible_text(html: str) -> str:
+    """The page's text outside code, rendered formulas and formulas shown as errors."""
+    fragment = html5lib.HTMLParser(strict=False, namespaceHTMLElements=False) \
+        .parseFragment(html)
+    out: list[str] = []
+
+    def walk(element: object) -> None:
+        classes = element.attrib.get("class", "").split()  # type: ignore[attr-defined]
+        if element.tag == "code" or "katex" in classes or "math-error" in classes:  # type: ignore[attr-defined]
+            out.append(element.tail or "")  # type: ignore[attr-defined]
+            return
+        out.append(element.text or "")  # type: ignore[attr-defined]
+        for child in element:  # type: ignore[attr-defined]
+            walk(child)
+        out.append(element.tail or "")  # type: ignore[attr-defined]
+
+    walk(fragment)
+    return "".join(out)
+
+
+@settings(max_examples=400, deadline=None)
+@given(segments=_segments, joiner=st.sampled_from([" ", "\n"]))
+def test_tex_left_on_the_page_always_has_a_diagnostic(segments: list[str], joiner: str) -> None:
+    """Prose holds no TeX command, so one on the page is a formula that was not rendered:
+    the build said so, with a line (syntax.md: never silently raw TeX)."""
+    source = joiner.join(segments) + "\n"
+    html, env = render(source)
+    if _COMMANDS.search(_visible_text(html)):
+        diagnostics = env.get("diagnostics", [])
+        assert diagnostics and all(d.line >= 1 for d in diagnostics), (source, html)

@@ -21,7 +21,7 @@ from markdown_it.utils import OptionsDict
 
 from blogbuild.config import MathConfig
 from blogbuild.markdown.env import Env, need
-from blogbuild.markdown.math.block import math_block
+from blogbuild.markdown.math.block import MathBlock
 from blogbuild.markdown.math.inline import InlineRule
 from blogbuild.markdown.math.number import number_and_render
 from blogbuild.markdown.math.unclosed import report_unclosed
@@ -108,7 +108,7 @@ def math_plugin(
     md.block.ruler.before(
         "fence",
         "math_block",
-        math_block,
+        MathBlock(double_inline=config.inline_double_dollar == "inline"),
         {"alt": ["paragraph", "reference", "blockquote", "list", "footnote_def"]},
     )
     # Pushed now, so it runs after `inline` and footnotes and before the TOC's heading_ids.

@@ -17,8 +17,6 @@ _ADVICE: tuple[tuple[re.Pattern[str], str], ...] = (
      "\\text{…} too"),
     (re.compile(r"Expected 'EOF', got '[_^]'|Expected group after '[_^]'"),
      "inside \\text{…} write \\_ for an underscore and \\^{} for a caret"),
-    (re.compile(r"can be used only in display mode"),
-     "put the formula in $$…$$ on lines of its own"),
 )
 
 

@@ -13,9 +13,13 @@ from typing import NamedTuple
 
 from markdown_it.rules_block import StateBlock
 
+from blogbuild.markdown.math.beside import beside_text
 from blogbuild.markdown.math.tex import DISPLAY_ENVIRONMENTS, find_close, kramdown_unescape
 
 _BEGIN_RE = re.compile(r"\\begin\{(" + "|".join(DISPLAY_ENVIRONMENTS) + r")(\*?)\}")
+#: How many lines of its paragraph, before and after, a `$$…$$` that fills its line looks
+#: at for a `$$…$$` beside text (a bound: a paragraph of such lines stays linear).
+NEIGHBOURS = 20
 
 
 class Cut(NamedTuple):
@@ -82,8 +86,59 @@ def _note_cut(state: StateBlock, start_line: int, line: str, found: tuple[str, s
         cuts[start_line] = Cut(label, close, blank, late, started, column)
 
 
+def _line_beside_text(state: StateBlock, number: int) -> bool:
+    """`beside_text` of a body line as the current container sees it, memoised."""
+    begin = state.bMarks[number] + state.tShift[number]
+    memo = state.env.setdefault("math_beside_lines", {})
+    key = (number, begin)
+    entry = memo.get(key)
+    if entry is None or entry[0] is not state.src:
+        entry = memo[key] = (state.src, beside_text(state.src[begin : state.eMarks[number]]))
+    return bool(entry[1])
+
+
+def _inline_by_neighbours(state: StateBlock, start_line: int, last: int, end_line: int,
+                          silent: bool) -> bool:
+    """A `$$…$$` that fills lines start_line..last but shares its paragraph with text:
+    inline math when a `$$…$$` near it in that paragraph stands beside text (see
+    math/beside.py); display math otherwise, and always when it is its own paragraph."""
+    inside = silent and state.parentType == "paragraph"  # interrupting a paragraph
+    after = last + 1
+    alone_after = (after >= end_line or state.isEmpty(after)
+                   or state.sCount[after] < state.blkIndent)
+    if not inside and alone_after:
+        return False
+    if inside:
+        for number in range(start_line - 1, max(state.line, start_line - NEIGHBOURS) - 1, -1):
+            if state.sCount[number] >= 0 and _line_beside_text(state, number):
+                return True
+    number = after
+    while number < min(end_line, after + NEIGHBOURS) and not state.isEmpty(number) \
+            and state.sCount[number] >= state.blkIndent:
+        if _line_beside_text(state, number):
+            return True
+        number += 1
+    return False
+
+
+class MathBlock:
+    """The block rule; `double_inline`: a `$$…$$` beside text is inline math, so one
+    alone on its line in such a paragraph is too (math.inline_double_dollar)."""
+
+    def __init__(self, *, double_inline: bool = True) -> None:
+        self.double_inline = double_inline
+
+    def __call__(self, state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+        return _math_block(state, start_line, end_line, silent, self.double_inline)
+
+
 def math_block(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
     """Display math starting a line; it ends with its closer at the end of a line."""
+    return _math_block(state, start_line, end_line, silent, True)
+
+
+def _math_block(state: StateBlock, start_line: int, end_line: int, silent: bool,
+                double_inline: bool) -> bool:
     if state.sCount[start_line] - state.blkIndent >= 4:
         return False
     begin = state.bMarks[start_line] + state.tShift[start_line]
@@ -129,6 +184,12 @@ def math_block(state: StateBlock, start_line: int, end_line: int, silent: bool) 
         col = begin - _line_start(state.src, begin)
     content = "\n".join(parts)
     if not content.strip():
+        return False
+    # `$$x$$` filling its line (not `$$` alone on the lines around the formula) in a
+    # paragraph that writes `$$…$$` beside text: inline math, the inline rule's.
+    compact = open_ == "$$" and (parts[0].strip() != "" or parts[-1].strip() != "")
+    if compact and double_inline and _inline_by_neighbours(state, start_line, current,
+                                                           end_line, silent):
         return False
     if silent:
         return True

@@ -14,6 +14,7 @@ import typing
 from markdown_it.rules_inline import StateInline
 
 from blogbuild.markdown.env import Env
+from blogbuild.markdown.math.beside import paragraph_beside_text
 from blogbuild.markdown.math.tex import (
     DISPLAY_ENVIRONMENTS,
     ENVIRONMENTS,
@@ -32,6 +33,26 @@ _BRACE_OR_ESCAPE = re.compile(r"\\[\s\S]|[{}]")
 _AMOUNT = re.compile(r"[.,]?\d")
 #: After a `$` with a space before it: what could open something, so it is no closer.
 _OPENING = ("{", "[", "(", "$", "\\")
+#: In a formula written `$ … $` (spaces inside the dollars, as MathJax allows): a TeX
+#: command, a script or a brace group is evidence of math.
+_TEX_EVIDENCE = re.compile(r"\\[A-Za-z]+|[\^_{}]")
+_TEX_COMMAND = re.compile(r"\\[A-Za-z]+")
+#: A relation or operator between two operands (`x = 1`, `a + b`), weaker evidence.
+_OPERATOR = re.compile(r"[\w)\]}]\s*(?:=|<|>|\+|-|\\[lg]eq?)\s*[\w(\\{-]")
+#: A word of prose or a shell command (three letters or more, not a TeX command), or a
+#: shell option (`ls -la`).
+_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}|(?<!\S)(?:-[A-Za-z]{2}|--[A-Za-z])")
+#: How far a `$ … $` formula may reach: it closes on its line, and this bound keeps the
+#: scans of many openers linear whatever the brace groups.
+SPACED_LIMIT = 1000
+#: TeX before a `$` that opens nothing: a command since the `$` before it, if any.
+_TEX_BEFORE = re.compile(r"\\[A-Za-z]+[^$]*\$\Z")
+_LOOKBACK = 60
+_OPENED_END = re.compile(r"[$\n]")
+#: A `$`, not a price, with a TeX command soon after it on its line (`$\\frac{a}{b}`,
+#: `$x^2 \\alpha`, `$ = \\sqrt2`; not a path or a string, `$env:A = "C:\\B"`): math that
+#: is shown as text when nothing closes it.
+_TEX_AHEAD = re.compile(r"\$(?!\d)[^$\n:/\"']{0," + str(_LOOKBACK) + r"}?\\[A-Za-z]{2}")
 
 
 def _closer_index(src: str, close: str) -> tuple[list[int], list[int], list[int]]:
@@ -118,14 +139,24 @@ def _find_dollar(env: Env, src: str, start: int, end: int) -> int:
 def _dollar_closes(src: str, start: int, close: int, end: int) -> bool:
     """Pandoc's rule, with MathJax's `$x = 1 $` allowed: the closing $ is not followed by a
     digit; a space before it is fine unless the formula starts like an amount ($5, $.50)
-    or what follows could start a word or a formula (`$HOME and $PATH`, `${A} and ${B}`
-    are not math): a space, the end or punctuation must follow."""
+    and holds no TeX command, or what follows could start a word or a formula (`$HOME and
+    $PATH`, `${A} and ${B}` are not math): a space, the end or punctuation must follow,
+    and words of prose need TeX beside them (`$PATH and $ cd`)."""
     after = src[close + 1] if close + 1 < end else ""
     if after.isdigit():
         return False
     if not src[close - 1].isspace():
         return True
-    return not _AMOUNT.match(src, start) and not after.isalnum() and after not in _OPENING
+    if after.isalnum() or after in _OPENING:
+        return False
+    if close - start > SPACED_LIMIT:
+        return not _AMOUNT.match(src, start)  # (bounded: short formulas are read closer)
+    content = src[start:close]
+    if _AMOUNT.match(src, start):  # `$10 and $`: a price, but `$10 \\times 24 $` is TeX
+        return _TEX_COMMAND.search(content) is not None
+    # `$PATH and $ cd`: words and no TeX, a shell variable and a prompt.
+    return _TEX_EVIDENCE.search(content) is not None or not _WORD.search(
+        _outside_braces(content))
 
 
 def _code_span_crosses(src: str, start: int, close: int, end: int) -> bool:
@@ -205,32 +236,144 @@ class InlineRule:
             state.pos = close + 2
             return True
         if not silent:
-            kind = "math_inline_double" if _display(src, pos, close, state.posMax) else (
-                self.double_kind)
+            kind = "math_inline_double" if _display(state.env, src, pos, close,
+                                                    state.posMax) else self.double_kind
             _push(state, kind, pos, "$$", content, "$$")
         state.pos = close + 2
         return True
 
 
-def _display(src: str, pos: int, close: int, end: int) -> bool:
+def _display(env: Env, src: str, pos: int, close: int, end: int) -> bool:
     """Display math though inside a paragraph: a `$$` that opens a line and a `$$` that ends
-    a later one (lines the block rule could not take, as lazy lines of a list item), or an
-    environment that exists only in display mode."""
+    a later one (lines the block rule could not take, as lazy lines of a list item) unless
+    the formula shares its first or last line with TeX and the paragraph writes `$$…$$`
+    beside text (math/beside.py), or an environment that exists only in display mode."""
     starts_line = pos == 0 or src[pos - 1] == "\n"
     ends_line = close + 2 >= end or src[close + 2] == "\n"
-    spans_lines = "\n" in src[pos:close]
-    return (starts_line and ends_line and spans_lines) or bool(
-        _DISPLAY_ONLY.match(src, pos + 2, close))
+    first_end = src.find("\n", pos, close)
+    if starts_line and ends_line and first_end >= 0:
+        own_lines = not src[pos + 2 : first_end].strip() and not src[
+            src.rfind("\n", pos, close) + 1 : close].strip()
+        if own_lines or not paragraph_beside_text(env, src):
+            return True
+    return bool(_DISPLAY_ONLY.match(src, pos + 2, close))
+
+
+def _note_as_text(state: StateInline, start: int, markup: str, why: str) -> None:
+    """Note TeX that stays text beside a `$` (the core rule warns with its line): a
+    `$ … $` that looks like math, or a `$` with a TeX command right after it that nothing
+    closes ("open"), or right before it that nothing opened ("close")."""
+    state.env.setdefault("math_as_text", []).append((state.src, start, markup, why))
+
+
+def _opened(src: str, pos: int, end: int) -> str:
+    """What a `$` at `pos` that nothing closes opens: up to the next `$` or the line's end."""
+    stop = _OPENED_END.search(src, pos + 1, min(end, pos + _LOOKBACK))
+    return src[pos : stop.start() if stop else min(end, pos + _LOOKBACK)].rstrip()
+
+
+def _stray_closer(state: StateInline, silent: bool) -> None:
+    """`\\frac{a}{b}$` where this `$` opens nothing: its formula has lost its opening `$`
+    (a TeX command within the few characters before, none of them a `$`)."""
+    src, pos = state.src, state.pos
+    if silent:
+        return
+    noted = state.env.get("math_as_text_closer")
+    if noted is not None and noted[0] is src and noted[1] == pos:
+        return  # noted with its opener
+    if src[pos + 1 : pos + 2].isdigit() and (pos == 0 or not (src[pos - 1] == "}"
+                                                               or src[pos - 1].isalpha())):
+        return  # a price: `the \\LaTeX book costs $5`
+    found = _TEX_BEFORE.search(src, max(0, pos - _LOOKBACK), pos + 1)
+    if found is not None:
+        _note_as_text(state, found.start(), src[found.start() : pos + 1], "close")
 
 
 def _single(state: StateInline, silent: bool) -> bool:
     src, pos, end = state.src, state.pos, state.posMax
     if pos + 1 >= end or src[pos + 1].isspace():
-        return False
+        if pos + 1 >= end or not _spaced(state, silent):
+            _stray_closer(state, silent)
+            return False
+        return True
     close = _find_dollar(state.env, src, pos + 1, end)
     if close < 0 or not _dollar_closes(src, pos + 1, close, end):
+        if not _TEX_AHEAD.match(src, pos, end):
+            _stray_closer(state, silent)
+        elif not silent:
+            _note_as_text(state, pos, _opened(src, pos, end), "open")
         return False
     if _code_span_crosses(src, pos + 1, close, end):
+        return False
+    if not silent:
+        _push(state, "math_inline", pos, "$", src[pos + 1 : close], "$")
+    state.pos = close + 1
+    return True
+
+
+def _outside_braces(content: str) -> str:
+    """`content` without its brace groups (`\\text{for all}` holds words, not prose)."""
+    out: list[str] = []
+    depth = 0
+    last = 0
+    for match in _BRACE_OR_ESCAPE.finditer(content):
+        char = match.group(0)
+        if char not in "{}":
+            continue
+        if depth == 0:
+            out.append(content[last : match.start()])
+        depth = depth + 1 if char == "{" else max(depth - 1, 0)
+        last = match.end()
+    if depth == 0:
+        out.append(content[last:])
+    return " ".join(out)
+
+
+def spaced_verdict(src: str, start: int, close: int, end: int) -> tuple[bool, str]:
+    """Whether `$ … $` from the space at `start` to the `$` at `close` is math, and if not
+    but it holds a TeX command, why not ("line", or what follows the closing `$`; the
+    warning says it), "" otherwise.
+
+    MathJax reads `$ x = 1 $`; Pandoc does not, to keep prices text. It is math here
+    when it closes on its line, the closing `$` is followed by what may follow a formula
+    (not a digit, a letter or an opening bracket: `$ ls -la $HOME` is a shell prompt) and
+    it has TeX in it: a command, a script or a brace group (`$ 2^n $`), or, when it
+    does not start like an amount (`$ 5 or $ 10`), a relation between two operands with
+    no word of prose or shell beside it (`$ x = 1 $`, not `$ export A=1 $`)."""
+    content = src[start:close]
+    if close - start > SPACED_LIMIT or not content.strip():
+        return False, ""
+    looks = _TEX_COMMAND.search(content) is not None
+    if "\n" in content:
+        return False, "line" if looks else ""
+    after = src[close + 1] if close + 1 < end else ""
+    if after.isdigit() or after.isalpha() or after in _OPENING:
+        kind = "a digit" if after.isdigit() else "a letter" if after.isalpha() else f"'{after}'"
+        return False, kind if looks else ""
+    words = _WORD.findall(_outside_braces(content))
+    if looks or (_TEX_EVIDENCE.search(content) and not words):
+        return True, ""
+    amount = _AMOUNT.match(content.lstrip()) is not None
+    return bool(_OPERATOR.search(content) and not words and not amount), ""
+
+
+def _spaced(state: StateInline, silent: bool) -> bool:
+    """`$ x = 1 $`: see `spaced_verdict`. One that looks like math but is not read as math
+    is noted (the core rule warns: raw TeX is never left on the page without a word)."""
+    src, pos, end = state.src, state.pos, state.posMax
+    close = _find_dollar(state.env, src, pos + 1, min(end, pos + 1 + SPACED_LIMIT))
+    if close < 0:
+        if _TEX_AHEAD.match(src, pos, end) and not silent:  # `$ \\frac{a}{b}` and no `$`
+            _note_as_text(state, pos, _opened(src, pos, end), "open")
+            state.env["math_as_text_closer"] = (src, pos)  # this `$` closes nothing either
+        return False
+    math, why = spaced_verdict(src, pos + 1, close, end)
+    if math and _code_span_crosses(src, pos + 1, close, end):
+        return False
+    if not math:
+        if why and not silent:
+            _note_as_text(state, pos, src[pos : close + 1], why)
+            state.env["math_as_text_closer"] = (src, close)  # one note for the pair
         return False
     if not silent:
         _push(state, "math_inline", pos, "$", src[pos + 1 : close], "$")

@@ -18,6 +18,7 @@ from blogbuild.markdown.env import Env, need, report, report_error, source_line
 from blogbuild.markdown.math.advice import advice
 from blogbuild.markdown.math.links import check_urls, feed_tex
 from blogbuild.markdown.math.tex import (
+    ENV_RE,
     LABEL_RE,
     REF_RE,
     Rewrite,
@@ -30,6 +31,14 @@ from blogbuild.runtimes import katex
 
 #: (body line 0-based, column 0-based) where each line of a token's TeX starts.
 Where = list[tuple[int, int]]
+#: KaTeX's error for an environment it sets only in display mode ({CD}, {align}, …).
+_DISPLAY_ONLY_ERROR = re.compile(r"^\{([A-Za-z]+\*?)\} can be used only in display mode")
+
+
+def _display_only_message(env_name: str, open_: str) -> str:
+    where = "between $$ lines" if open_ in ("$", "$$") else "between \\[ and \\]"
+    return (f"{{{env_name}}} works only in display math, so this formula is shown as "
+            f"display math: write it {where}")
 
 
 class Locator:
@@ -145,6 +154,16 @@ def _plan(env: Env, job: _Job, labels: dict[str, tuple[str, str]], numbering: bo
     if token.type != "math_ref":
         check_urls(content, base_path, rewrite.replace, refuse)
     if token.type == "math_inline":
+        whole = ENV_RE.fullmatch(content.strip())
+        if whole is not None:
+            # `$\begin{align}…\end{align}$`: KaTeX sets it only in display mode, so it
+            # is display math, numbered like `$$\begin{align}…$$` in a sentence.
+            token.type = "math_inline_double"
+            line, col = job.at(env, 0)
+            name = whole.group(1) + whole.group(2)
+            report(env, line, _display_only_message(name, token.meta.get("open", "")),
+                   column=col)
+    if token.type == "math_inline":
         for match in LABEL_RE.finditer(content):
             rewrite.replace(match.start(), match.end(), "")
             warn(match.start(), f"\\label{{{match.group(1)}}} only works in display math")
@@ -233,6 +252,14 @@ def _render(
     tex, _ = job.rewrite.apply()
     display = token.type != "math_inline"
     result = katex.render(tex, display=display, options=options)
+    only = None if display or result.ok else _DISPLAY_ONLY_ERROR.match(str(result.message))
+    if only is not None:
+        # `$\begin{CD}…\end{CD}$`: the fix is known, so apply it and say so (an error in
+        # the TeX itself is then reported as display math sees it).
+        line, col = at(0)
+        report(env, line, _display_only_message(only.group(1), token.meta.get("open", "")),
+               column=col)
+        result, display = katex.render(tex, display=True, options=options), True
     for warning in result.warnings:
         index = 0
         if warning.position is not None:
