@@ -61,7 +61,10 @@ def main() -> int:
     def run(shape: Shape) -> None:
         with tempfile.TemporaryDirectory(prefix="blogbuild-shapes-") as work:
             start = time.monotonic()
-            outcome = sequence(shape, Path(work))
+            try:
+                outcome = sequence(shape, Path(work))
+            except Exception as exc:  # a failure of the harness itself: shown, and on we go
+                outcome = Outcome([Problem("harness", "?", repr(exc))])
             seconds = time.monotonic() - start
             results.append((shape, outcome, seconds))
             mark = "ok  " if not outcome.problems else "FAIL"
