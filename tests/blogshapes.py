@@ -107,8 +107,10 @@ def shapes(draw: st.DrawFn) -> Shape:
     return Shape(kind, (*rich, *plain), draw(st.booleans()), search, cards)
 
 
+#: Every feature on, and enough posts (25, with the page 26 sources) for the render pool.
 RICHEST = Shape("posts", (frozenset(FEATURES), frozenset({"inline", "code", "cite"}),
-                          frozenset({"display", "label", "runnable", "bundle"})),
+                          frozenset({"display", "label", "runnable", "bundle"}),
+                          *[frozenset[str]()] * 22),
                 True, True, True)
 
 
