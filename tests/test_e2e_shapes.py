@@ -16,14 +16,17 @@ import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 
 from blogshapes import (
+    LIVERELOAD,
     RICHEST,
     Outcome,
     Shape,
     build_sequence,
     checked,
     determinism,
+    differences,
     serve_sequence,
     shapes,
+    snapshot,
 )
 
 # Few shapes, always the same ones (derandomized), no shrinking: each shape takes seconds,
@@ -84,3 +87,16 @@ def test_a_quiet_command_passes_the_checks(tmp_path: Path) -> None:
     outcome = Outcome()
     assert checked([], tmp_path, "step", outcome, program=["sh", "-c", "sleep 0.1 & exit 0"])
     assert outcome.problems == []
+
+
+def test_the_comparison_sees_bytes_files_and_empty_folders(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    for folder in (a, b):
+        (folder / "posts").mkdir(parents=True)
+        (folder / "index.html").write_text(f"<head>{LIVERELOAD}</head>" if folder == a
+                                           else "<head></head>")
+    (a / "posts" / "p.html").write_text("one")
+    (b / "posts" / "p.html").write_text("two")
+    (a / "gone").mkdir()
+    assert differences(snapshot(a, strip_reload=True), snapshot(b)) == [
+        "only in the incremental output: gone/", "bytes differ: posts/p.html"]
