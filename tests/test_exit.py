@@ -8,54 +8,28 @@ that builds in-process.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
+from blogshapes import command, leftovers
+
 SRC = Path(__file__).resolve().parents[1] / "src"
-
-
-def blogbuild_command() -> list[str]:
-    """The installed console script (what users run); the module when it is not installed."""
-    script = shutil.which("blogbuild")
-    return [script] if script else [sys.executable, "-m", "blogbuild"]
 
 
 def run_cli(args: list[str], cwd: Path, timeout: float = 120,
             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """`blogbuild ARGS` in its own session; fails the test if anything of it is left running."""
     env = {**os.environ, "PYTHONFAULTHANDLER": "1", "PYTHONPATH": str(SRC), **(env or {})}
-    proc = subprocess.Popen([*blogbuild_command(), *args], cwd=cwd, env=env, text=True,
+    proc = subprocess.Popen([*command(), *args], cwd=cwd, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     out, err = proc.communicate(timeout=timeout)
-    left = processes_in_session(proc.pid)
+    left = leftovers(proc.pid, grace=0.5)
     assert not left, f"left running after `blogbuild {' '.join(args)}`: {left}"
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-
-
-def processes_in_session(sid: int, grace: float = 0.5) -> list[str]:
-    """Names of the processes still in session `sid` once `grace` seconds have passed."""
-    deadline = time.monotonic() + grace
-    while True:
-        left = []
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                text = stat.read_text()
-            except OSError:
-                continue
-            # pid (comm) state ppid pgrp session ...: comm may hold spaces and parentheses.
-            fields = text[text.rindex(")") + 2:].split()
-            if int(fields[3]) == sid and fields[0] != "Z":
-                left.append(text[text.index("(") + 1:text.rindex(")")])
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(0.05)
 
 
 def assert_exits_ok(done: subprocess.CompletedProcess[str]) -> None:

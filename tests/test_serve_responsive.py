@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from blogbuild.serve.session import Session
+from blogshapes import session_processes
 from serve_helpers import ROOT, Events, fetch, wait_for
 
 pytestmark = pytest.mark.server
@@ -85,19 +86,8 @@ class Server:
 
     def children(self) -> list[str]:
         """The command lines of the processes in its session, itself left out."""
-        found = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit() or int(entry.name) == self.proc.pid:
-                continue
-            try:
-                stat = (entry / "stat").read_text()
-                cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            except OSError:
-                continue
-            session = int(stat.rpartition(")")[2].split()[3])
-            if session == self.proc.pid:
-                found.append(cmd)
-        return found
+        return [line.split(": ", 1)[1] for line in session_processes(self.proc.pid)
+                if int(line.split()[0]) != self.proc.pid]
 
     def wait_child(self, text: str, timeout: float = 30) -> bool:
         end = time.monotonic() + timeout
@@ -129,16 +119,7 @@ class Server:
             os.kill(pid, signal.SIGKILL)
 
     def children_pids(self) -> list[int]:
-        with_pids = []
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                try:
-                    stat = (entry / "stat").read_text()
-                except OSError:
-                    continue
-                if int(stat.rpartition(")")[2].split()[3]) == self.proc.pid:
-                    with_pids.append(int(entry.name))
-        return with_pids
+        return [int(line.split()[0]) for line in session_processes(self.proc.pid)]
 
 
 def post_path(blog: Path, i: int) -> Path:
