@@ -134,6 +134,11 @@ def test_scrolling_to_the_comments_loads_them(open_page: Callable[..., Any]) -> 
 def test_a_focused_button_that_goes_away_leaves_the_focus_on_the_section(
         open_page: Callable[..., Any]) -> None:
     page = open_page("posts/long/")
+    # Near enough for js/widgets.js to load comments.js (which shows the button), not yet
+    # for comments.js to load giscus.
+    page.evaluate("""() => { const top = document.querySelector('#post-comments')
+        .getBoundingClientRect().top; scrollTo(0, scrollY + top - innerHeight - 400); }""")
+    page.locator(".comments-load").wait_for(state="visible")
     page.evaluate("document.querySelector('.comments-load').focus({preventScroll: true})")
     assert page.giscus == []
     page.locator("#post-comments").scroll_into_view_if_needed()  # the observer loads them

@@ -34,7 +34,13 @@ def test_references_ask_for_previews(body: str, wanted: bool) -> None:
 
 def _scripts(page: Path) -> list[dict[str, str]]:
     doc = html5lib.parse(page.read_bytes(), namespaceHTMLElements=False)
-    return [dict(script.attrib) for script in doc.iter("script") if script.get("src")]
+    return [dict(script.attrib) for script in doc.iter("script")
+            if script.get("src") or script.get("data-widget-script")]
+
+
+def _url(script: dict[str, str]) -> str:
+    """What a script loads: its src, or the widget script js/widgets.js imports."""
+    return script.get("src") or script["data-widget-script"]
 
 
 @pytest.fixture
@@ -49,11 +55,15 @@ def site(tmp_path: Path) -> Path:
 def test_a_page_with_references_loads_the_script_and_styles(site: Path) -> None:
     build(site / "site.yaml")
     out = site / "_site"
-    [script] = [s for s in _scripts(out / "posts/refs/index.html") if "previews" in s["src"]]
-    assert script == {"type": "module", "src": "/js/previews.js", "data-sidenotes": ""}
+    scripts = _scripts(out / "posts/refs/index.html")
+    [script] = [s for s in scripts if "previews" in _url(s)]
+    # A data block js/widgets.js reads: previews.js is imported when the browser is idle.
+    assert script == {"type": "text/plain", "data-widget-script": "/js/previews.js",
+                      "data-sidenotes": ""}
+    assert {"type": "module", "src": "/js/widgets.js"} in scripts
     assert "css/previews.css" in parts(page_stylesheet(out, "posts/refs/index.html"))
     assert (out / "js" / "previews.js").is_file()
-    assert not [s for s in _scripts(out / "posts/plain/index.html") if "previews" in s["src"]]
+    assert not [s for s in _scripts(out / "posts/plain/index.html") if "previews" in _url(s)]
     assert "css/previews.css" not in parts(page_stylesheet(out, "posts/plain/index.html"))
 
 
@@ -65,5 +75,5 @@ def test_turning_sidenotes_off_rewrites_the_pages(site: Path) -> None:
     assert report.rendered == 0  # not a render option: the template reads it
     assert "posts/refs/index.html" in report.templated
     [script] = [s for s in _scripts(site / "_site/posts/refs/index.html")
-                if "previews" in s["src"]]
+                if "previews" in _url(s)]
     assert "data-sidenotes" not in script

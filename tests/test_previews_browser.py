@@ -61,6 +61,10 @@ def open_page(browser: Any, url: str) -> Iterator[Callable[..., Any]]:
         page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
         page.goto(url)
         page.wait_for_load_state("load")
+        # previews.js is imported when the browser is first idle (js/widgets.js).
+        if options.get("java_script_enabled", True):
+            page.wait_for_selector("script[data-widget-script$='previews.js'][data-loaded]",
+                                   state="attached")
         return page
 
     yield open_

@@ -113,6 +113,7 @@ def test_page_weight_of_a_built_page_is_an_exact_sum_of_its_files(
     assert fonts and all(f.endswith(".woff2") for f in fonts)  # the first format of each face
     [sheet] = stylesheets(out / "posts/heavy/index.html")
     loaded = [sheet.removeprefix("/blogs/"), "js/copy.js", "js/runnable.js", "js/search.js",
+              "js/widgets.js",
               "assets/dot.png",
               *fonts]  # the stylesheet has KaTeX's, which names every font
     weight = page_weight(out, "posts/heavy/index.html", report.base_url)
@@ -136,6 +137,8 @@ class _Loads(HTMLParser):
             self.urls.append(a["href"])
         elif tag in ("script", "img") and a.get("src"):
             self.urls.append(a["src"])
+        elif tag == "script" and a.get("data-widget-script"):  # imported when a widget is near
+            self.urls.append(a["data-widget-script"])
 
 
 def _reference_weight(out: Path, path: str, base_path: str) -> int:

@@ -213,8 +213,10 @@ def test_partial_tells_the_script_where_runtime_and_packages_are() -> None:
     scripts = list(_partial(config, "body").iter("script"))
     assert len(scripts) == 1
     script = scripts[0]
-    assert script.get("type") == "module"
-    assert script.get("src") == "/blog/js/runnable.js"
+    # A data block: js/widgets.js imports the script when a runnable block comes near.
+    assert script.get("type") == "text/plain" and script.get("src") is None
+    assert script.get("data-widget-script") == "/blog/js/runnable.js"
+    assert script.get("data-near") == ".runnable"
     assert script.get("data-pyodide-url") == "/blog/vendor/pyodide/"
     assert script.get("data-packages-url") == "/blog/wheels/"
     default = next(_partial(_config(None), "body").iter("script"))

@@ -133,6 +133,7 @@ def test_video_loads_only_after_a_click(page: Any) -> None:
     assert page.external_requests == []  # no thumbnail, no player, no font from elsewhere
     assert page.locator("iframe").count() == 0
     first = page.locator(".video-embed").first
+    first.scroll_into_view_if_needed()  # video.js is loaded when a video comes near
     button = first.locator("button.video-facade")
     # Its accessible name starts with what it does and holds the text it shows.
     name = button.evaluate("b => b.textContent")
@@ -167,6 +168,7 @@ def test_video_loads_only_after_a_click(page: Any) -> None:
 def test_hf_space_loads_only_after_a_click(page: Any) -> None:
     page.wait_for_load_state("networkidle")
     space = page.locator(".hf-space")
+    space.scroll_into_view_if_needed()  # hf-space.js is loaded when the Space comes near
     frame = space.locator(".hf-space-frame")
     assert frame.bounding_box()["height"] == pytest.approx(420, abs=1)  # data-height
     assert space.locator("figcaption a").get_attribute("href") == (
@@ -256,11 +258,14 @@ def test_images_and_scripts_load_under_a_sub_path(
     example_site_subpath: Path, http_server: Callable[..., str], browser_page: Any
 ) -> None:
     browser_page.goto(http_server(example_site_subpath, prefix="/blog/") + POST)
+    browser_page.locator(".image-compare").scroll_into_view_if_needed()
     browser_page.wait_for_function("document.querySelector('.image-compare.is-active')")
     sizes = browser_page.locator(".image-compare img").evaluate_all(
         "imgs => imgs.map(i => [i.getAttribute('src'), i.naturalWidth])")
     assert sizes == [["/blog/assets/images/compare-before.png", 720],
                      ["/blog/assets/images/compare-after.png", 720]]
-    assert browser_page.locator("button.video-facade").count() == 2  # video.js ran
+    browser_page.locator(".video-embed").first.scroll_into_view_if_needed()
+    browser_page.wait_for_function(  # video.js ran once the videos came near
+        "document.querySelectorAll('button.video-facade').length === 2")
     assert browser_page.console_errors == []
     assert browser_page.external_requests == []

@@ -5,8 +5,10 @@ stylesheets (and what they @import), scripts (and the modules they import static
 images (<img> src or its largest srcset candidate, <video> posters) and fonts it loads.
 Fonts are counted as the stylesheets declare them: every @font-face, with the first url() of
 its src (the format a current browser picks), whether or not the page uses that face.
-Resources loaded on demand (the Python runtime of a Run button, a video after a click) and
-URLs outside the site are not counted. The written HTML is only read here, never changed.
+The scripts of widgets, which js/widgets.js imports as the reader scrolls near them, are
+counted (a reader who reads the page to its end fetches them). Resources loaded on demand
+(the Python runtime of a Run button, a video after a click) and URLs outside the site are
+not counted. The written HTML is only read here, never changed.
 """
 
 from __future__ import annotations
@@ -264,6 +266,8 @@ def _urls_of(name: bytes, attributes: bytes) -> list[tuple[str, str]]:
             return [(attrs.get("href", ""), "file")]
         return []
     if tag == "script":
+        if "data-widget-script" in attrs:  # a widget's module, imported when it comes near
+            return [(attrs["data-widget-script"], "module")]
         kind = "module" if attrs.get("type", "").lower() == "module" else "file"
         return [(attrs["src"], kind)] if "src" in attrs else []
     if tag == "video":
