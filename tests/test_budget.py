@@ -1,5 +1,7 @@
 """What a reader's browser fetches before it can paint: one stylesheet, no blocking script,
-and at most 20 KB (gzip -9) of the theme's own CSS and JS on the pages that matter.
+and at most 20 KB (gzip -9) of the theme's own CSS and JS on the pages that matter, the
+showcase page with every widget (tests/sites/showcase) among them: there the scripts of
+widgets are fetched only when a widget comes near (js/widgets.js).
 
 The example blog is served on 127.0.0.1 and opened in headless Chromium; every response
 is recorded. The vendored runtimes (/vendor/: KaTeX's fonts, Pyodide) and a search index
@@ -9,6 +11,7 @@ is recorded. The vendored runtimes (/vendor/: KaTeX's fonts, Pyodide) and a sear
 from __future__ import annotations
 
 import gzip
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -16,6 +19,7 @@ from urllib.parse import urlsplit
 import html5lib
 import pytest
 
+from conftest import ROOT, build_site
 from css_helpers import stylesheets
 
 #: Bytes of the theme's own CSS and JS, gzipped at level 9, one page may load.
@@ -125,3 +129,105 @@ def test_every_page_links_one_stylesheet_of_its_own(example_site: Path) -> None:
     for page, hrefs in links.items():
         assert len(hrefs) == 1 and hrefs[0].startswith("/css/bundle."), page
     assert (example_site / "css" / "callouts.css").is_file()
+
+
+# --- the showcase: every widget, comments, previews and search on one page ------------------
+
+SHOWCASE = ROOT / "tests" / "sites" / "showcase"
+SHOWCASE_POST = "posts/showcase/"
+#: The data blocks of widget scripts the showcase has, and the widget each waits for.
+WIDGET_SCRIPTS = {"copy.js": ".codeblock", "comments.js": "[data-comments]",
+                  "compare.js": ".image-compare", "hf-space.js": ".hf-space",
+                  "previews.js": None, "runnable.js": ".runnable", "video.js": ".video-embed"}
+
+
+@pytest.fixture(scope="module")
+def showcase(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_site(SHOWCASE, tmp_path_factory.mktemp("showcase"),
+                      base_url="http://127.0.0.1/")
+
+
+def own_part(path: str, data: bytes) -> bytes:
+    """`data` without the vendored parts of a page stylesheet (KaTeX's CSS): ours only."""
+    if not path.endswith(".css"):
+        return data
+    pieces = re.split(rb"(?m)^(?=/\* \S+\.css \*/$)", data)
+    return b"".join(p for p in pieces if not p.startswith(b"/* vendor/"))
+
+
+def test_the_showcase_loads_at_most_20_kb_of_our_code_up_front(showcase: Path) -> None:
+    page = showcase / SHOWCASE_POST / "index.html"
+    doc = html5lib.parse(page.read_bytes(), namespaceHTMLElements=False)
+    scripts = list(doc.iter("script"))
+    # Every widget is on the page and each widget script waits for its widget.
+    blocks = {s.get("data-widget-script"): s.get("data-near") for s in scripts
+              if s.get("data-widget-script")}
+    assert {url.rsplit("/", 1)[1]: near for url, near in blocks.items()} == WIDGET_SCRIPTS
+    assert all(s.get("type") == "text/plain" and s.get("src") is None for s in scripts
+               if s.get("data-widget-script"))
+    assert doc.find(".//div[@class='runnable']") is not None
+    assert doc.find(".//section[@id='post-comments']") is not None
+    # What the page fetches before any widget is near: its stylesheet and its script srcs.
+    up_front = stylesheets(page) + [s.get("src") for s in scripts if s.get("src")]
+    assert "/js/widgets.js" in up_front and "/js/search.js" in up_front
+    sizes = {}
+    for url in up_front:
+        assert url.startswith("/"), url
+        if url.startswith(NOT_OURS):
+            continue
+        data = own_part(url, (showcase / url.lstrip("/")).read_bytes())
+        sizes[url] = len(gzip.compress(data, compresslevel=9))
+    later = {url: len(gzip.compress((showcase / url.lstrip("/")).read_bytes(), 9))
+             for url in blocks}
+    print(f"showcase: {sum(sizes.values())} bytes up front {sizes}; "
+          f"{sum(later.values())} when near {later}")
+    assert set(blocks).isdisjoint(up_front)
+    assert sum(sizes.values()) <= BUDGET, sizes
+
+
+@pytest.mark.browser
+def test_a_widget_script_is_fetched_only_when_its_widget_comes_near(
+        showcase: Path, http_server: Any, browser_page: Any) -> None:
+    browser_page.set_viewport_size({"width": 1280, "height": 800})
+    requested: list[str] = []
+    browser_page.on("request", lambda request: requested.append(urlsplit(request.url).path))
+    browser_page.goto(http_server(showcase) + SHOWCASE_POST)
+    browser_page.wait_for_load_state("networkidle")
+    # previews.js comes when the browser is idle; the runnable block and the comments are
+    # screens away, so their scripts are not fetched.
+    browser_page.wait_for_selector("script[data-widget-script$='previews.js'][data-loaded]",
+                                   state="attached")
+    assert "/js/widgets.js" in requested
+    assert "/js/runnable.js" not in requested and "/js/comments.js" not in requested
+    assert browser_page.locator(".runnable-toolbar").count() == 0
+    # The reader scrolls to the runnable block: its script comes and builds the widget.
+    browser_page.locator(".runnable").scroll_into_view_if_needed()
+    browser_page.wait_for_selector(".runnable.runnable-ready .runnable-toolbar")
+    assert requested.count("/js/runnable.js") == 1
+    assert not any("pyodide" in path for path in requested)  # the runtime waits for Run
+    # Fetched once, by the loader, and not again on the way back up.
+    browser_page.evaluate("scrollTo(0, 0)")
+    browser_page.locator(".runnable").scroll_into_view_if_needed()
+    assert requested.count("/js/runnable.js") == 1
+    # Near the end of the page the comments came near too: giscus was asked for (and refused
+    # by the test's network) as the comments script does when its section is in view.
+    assert set(browser_page.external_requests) <= {"https://giscus.app/client.js"}
+    assert len(browser_page.console_errors) == len(browser_page.external_requests)
+
+
+@pytest.mark.browser
+def test_keyboard_focus_on_a_far_widget_loads_its_script(
+        showcase: Path, http_server: Any, browser_page: Any) -> None:
+    browser_page.set_viewport_size({"width": 360, "height": 640})
+    requested: list[str] = []
+    browser_page.on("request", lambda request: requested.append(urlsplit(request.url).path))
+    browser_page.goto(http_server(showcase) + SHOWCASE_POST)
+    browser_page.wait_for_load_state("networkidle")
+    assert "/js/hf-space.js" not in requested
+    # Focus moves to the Space's link without the page scrolling (as a skip link or a
+    # screen reader's list of links may): the script comes with the focus.
+    browser_page.evaluate(
+        "document.querySelector('a.hf-space-facade').focus({preventScroll: true})")
+    browser_page.wait_for_selector(".hf-space button.hf-space-facade")
+    assert requested.count("/js/hf-space.js") == 1
+    assert browser_page.console_errors == []
