@@ -18,7 +18,8 @@ from quality_tools import failing_audits, lighthouse, nu_errors, pages_server, s
 
 pytestmark = [pytest.mark.browser, pytest.mark.server, pytest.mark.xdist_group("lighthouse")]
 
-#: The home page, the post that shows the everyday Markdown, and the math post.
+#: The home page, the post that shows the everyday Markdown, and the math post (and, in
+#: its own test, the showcase page with every widget).
 PAGES = ["", "posts/writing-a-technical-post/", "posts/math/"]
 SUB = "blogbuild/"
 PERFORMANCE = 0.95
@@ -42,8 +43,26 @@ def test_every_page_of_the_example_blog_passes_the_nu_checker(example_site: Path
             f"{e.get('url', '')}:{e.get('lastLine', '')}: {e['message']}" for e in errors[:20])
 
 
+@pytest.fixture(scope="module")
+def served_showcase(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The showcase page with every widget (tests/sites/showcase), served the same way."""
+    root = tmp_path_factory.mktemp("showcase-pages")
+    with pages_server(root) as url:
+        build_site(ROOT / "tests" / "sites" / "showcase", root / SUB.rstrip("/"),
+                   base_url=url + SUB)
+        yield url + SUB
+
+
 @pytest.mark.parametrize("path", PAGES)
 def test_lighthouse_scores(served: str, path: str, tmp_path: Path) -> None:
+    check_scores(served, path, tmp_path)
+
+
+def test_lighthouse_scores_of_the_showcase(served_showcase: str, tmp_path: Path) -> None:
+    check_scores(served_showcase, "posts/showcase/", tmp_path)
+
+
+def check_scores(served: str, path: str, tmp_path: Path) -> None:
     report = lighthouse(served + path, tmp_path / "report.json")
     got = scores(report)
     if got["performance"] < PERFORMANCE:
