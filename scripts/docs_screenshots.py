@@ -64,6 +64,24 @@ def _clip(page: Page, first: str, last: str | None = None) -> FloatRect:
             "height": bottom["y"] + scroll_y + bottom["height"] + MARGIN - y}
 
 
+#: Every widget script of the page has run (js/widgets.js marks its data block data-loaded).
+WIDGETS_LOADED = """() => [...document.querySelectorAll('script[data-widget-script]')].every(
+    (b) => b.hasAttribute('data-loaded')
+        || (b.dataset.near && !document.querySelector(b.dataset.near)))"""
+
+
+def _scroll_through(page: Page) -> None:
+    """Scroll to the end a screen at a time, as a reader does, so that every widget's script
+    (loaded when the widget comes near) has run; then back to the top."""
+    height = int(page.evaluate("document.documentElement.scrollHeight"))
+    step = int(page.evaluate("innerHeight"))
+    for y in range(0, height + step, step):  # two frames at each place: the observer sees it
+        page.evaluate("y => new Promise((done) => { scrollTo(0, y); "
+                      "requestAnimationFrame(() => requestAnimationFrame(done)); })", y)
+    page.wait_for_function(WIDGETS_LOADED)
+    page.evaluate("scrollTo(0, 0)")
+
+
 def _shot(page: Page, out: Path, name: str, first: str, last: str | None = None) -> None:
     page.locator(first).first.scroll_into_view_if_needed()
     target = out / f"{name}.png"
@@ -171,6 +189,7 @@ def main(argv: list[str]) -> int:
                 for path, shots in SHOTS.items():
                     page.goto(base + path)
                     page.wait_for_load_state("networkidle")
+                    _scroll_through(page)
                     for shot in shots:
                         shot(page, out)
                 browser.close()

@@ -2,7 +2,8 @@
 """Screenshot built pages in headless Chromium (light/dark × narrow/wide) for a visual check.
 
 Usage: python scripts/screenshot.py SITE_DIR OUT_DIR PATH [PATH ...]
-Serves SITE_DIR on 127.0.0.1 (no request leaves the machine) and writes
+Serves SITE_DIR on 127.0.0.1 (no request leaves the machine), scrolls through each page so
+that its widgets' scripts have run (they load as a reader comes near), and writes
 OUT_DIR/<name>-<scheme>-<width>.png for each PATH (e.g. / or /posts/x/).
 """
 
@@ -14,10 +15,28 @@ import sys
 import threading
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Page, sync_playwright
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+#: Every widget script of the page has run (js/widgets.js marks its data block data-loaded).
+WIDGETS_LOADED = """() => [...document.querySelectorAll('script[data-widget-script]')].every(
+    (b) => b.hasAttribute('data-loaded')
+        || (b.dataset.near && !document.querySelector(b.dataset.near)))"""
+
+
+def _scroll_through(page: Page) -> None:
+    """Scroll to the end a screen at a time, as a reader does, so that every widget's script
+    (loaded when the widget comes near) has run; then back to the top."""
+    height = int(page.evaluate("document.documentElement.scrollHeight"))
+    step = int(page.evaluate("innerHeight"))
+    for y in range(0, height + step, step):  # two frames at each place: the observer sees it
+        page.evaluate("y => new Promise((done) => { scrollTo(0, y); "
+                      "requestAnimationFrame(() => requestAnimationFrame(done)); })", y)
+    page.wait_for_function(WIDGETS_LOADED)
+    page.evaluate("scrollTo(0, 0)")
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -44,6 +63,7 @@ def main(argv: list[str]) -> int:
                 for path in paths:
                     page.goto(base + path)
                     page.wait_for_load_state("networkidle")
+                    _scroll_through(page)
                     name = path.strip("/").replace("/", "_") or "index"
                     target = out / f"{name}-{scheme}-{width}.png"
                     page.screenshot(path=str(target), full_page=True)
