@@ -231,3 +231,24 @@ def test_keyboard_focus_on_a_far_widget_loads_its_script(
     browser_page.wait_for_selector(".hf-space button.hf-space-facade")
     assert requested.count("/js/hf-space.js") == 1
     assert browser_page.console_errors == []
+
+
+@pytest.mark.browser
+def test_the_slider_keeps_its_size_when_its_script_comes(
+        showcase: Path, http_server: Any, browser_page: Any) -> None:
+    """With JavaScript on, the two images are laid over each other from the first paint, so
+    a reader who lands on the slider (a link to its heading) sees nothing move."""
+    browser_page.set_viewport_size({"width": 360, "height": 640})
+    requested: list[str] = []
+    browser_page.on("request", lambda request: requested.append(urlsplit(request.url).path))
+    browser_page.goto(http_server(showcase) + SHOWCASE_POST)
+    browser_page.wait_for_load_state("networkidle")
+    assert "/js/compare.js" not in requested
+    root = browser_page.locator(".image-compare")
+    waiting = root.bounding_box()["height"]
+    image = root.locator(".compare-before img").bounding_box()["height"]
+    root.scroll_into_view_if_needed()
+    browser_page.wait_for_selector(".image-compare.is-active [role=slider]")
+    assert requested.count("/js/compare.js") == 1
+    assert root.bounding_box()["height"] == pytest.approx(waiting, abs=1)
+    assert root.locator(".compare-frame").bounding_box()["height"] == pytest.approx(image, abs=1)
