@@ -109,8 +109,9 @@ class Site(ABC):
         """Folders a clean build starts without."""
 
     @abstractmethod
-    def clean_build(self, *, jobs: int | None = None) -> Command:
-        """The command of a build from nothing (`jobs`: render workers)."""
+    def clean_build(self, *, jobs: int | None = None, timings: bool = False) -> Command:
+        """The command of a build from nothing (`jobs`: render workers; `timings`: report
+        where the time went, when the tool can)."""
 
     @abstractmethod
     def build(self) -> Command:
@@ -143,9 +144,11 @@ class Blogbuild(Site):
         return [sys.executable, "-m", "blogbuild", "build", "--quiet",
                 "--config", str(self.root / "site.yaml"), "--output", str(self.out)]
 
-    def clean_build(self, *, jobs: int | None = None) -> Command:
+    def clean_build(self, *, jobs: int | None = None, timings: bool = False) -> Command:
         argv, env = self._argv(), dict(self.env)
         argv += [flag for flag in ("--no-cache", "--clean") if flag in self.flags]
+        if timings and "--timings" in self.flags:
+            argv.append("--timings")
         if jobs is not None and "--jobs" in self.flags:
             argv += ["--jobs", str(jobs)]
         elif jobs is not None:
@@ -178,7 +181,7 @@ class Hugo(Site):
     def caches(self) -> list[Path]:
         return [self.root / ".hugo-cache", self.root / "resources" / "_gen"]
 
-    def clean_build(self, *, jobs: int | None = None) -> Command:
+    def clean_build(self, *, jobs: int | None = None, timings: bool = False) -> Command:
         argv, env = self.build()
         if jobs is not None:
             env["GOMAXPROCS"] = str(jobs)  # Hugo has no worker option; this is its nearest

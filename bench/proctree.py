@@ -24,11 +24,13 @@ MIB = 1024 * 1024
 
 @dataclass(frozen=True)
 class Measure:
-    """One run: wall seconds, peak RSS summed over the process tree, the parent's own peak."""
+    """One run: wall seconds, peak RSS summed over the process tree, the parent's own peak,
+    and what the command printed to stderr."""
 
     wall: float
     tree_peak: int  # bytes
     own_peak: int  # bytes
+    stderr: str = ""
 
 
 class CommandFailed(RuntimeError):
@@ -128,7 +130,7 @@ def measure(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = N
     if proc.returncode != 0:
         tail = err.decode(errors="replace")[-3000:]
         raise CommandFailed(f"{' '.join(argv)} exited {proc.returncode}:\n{tail}")
-    return Measure(wall, sampler.tree_peak, sampler.own_peak)
+    return Measure(wall, sampler.tree_peak, sampler.own_peak, err.decode(errors="replace"))
 
 
 def run_quietly(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None) -> None:

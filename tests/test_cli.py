@@ -287,7 +287,8 @@ def test_progress_bar_on_a_terminal(site: Path) -> None:
     assert frames, shown
     # The pages are all written; what comes after has no count.
     done = frames.index("writing pages  [" + "#" * 40 + "]  18/18")
-    assert set(frames[done + 1:]) <= {"indexing for search", "summing up the output"}, frames
+    assert set(frames[done + 1:]) <= {"indexing for search", "committing", "saving the state",
+                                      "summing up the output"}, frames
     assert all(re.fullmatch(r"[a-z ]+(  \[[#-]{40}\]  \d+/\d+)?", f) for f in frames), frames
     assert summary.startswith("built 3 posts, 1 page, ")
     assert "\x1b" not in summary and "\r" not in summary

@@ -13,7 +13,7 @@ from pathlib import Path
 from blogbuild import __version__
 from blogbuild.diagnostics import BlogbuildError, BuildFailed, Diagnostic
 from blogbuild.perprocess import close_all
-from blogbuild.progress import TerminalBar, no_progress
+from blogbuild.progress import Progress, StageClock, TerminalBar, both
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -58,6 +58,9 @@ def _parser() -> argparse.ArgumentParser:
                             "per core)")
     build.add_argument("--quiet", "-q", action="store_true",
                        help="print only problems (no progress bar, no summary)")
+    build.add_argument("--timings", action="store_true",
+                       help="print where the time went: each step, and the parts of the "
+                            "render (also with --quiet)")
 
     serve = sub.add_parser("serve", parents=[common],
                            help="build, serve on 127.0.0.1 and rebuild on changes")
@@ -257,12 +260,18 @@ def _build(args: argparse.Namespace) -> int:
     from blogbuild.output.writer import wait_for_cleanup
 
     bar = _progress_bar() if not args.quiet else None
+    clock = StageClock() if args.timings else None
+    if clock is not None:
+        from blogbuild import timings
+
+        timings.enable()
+    progress: Progress = both(*(p for p in (bar, clock) if p is not None))
     try:
         report = build(args.config, output=args.output, drafts=args.drafts, strict=args.strict,
                        base_url=args.base_url, use_cache=not args.no_cache,
-                       clean=args.clean, jobs=args.jobs, progress=bar or no_progress)
-        if bar is not None:
-            bar("summing up the output", 0, 0)
+                       clean=args.clean, jobs=args.jobs, progress=progress)
+        if not args.quiet:
+            progress("summing up the output", 0, 0)
         summary = None if args.quiet else summarize(report.output, report.written,
                                                     report.base_url)
     finally:
@@ -276,6 +285,12 @@ def _build(args: argparse.Namespace) -> int:
         except ValueError:
             where = report.output
         for line in summary_lines(report, summary, f"{where}/"):
+            print(line, file=sys.stderr)
+    if clock is not None:
+        from blogbuild import timings
+        from blogbuild.progress import timings_table
+
+        for line in timings_table(clock.stop(), timings.take()):
             print(line, file=sys.stderr)
     return EXIT_OK
 

@@ -64,3 +64,59 @@ class TerminalBar:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
             self.drawn = False
+
+
+def both(*callbacks: Progress) -> Progress:
+    """One progress callback that calls each of `callbacks` in turn."""
+    def call(phase: str, done: int, total: int) -> None:
+        for callback in callbacks:
+            callback(phase, done, total)
+    return call
+
+
+class StageClock:
+    """Wall time per step of a build, from its progress events (`build --timings`).
+
+    A step lasts from its first event to the first event of another step; a step that
+    comes back (rendering again after the site is assembled) adds up. The time before the
+    first event is `first`'s (loading the config, the check for "nothing changed")."""
+
+    def __init__(self, first: str = "starting",
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        self.clock = clock
+        self.phase = first
+        self.since = clock()
+        self.seconds: dict[str, float] = {}
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        if phase != self.phase:
+            self._close()
+            self.phase = phase
+
+    def _close(self) -> None:
+        now = self.clock()
+        self.seconds[self.phase] = self.seconds.get(self.phase, 0.0) + (now - self.since)
+        self.since = now
+
+    def stop(self) -> dict[str, float]:
+        """The seconds of every step, in the order they first came."""
+        self._close()
+        return dict(self.seconds)
+
+
+def timings_table(steps: dict[str, float], parts: dict[str, float]) -> list[str]:
+    """`build --timings`' table: wall seconds per step and share of the build, then the
+    render's parts, summed over the processes that rendered, and their share of that."""
+    lines = ["where the time went:"]
+    for title, seconds in (("step (wall time)", list(steps.items())),
+                           ("the render, summed over its processes",
+                            sorted(parts.items(), key=lambda part: -part[1]))):
+        if not seconds:
+            continue
+        total = sum(value for _, value in seconds)
+        lines.append(f"  {title:40} {'seconds':>8} {'share':>6}")
+        for name, value in seconds:
+            share = value / total if total > 0 else 0.0
+            lines.append(f"  {name:40} {value:8.3f} {share:6.0%}")
+        lines.append(f"  {'total':40} {total:8.3f} {1:6.0%}")
+    return lines

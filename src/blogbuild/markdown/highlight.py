@@ -20,7 +20,7 @@ from markdown_it.common.utils import escapeHtml, unescapeAll
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from blogbuild import diskcache
+from blogbuild import diskcache, timings
 from blogbuild.fingerprints import code_fingerprint
 from blogbuild.markdown.env import Env, report, token_line
 
@@ -264,7 +264,8 @@ def _fence(
                    "read; write the language, then {2,4-6} or hl_lines=\"2 4-6\" to highlight "
                    'lines and title="file.py" for a file name (not repeated for the other '
                    "code blocks of this file)")
-        html = render_codeblock(token.content, info, token.attrs)
+        with timings.section("highlighting"):
+            html = render_codeblock(token.content, info, token.attrs)
         token.meta = {**(token.meta or {}), "codeblock_html": html}
     return str(html)
 

@@ -229,6 +229,7 @@ class Engine:
         cards, card_problems = site_cards(config, site)
         self.progress("drawing social cards", 0, 0)
         card_dir = make_cards(cards, self.cards_dir, self._scratch_dir, self.jobs)
+        self.progress("checking links", 0, 0)
         specs += card_files(cards, card_dir, site)
         claims = Claims()
         claims.claim(MARKER, Owner("blogbuild's marker file", ""))
@@ -336,6 +337,7 @@ class Engine:
             files = stage_files(stage, chosen, last.files, self.output, fresh)
             documents: dict[str, Post] = {p.source: p for p in [*site.posts, *site.pages]}
             assert self.sources is not None
+            self.progress("deciding stale pages", 0, 0)
             templates_fp = self.sources.template_files(config)  # read once per run
             names = {page.template for page in pages}
             if templates_fp == last.templates and names <= set(last.closures):
@@ -400,7 +402,9 @@ class Engine:
             keep = set(chosen) | {p.path for p in pages} | set(index)
             keep.discard(MARKER)
             token.check()  # the last moment: after the commit, the state must follow
+            self.progress("committing", 0, 0)
             written, removed = stage.commit(keep)
+        self.progress("saving the state", 0, 0)
         state = stale.next_state(last, entries, pages, inputs, closures, templates_fp, done,
                                  files, prints, values, written, self.output)
         self.state = state

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+from collections.abc import Callable
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from blogbuild import diskcache
+from blogbuild import diskcache, timings
 from blogbuild.bib.library import Library
 from blogbuild.config import Config, RunnableConfig
 from blogbuild.config_citations import BUILTIN_STYLES
@@ -53,6 +55,10 @@ _TEXT_KINDS = ("text", "code_inline", "math_inline", "math_inline_double")
 
 _PARSERS: dict[str, MarkdownIt] = {}
 
+#: markdown-it's own core rules: parsing. The others are our plugins' (math is KaTeX's).
+_PARSE_RULES = frozenset({"normalize", "block", "inline", "linkify", "replacements",
+                          "smartquotes", "text_join"})
+
 
 def parser_for(config: Config) -> MarkdownIt:
     """One parser per process and config (built lazily, so worker processes own theirs)."""
@@ -60,7 +66,23 @@ def parser_for(config: Config) -> MarkdownIt:
     md = _PARSERS.get(key)
     if md is None:
         md = _PARSERS[key] = create_markdown(config)
+        _time_core_rules(md)
     return md
+
+
+def _time_core_rules(md: MarkdownIt) -> None:
+    """Each core rule timed as a section of `--timings` (a no-op when they are off)."""
+    for rule in md.core.ruler.__rules__:
+        part = ("Markdown parse" if rule.name in _PARSE_RULES
+                else "math (KaTeX)" if rule.name == "math" else "plugin core rules")
+        md.core.ruler.at(rule.name, _timed(rule.fn, part), {"alt": rule.alt})
+
+
+def _timed(fn: Callable[[StateCore], Any], part: str) -> Callable[[StateCore], Any]:
+    def rule(state: StateCore) -> Any:
+        with timings.section(part):
+            return fn(state)
+    return rule
 
 
 def _plain(children: list[Token], *, math: bool = True) -> str:
@@ -178,13 +200,16 @@ def render_markdown(
         "bibliography": bibliography,
         "citation_style": citation_style,
     }
-    tokens = md.parse(body, env)
+    with timings.section("Markdown parse"):
+        tokens = md.parse(body, env)
     execution = None
     if runnable is not None and "runnable" in env["needs"]:
         from blogbuild.pipeline.execute import execute_blocks
         from blogbuild.themefiles import theme_static
 
-        execution = execute_blocks(tokens, env, runnable, theme_static() / CAPTURE_MODULE)
+        with timings.section("build-time execution"):
+            execution = execute_blocks(tokens, env, runnable,
+                                       theme_static() / CAPTURE_MODULE)
     title = title_html = subtitle = None
     toc: list[TocEntry] = list(env.get("toc", []))
     if extract_title:
@@ -195,15 +220,18 @@ def render_markdown(
                    "is made from the file name; write text in it or set 'title:'")
         if removed:
             toc = [entry for entry in toc if entry.id != removed]
-    html = md.renderer.render(tokens, md.options, env)
+    with timings.section("rendering HTML"):
+        html = md.renderer.render(tokens, md.options, env)
     anchors = anchors_of(html)  # the templates' content is not part of the page
-    previews = snippets(md, tokens, env, page_url)  # before the feed's URLs are put in
+    with timings.section("cross-reference previews"):
+        previews = snippets(md, tokens, env, page_url)  # before the feed's URLs are put in
     html += templates(env)
-    feed_html = render_feed(md, tokens, env) if feed else None
-    cut = excerpt(tokens) if env.get("more") else None
-    # Shown on other pages (lists, feeds): rendered as a feed entry is, with absolute
-    # links and math that needs no stylesheet.
-    excerpt_html = render_feed(md, cut, env) if cut is not None else None
+    with timings.section("feed and excerpt HTML"):
+        feed_html = render_feed(md, tokens, env) if feed else None
+        cut = excerpt(tokens) if env.get("more") else None
+        # Shown on other pages (lists, feeds): rendered as a feed entry is, with absolute
+        # links and math that needs no stylesheet.
+        excerpt_html = render_feed(md, cut, env) if cut is not None else None
     diskcache.flush()  # the formulas and code made for this document: one transaction
     if any(t.type in ("fence",) for t in tokens) or "codeblock" in html:
         env["needs"].add("code")
@@ -298,17 +326,19 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
             error(job.display, 0, f"cannot read the file: {exc.strerror or exc}"),))
     digest = digest or digest_of(data, config)
     try:
-        text = decode_source(data, job.display)
-        fm = split_front_matter(text, job.display)
-        _refuse_surrogates(fm, job.display)
-        meta = parse_meta(fm, job.display, job.path.stem)
+        with timings.section("front matter"):
+            text = decode_source(data, job.display)
+            fm = split_front_matter(text, job.display)
+            _refuse_surrogates(fm, job.display)
+            meta = parse_meta(fm, job.display, job.path.stem)
     except ContentError as exc:
         return RenderResult(job, digest, diagnostics=(error(job.display, exc.line, exc.message),))
     source_dir = job.rel.rpartition("/")[0]
     self_url = links.url_of(job.rel) if links is not None else None
     if links is not None and self_url is None:  # a draft: it has a URL all the same
         self_url = document_url(config, job.rel, job.kind, meta)
-    bib = post_bibliography(job, fm, config)
+    with timings.section("front matter"):
+        bib = post_bibliography(job, fm, config)
     rendered = render_markdown(
         parser_for(config),
         fm.body,

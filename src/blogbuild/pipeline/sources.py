@@ -13,7 +13,7 @@ import datetime as dt
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from blogbuild import diskcache
+from blogbuild import diskcache, timings
 from blogbuild.config import Config
 from blogbuild.content.dates import instant
 from blogbuild.content.linkmap import (
@@ -124,11 +124,16 @@ class Renderer:
                reuse: bool = True) -> dict[str, SourceEntry]:
         """Records of `items`: from the store when `reuse` and it has them, else rendered."""
         out: dict[str, SourceEntry] = {}
-        initargs = (self.config, links, self.store, reuse, diskcache.cache_dir())
+        if items:  # the step starts now (the bar shows it; --timings times it from here)
+            self.progress(0, len(items))
+        initargs = (self.config, links, self.store, reuse, diskcache.cache_dir(),
+                    timings.enabled())
         results = run_jobs(items, render_one, init_render, initargs, jobs=self.jobs,
                            minimum=RENDER_POOL_MIN)
-        for done, (item, (record, rendered, unkept)) in enumerate(
+        for done, (item, (record, rendered, unkept, parts)) in enumerate(
                 zip(items, results, strict=True), 1):
+            if parts:  # the worker's split of this render (--timings)
+                timings.add(parts)
             if unkept is not None:
                 self.store.keep(unkept)
             if rendered:

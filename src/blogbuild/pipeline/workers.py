@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from blogbuild import cancel, diskcache
+from blogbuild import cancel, diskcache, timings
 from blogbuild.config import Config
 from blogbuild.content.linkmap import LinkMap
 from blogbuild.content.models import MissingBody, SourceJob
@@ -133,30 +133,49 @@ _RENDER: dict[str, Any] = {}
 
 
 def init_render(config: Config | None, links: LinkMap | None, store: RenderCache | None,
-                reuse: bool = True, disk_cache: str | None = None) -> None:
+                reuse: bool = True, disk_cache: str | None = None,
+                timed: bool | None = None) -> None:
+    """`timed`: time the parts of each render (`--timings`); None leaves it as it is."""
     _RENDER.update(config=config, links=links, store=store, reuse=reuse)
     if config is not None:
         diskcache.set_cache_dir(disk_cache)
+    if timed is not None:
+        timings.enable(timed)
 
 
-def render_one(item: RenderJob) -> tuple[RenderResult, bool, RenderResult | None]:
-    """(the record of one source, whether it was rendered, the whole result when the store
-    could not keep it). The body goes to the store; a stored render is used when `reuse`."""
+#: What `render_one` answers: the record of one source, whether it was rendered, the
+#: whole result when the store could not keep it, and the seconds of each part of the
+#: render when they are timed (blogbuild.timings).
+RenderAnswer = tuple[RenderResult, bool, RenderResult | None, dict[str, float] | None]
+
+
+def render_one(item: RenderJob) -> RenderAnswer:
+    """The body goes to the store; a stored render is used when `reuse`."""
+    if not timings.enabled():
+        return _render_one(item)
+    with timings.section("other (summary, words, anchors, records)"):
+        record, rendered, unkept, _ = _render_one(item)
+    return record, rendered, unkept, timings.take()
+
+
+def _render_one(item: RenderJob) -> RenderAnswer:
     config, links, store = _RENDER["config"], _RENDER["links"], _RENDER["store"]
     if item.data is not None and _RENDER["reuse"]:
-        hit = store.get(item.digest)
+        with timings.section("render store"):
+            hit = store.get(item.digest)
         if (hit is not None and hit.rendered is not None and hit.job.rel == item.job.rel
                 and hit.job.kind == item.job.kind
                 and (hit.rendered.feed_html is not None or not item.feed)
                 and (links is None or lookups_hold(hit.rendered, links))
                 and still_same(hit.rendered.inputs, config.root, {})):
-            return without_body(_here(hit, item.job)), False, None
+            return without_body(_here(hit, item.job)), False, None, None
     from blogbuild.pipeline.render import render_source  # the parser: only to render
 
     result = render_source(item.job, config, item.data, item.digest or None, links,
                            feed=item.feed)
-    kept = store.put(result) or not result.ok
-    return without_body(result), True, None if kept else result
+    with timings.section("render store"):
+        kept = store.put(result) or not result.ok
+    return without_body(result), True, None if kept else result, None
 
 
 def _here(result: RenderResult, job: SourceJob) -> RenderResult:
