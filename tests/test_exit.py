@@ -8,13 +8,15 @@ that builds in-process.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
 
-from blogshapes import command, leftovers
+from blogshapes import command, leftovers, session_processes
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -134,3 +136,33 @@ def test_v8_is_made_used_and_closed_on_one_thread(tmp_path: Path, jobs: str) -> 
     if jobs == "1":  # rendered in the build process itself: closed there before it ended
         [events] = by_process.values()
         assert [what for what, _ in events] == ["make", "init", "close"], events
+
+
+def test_sigterm_during_a_pooled_build_ends_it_and_everything_it_started(tmp_path: Path) -> None:
+    """`kill PID` (a CI job cancelled) stops `build` as Ctrl-C does: status 143, the worker
+    pool and the forkserver gone with it, the previous output untouched."""
+    blog = new_blog(tmp_path)
+    assert_exits_ok(run_cli(["build", "-q"], blog))
+    before = {p: p.read_bytes() for p in (blog / "_site").rglob("*") if p.is_file()}
+    posts = blog / "content" / "posts"
+    for n in range(120):  # enough to be mid-render when the signal comes
+        (posts / f"2025-02-{n % 28 + 1:02d}-s{n}.md").write_text(
+            f"---\ntitle: S{n}\n---\n\n$x_{{{n}}}$\n\n```python\nprint({n})\n```\n",
+            encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(SRC), "BLOGBUILD_WORKERS": "2"}
+    proc = subprocess.Popen([*command(), "build", "-q", "--no-cache"], cwd=blog, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(session_processes(proc.pid)) < 3:  # the build, the forkserver, a worker
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.02)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, err
+    assert time.monotonic() - sent < 5, err
+    assert "Traceback" not in err and "internal error" not in err, err
+    assert not leftovers(proc.pid, grace=1.0)
+    after = {p: p.read_bytes() for p in (blog / "_site").rglob("*") if p.is_file()}
+    assert after == before

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import signal
 import sys
 import traceback
 from collections.abc import Sequence
@@ -15,7 +16,15 @@ from blogbuild.diagnostics import BlogbuildError, BuildFailed, Diagnostic
 from blogbuild.perprocess import close_all
 from blogbuild.progress import Progress, StageClock, TerminalBar, both
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: the command stops as for Ctrl-C (its processes end with it)."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated
 
 #: Seconds a build runs before the progress bar appears (tests set it to 0).
 PROGRESS_DELAY_ENV = "BLOGBUILD_PROGRESS_DELAY"
@@ -169,8 +178,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    # SIGTERM (a CI job cancelled, `kill`) unwinds like Ctrl-C, so that the worker pool,
+    # Pagefind and build-time Python end with the command; Python's default would leave them.
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         return _run(args)
+    except Terminated:  # before or after the command's own handler (below) could take it
+        print("stopped", file=sys.stderr)
+        return EXIT_TERMINATED
     finally:
         # V8 contexts and cache connections close here, while their threads still run,
         # not in the interpreter's shutdown (blogbuild.perprocess says why).
@@ -218,6 +233,9 @@ def _run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Terminated:
+        print("stopped", file=sys.stderr)
+        return EXIT_TERMINATED
     except Exception:
         if args.debug:
             raise

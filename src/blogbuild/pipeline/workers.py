@@ -86,6 +86,7 @@ def run_jobs(items: Sequence[J], work: Callable[[J], R], init: Callable[..., Non
     # InvalidStateError, and the exit hangs on the queue's feeder thread).
     futures = [pool.submit(_chunk, work, items[i:i + chunk])
                for i in range(0, len(items), chunk)]
+    finished = False
     try:
         with token.child(kill):
             for future in futures:
@@ -97,12 +98,10 @@ def run_jobs(items: Sequence[J], work: Callable[[J], R], init: Callable[..., Non
                 for result in results:
                     token.check()
                     yield result
+        finished = True
     finally:
-        if token.cancelled:
+        if not finished:  # cancelled, interrupted (Ctrl-C, SIGTERM) or failed: stop now
             kill()  # the pool sees its workers gone and fails what is left
-        else:
-            for future in futures:
-                future.cancel()
         pool.shutdown(wait=True)
 
 
