@@ -69,7 +69,7 @@ class Service:
         except OSError as exc:
             raise SearchUnavailable(f"cannot run {path}: {exc.strerror or exc}") from None
         self.last_id = 0
-        self.buffer = b""
+        self.buffer = bytearray()  # what was read past the last answer
         try:
             self.index = int(self._send({"type": "NewIndex", "config": config})["index_id"])
         except BaseException:
@@ -119,14 +119,19 @@ class Service:
         try:
             stdin.write(base64.b64encode(json.dumps(message).encode()) + b",")
             stdin.flush()
-            while b"," not in self.buffer:
+            # The last answer is the whole index (megabytes read 64 KiB at a time): append
+            # and look for the end only in what came, or reading it is quadratic.
+            buffer, seen = self.buffer, 0
+            while (end := buffer.find(b",", seen)) < 0:
+                seen = len(buffer)
                 chunk = os.read(stdout.fileno(), 1 << 20)
                 if not chunk:
                     raise SearchUnavailable("Pagefind stopped unexpectedly")
-                self.buffer += chunk
+                buffer += chunk
         except OSError as exc:
             raise SearchUnavailable(f"Pagefind stopped: {exc.strerror or exc}") from None
-        raw, _, self.buffer = self.buffer.partition(b",")
+        raw = bytes(buffer[:end])
+        del buffer[:end + 1]
         try:
             answer = json.loads(base64.b64decode(raw))["payload"]
         except (ValueError, KeyError, TypeError):
