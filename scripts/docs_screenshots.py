@@ -21,10 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import FloatRect, Page, sync_playwright
+from screenshot import ARGS, scroll_through  # this folder: run as python scripts/...
 
 ROOT = Path(__file__).resolve().parent.parent
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 WIDTH = 800
 MARGIN = 12  # pixels of page around the element, so borders and shadows are not cut
 
@@ -62,24 +61,6 @@ def _clip(page: Page, first: str, last: str | None = None) -> FloatRect:
     y = max(0.0, top["y"] + scroll_y - MARGIN)
     return {"x": x, "y": y, "width": min(right, WIDTH) - x,
             "height": bottom["y"] + scroll_y + bottom["height"] + MARGIN - y}
-
-
-#: Every widget script of the page has run (js/widgets.js marks its data block data-loaded).
-WIDGETS_LOADED = """() => [...document.querySelectorAll('script[data-widget-script]')].every(
-    (b) => b.hasAttribute('data-loaded')
-        || (b.dataset.near && !document.querySelector(b.dataset.near)))"""
-
-
-def _scroll_through(page: Page) -> None:
-    """Scroll to the end a screen at a time, as a reader does, so that every widget's script
-    (loaded when the widget comes near) has run; then back to the top."""
-    height = int(page.evaluate("document.documentElement.scrollHeight"))
-    step = int(page.evaluate("innerHeight"))
-    for y in range(0, height + step, step):  # two frames at each place: the observer sees it
-        page.evaluate("y => new Promise((done) => { scrollTo(0, y); "
-                      "requestAnimationFrame(() => requestAnimationFrame(done)); })", y)
-    page.wait_for_function(WIDGETS_LOADED)
-    page.evaluate("scrollTo(0, 0)")
 
 
 def _shot(page: Page, out: Path, name: str, first: str, last: str | None = None) -> None:
@@ -189,7 +170,7 @@ def main(argv: list[str]) -> int:
                 for path, shots in SHOTS.items():
                     page.goto(base + path)
                     page.wait_for_load_state("networkidle")
-                    _scroll_through(page)
+                    scroll_through(page)
                     for shot in shots:
                         shot(page, out)
                 browser.close()

@@ -27,7 +27,7 @@ WIDGETS_LOADED = """() => [...document.querySelectorAll('script[data-widget-scri
         || (b.dataset.near && !document.querySelector(b.dataset.near)))"""
 
 
-def _scroll_through(page: Page) -> None:
+def scroll_through(page: Page) -> None:
     """Scroll to the end a screen at a time, as a reader does, so that every widget's script
     (loaded when the widget comes near) has run; then back to the top."""
     height = int(page.evaluate("document.documentElement.scrollHeight"))
@@ -63,7 +63,7 @@ def main(argv: list[str]) -> int:
                 for path in paths:
                     page.goto(base + path)
                     page.wait_for_load_state("networkidle")
-                    _scroll_through(page)
+                    scroll_through(page)
                     name = path.strip("/").replace("/", "_") or "index"
                     target = out / f"{name}-{scheme}-{width}.png"
                     page.screenshot(path=str(target), full_page=True)
