@@ -150,11 +150,17 @@ THEME_SCRIPT = re.search(r"<script>(.*?)</script>",
 
 def check_script(el: Any, where: str) -> None:
     """A script is one of ours: a file of the theme or a runtime, the theme's inline
-    script, or JSON-LD data that parses and holds no markup."""
+    script, a theme script listed for the widget loader to import (an inert, empty data
+    block naming the file), or JSON-LD data that parses and holds no markup."""
     src, text = el.get("src") or "", el.text or ""
     if el.get("type") == "application/ld+json":
         assert not src and "<" not in text, f"{where}: JSON-LD {text!r}"
         json.loads(text)
+        return
+    if el.get("type") == "text/plain":  # a widget's script, listed for js/widgets.js
+        module = el.get("data-widget-script") or ""
+        assert not src and not text.strip(), f"{where}: data block {text!r}"
+        assert module.startswith("/blog/js/"), f"{where}: widget script {module!r}"
         return
     if not src:
         assert text == THEME_SCRIPT, f"{where}: inline script {text!r}"
