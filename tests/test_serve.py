@@ -584,3 +584,30 @@ def test_ctrl_c_stops_serve_started_with_sigint_ignored(site: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_stylesheet_save_after_a_cancelled_edit_still_swaps_in_place(site: Path,
+                                                                      tmp_path: Path) -> None:
+    """A post edit whose run a newer save cancelled (its page went out early) is done again
+    with a stylesheet save that follows: the pages still come together, the stylesheet is
+    swapped in place, and the edit is in the output."""
+    from blogbuild.cancel import Token
+    from blogbuild.serve.live import LiveBuild, Update
+
+    live = LiveBuild(site / "site.yaml", output=tmp_path / "live", extra_head=SNIPPET)
+    assert live.full().errors == []
+    post = site / "content" / "posts" / "2024-01-10-first.md"
+    post.write_text(post.read_text().replace("The first body.", "The edited body."))
+    early: list[Update] = []
+    stale = Token()
+    stale.stale()  # a newer save came: the run stops once its early pages are out
+    assert live.apply([post], publish=early.append, token=stale).cancelled
+    assert early and "posts/first/index.html" in early[0].written
+    early.clear()
+    css = site / "static" / "css" / "main.css"
+    css.write_text(css.read_text() + "\nbody { outline: 1px solid red; }\n")
+    update = live.apply([css], publish=early.append)
+    assert not update.cancelled and update.errors == []
+    assert early == []  # nothing went out ahead of the others
+    assert update.restyled  # the browser swaps the stylesheet, it does not reload
+    assert "The edited body." in (live.output / "posts/first/index.html").read_text()

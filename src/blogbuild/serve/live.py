@@ -124,10 +124,11 @@ class LiveBuild:
         of the edited sources (and the errors) as soon as they are written, before the
         listings. Once they are out, `token` going stale cancels the rest: the changes are
         kept in `unsettled` and done again by the next call."""
-        paths = {*map(Path, changed), *self.unsettled}
+        fresh = set(map(Path, changed))
+        paths = {*fresh, *self.unsettled}
         self.unsettled = set()
         try:
-            update = self._apply(paths, publish, token)
+            update = self._apply(paths, publish, token, fresh)
         except Cancelled:
             update = Update(errors=self.errors, cancelled=True)
         if update.cancelled:
@@ -135,7 +136,7 @@ class LiveBuild:
         return update
 
     def _apply(self, paths: set[Path], publish: Callable[[Update], None] | None,
-               token: Token) -> Update:
+               token: Token, fresh: set[Path]) -> Update:
         if any(_located(p) == self.config_path for p in paths):
             try:
                 self.config = load_config(self.config_path, base_url=self.base_url)
@@ -147,10 +148,14 @@ class LiveBuild:
         if self.engine is None or self.needs_full:
             return self.full(token)
         before = dict(self.engine.stylesheets)
-        update = self._run(publish, self._edited(paths), token)
         templates = self.config.root / "templates"
-        if all(p.suffix == ".css" and not p.is_relative_to(templates)
-               for p in map(_located, paths)):
+        # A save of stylesheets only: the pages come together and a browser swaps the new
+        # stylesheet in place, also when edits carried from a cancelled run come along
+        # (their pages went out early in that run already).
+        restyle = bool(fresh) and all(p.suffix == ".css" and not p.is_relative_to(templates)
+                                      for p in map(_located, fresh))
+        update = self._run(None if restyle else publish, self._edited(paths), token)
+        if restyle:
             after = self.engine.stylesheets
             update.restyled = {before[n]: after[n] for n in after
                                if n in before and before[n] != after[n]}
