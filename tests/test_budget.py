@@ -185,14 +185,20 @@ def test_the_showcase_loads_at_most_20_kb_of_our_code_up_front(showcase: Path) -
     assert sum(sizes.values()) <= BUDGET, sizes
 
 
+def open_showcase(page: Any, root: str, width: int, height: int) -> list[str]:
+    """Open the showcase post at this size; the paths it requests (the list grows on)."""
+    page.set_viewport_size({"width": width, "height": height})
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(urlsplit(request.url).path))
+    page.goto(root + SHOWCASE_POST)
+    page.wait_for_load_state("networkidle")
+    return requested
+
+
 @pytest.mark.browser
 def test_a_widget_script_is_fetched_only_when_its_widget_comes_near(
         showcase: Path, http_server: Any, browser_page: Any) -> None:
-    browser_page.set_viewport_size({"width": 1280, "height": 800})
-    requested: list[str] = []
-    browser_page.on("request", lambda request: requested.append(urlsplit(request.url).path))
-    browser_page.goto(http_server(showcase) + SHOWCASE_POST)
-    browser_page.wait_for_load_state("networkidle")
+    requested = open_showcase(browser_page, http_server(showcase), 1280, 800)
     # previews.js comes when the browser is idle; the runnable block and the comments are
     # screens away, so their scripts are not fetched.
     browser_page.wait_for_selector("script[data-widget-script$='previews.js'][data-loaded]",
@@ -218,11 +224,7 @@ def test_a_widget_script_is_fetched_only_when_its_widget_comes_near(
 @pytest.mark.browser
 def test_keyboard_focus_on_a_far_widget_loads_its_script(
         showcase: Path, http_server: Any, browser_page: Any) -> None:
-    browser_page.set_viewport_size({"width": 360, "height": 640})
-    requested: list[str] = []
-    browser_page.on("request", lambda request: requested.append(urlsplit(request.url).path))
-    browser_page.goto(http_server(showcase) + SHOWCASE_POST)
-    browser_page.wait_for_load_state("networkidle")
+    requested = open_showcase(browser_page, http_server(showcase), 360, 640)
     assert "/js/hf-space.js" not in requested
     # Focus moves to the Space's link without the page scrolling (as a skip link or a
     # screen reader's list of links may): the script comes with the focus.
@@ -238,11 +240,7 @@ def test_the_slider_keeps_its_size_when_its_script_comes(
         showcase: Path, http_server: Any, browser_page: Any) -> None:
     """With JavaScript on, the two images are laid over each other from the first paint, so
     a reader who lands on the slider (a link to its heading) sees nothing move."""
-    browser_page.set_viewport_size({"width": 360, "height": 640})
-    requested: list[str] = []
-    browser_page.on("request", lambda request: requested.append(urlsplit(request.url).path))
-    browser_page.goto(http_server(showcase) + SHOWCASE_POST)
-    browser_page.wait_for_load_state("networkidle")
+    requested = open_showcase(browser_page, http_server(showcase), 360, 640)
     assert "/js/compare.js" not in requested
     root = browser_page.locator(".image-compare")
     waiting = root.bounding_box()["height"]

@@ -111,6 +111,12 @@ class Server:
             os.killpg(self.proc.pid, 0)
         return elapsed
 
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.kill()  # whatever the test left running
+
     def kill(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
@@ -127,8 +133,7 @@ def post_path(blog: Path, i: int) -> Path:
 
 
 def test_ctrl_c_while_indexing_after_a_save_stops_at_once(blog: Path) -> None:
-    server = Server(blog)
-    try:
+    with Server(blog) as server:
         url = server.url()
         events = Events(url, "/b/posts/post-150/")
         try:
@@ -141,25 +146,19 @@ def test_ctrl_c_while_indexing_after_a_save_stops_at_once(blog: Path) -> None:
         finally:
             events.close()
         assert elapsed < EXIT_WITHIN, "".join(server.lines)
-    finally:
-        server.kill()
 
 
 def test_sigterm_while_the_worker_pool_renders_stops_at_once(blog: Path) -> None:
-    server = Server(blog)
-    try:
+    with Server(blog) as server:
         # The first build templates every page in the pool (the forkserver's children).
         assert server.wait_child("forkserver", timeout=60), "".join(server.lines)
         time.sleep(0.2)
         elapsed = server.stop(signal.SIGTERM)
         assert elapsed < EXIT_WITHIN, "".join(server.lines)
-    finally:
-        server.kill()
 
 
 def test_broken_post_reaches_the_overlay_within_a_second(blog: Path) -> None:
-    server = Server(blog)
-    try:
+    with Server(blog) as server:
         url = server.url()
         events = Events(url, "/b/posts/post-020/")
         try:
@@ -183,14 +182,11 @@ def test_broken_post_reaches_the_overlay_within_a_second(blog: Path) -> None:
         finally:
             events.close()
         server.stop(signal.SIGINT)
-    finally:
-        server.kill()
 
 
 def test_ctrl_c_while_a_block_runs_at_build_time(site: Path) -> None:
     """The Python process of a page's build-time blocks (a session of its own) goes too."""
-    server = Server(site)
-    try:
+    with Server(site) as server:
         server.url()
         path = site / "content" / "posts" / "2024-03-10-third.md"
         marker = f"blogbuild-test-{os.getpid()}-{time.monotonic_ns()}"
@@ -222,8 +218,6 @@ def test_ctrl_c_while_a_block_runs_at_build_time(site: Path) -> None:
         for pid in started:  # killed, and reaped by serve or by its new parent
             assert not Path(f"/proc/{pid}/cmdline").exists() or \
                 b"python_driver" not in Path(f"/proc/{pid}/cmdline").read_bytes()
-    finally:
-        server.kill()
 
 
 def test_a_stale_page_open_in_a_browser_comes_with_the_edited_page(
