@@ -40,16 +40,16 @@ def site(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """How many times the build asked Pagefind for an index."""
-    made: list[int] = []
-    real = search.make_index
+def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
+    """The pages the build gave Pagefind to read, call by call."""
+    made: list[list[str]] = []
+    real = search.read_pages
 
-    def counted(*args: Any) -> dict[str, bytes]:
-        made.append(1)
-        return real(*args)
+    def counted(config: Any, docs: list[Any], *args: Any) -> Any:
+        made.append(sorted(p.url for p in docs))
+        return real(config, docs, *args)
 
-    monkeypatch.setattr(search, "make_index", counted)
+    monkeypatch.setattr(search, "read_pages", counted)
     yield made
 
 
@@ -105,9 +105,9 @@ def test_pages_carry_the_search_control(site: Path) -> None:
     assert "/blog/js/search.js" in scripts
 
 
-def test_nothing_indexed_changed_keeps_the_index(site: Path, calls: list[int]) -> None:
+def test_nothing_indexed_changed_keeps_the_index(site: Path, calls: list[list[str]]) -> None:
     build(site / "site.yaml")
-    assert len(calls) == 1
+    assert calls == [["/about/", "/posts/first/", "/posts/second/"]]
     before = tree(site / "_site" / "pagefind")
     build(site / "site.yaml")  # nothing changed at all
     # The pages change, the index does not: the engine runs and keeps the index's files.
@@ -119,13 +119,13 @@ def test_nothing_indexed_changed_keeps_the_index(site: Path, calls: list[int]) -
     assert tree(site / "_site" / "pagefind") == before
 
 
-def test_an_edit_makes_the_index_again(site: Path, calls: list[int]) -> None:
+def test_an_edit_reads_only_the_edited_page_again(site: Path, calls: list[list[str]]) -> None:
     build(site / "site.yaml")
     old = set(tree(site / "_site" / "pagefind"))
     source = site / "content" / "posts" / "2024-01-01-first.md"
     source.write_text(source.read_text().replace("aardvark", "okapi"))
     report = build(site / "site.yaml")
-    assert len(calls) == 2
+    assert calls[1:] == [["/posts/first/"]]
     first = fragments(site / "_site")["/blog/posts/first/"]["content"]
     assert "okapi" in first and "aardvark" not in first
     now = set(tree(site / "_site" / "pagefind"))

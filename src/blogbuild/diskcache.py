@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 CACHE_ENV = "BLOGBUILD_KATEX_CACHE"
 CACHE_FILE = "katex-formulas.sqlite"
 #: One table per kind of result, each a (key, result) text pair.
-TABLES = ("formulas", "code")
+TABLES = ("formulas", "code", "search_pages")
 
 #: Seconds to wait for another process's lock: workers of one build take turns quickly,
 #: while a lock held longer (another program, a stuck build) only turns the cache off.
@@ -59,7 +59,7 @@ class DiskCache:
         self.lock = threading.RLock()
         self.db: sqlite3.Connection | None = None
         self.folder = ""
-        self.pending: list[tuple[str, str, str]] = []  # (table, key, result)
+        self.pending: list[tuple[str, str, str | bytes]] = []  # (table, key, result)
 
     def set_folder(self, path: str | os.PathLike[str] | None) -> None:
         """Write what is pending, then use the cache file in `path` (None: no cache)."""
@@ -112,6 +112,11 @@ class DiskCache:
 
     def get(self, table: str, key: str) -> str | None:
         """The result kept under `key` in `table`, or None (a miss, or no cache)."""
+        found = self.get_any(table, key)
+        return found if isinstance(found, str) else None
+
+    def get_any(self, table: str, key: str) -> str | bytes | None:
+        """The text or bytes kept under `key` in `table`, or None."""
         with self.lock:
             db = self.connection()
             if db is None:
@@ -122,9 +127,9 @@ class DiskCache:
                 if not self._damaged(exc):
                     log.warning("result cache read failed: %s", exc)
                 return None
-            return row[0] if row is not None and isinstance(row[0], str) else None
+            return row[0] if row is not None and isinstance(row[0], str | bytes) else None
 
-    def put(self, table: str, key: str, result: str) -> None:
+    def put(self, table: str, key: str, result: str | bytes) -> None:
         """Keep `result` for the next `flush` (or write a full batch now)."""
         with self.lock:
             if self.connection() is None:
@@ -247,9 +252,15 @@ def get(table: str, key: str) -> str | None:
     return _cache.get(table, key)
 
 
-def put(table: str, key: str, result: str) -> None:
+def put(table: str, key: str, result: str | bytes) -> None:
     """This process's `DiskCache.put`."""
     _cache.put(table, key, result)
+
+
+def get_bytes(table: str, key: str) -> bytes | None:
+    """Bytes kept by `put` under `key` in `table`, or None."""
+    found = _cache.get_any(table, key)
+    return found if isinstance(found, bytes) else None
 
 
 def flush() -> None:

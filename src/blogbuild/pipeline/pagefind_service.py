@@ -15,6 +15,7 @@ import importlib.util
 import json
 import os
 import subprocess
+import threading
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -105,6 +106,36 @@ class Service:
         self._send({"type": "AddFile", "index_id": self.index, "url": url,
                     "file_contents": html, "file_path": None})
 
+    def add_many(self, pages: list[tuple[str, str]]) -> None:
+        """Index pages `(url, html)`, the requests sent while the answers are read: one
+        at a time, every page would wait for the pipe's round trip and our encoding."""
+        messages = []
+        for url, html in pages:
+            self.last_id += 1
+            messages.append(base64.b64encode(json.dumps({
+                "message_id": self.last_id,
+                "payload": {"type": "AddFile", "index_id": self.index, "url": url,
+                            "file_contents": html, "file_path": None}}).encode()) + b",")
+        stdin = self.process.stdin
+        assert stdin is not None
+
+        def write() -> None:
+            with contextlib.suppress(OSError, ValueError):  # it stopped: the reader says so
+                for message in messages:
+                    stdin.write(message)
+                stdin.flush()
+
+        writer = threading.Thread(target=write, name="pagefind-writer", daemon=True)
+        writer.start()
+        try:
+            for _ in messages:
+                self._answer()
+        except BaseException:
+            self.kill()  # the writer may wait on a full pipe: let it fail
+            raise
+        finally:
+            writer.join()
+
     def files(self) -> dict[str, bytes]:
         """Every file of the index, by path under its folder."""
         answer = self._send({"type": "GetFiles", "index_id": self.index})
@@ -119,6 +150,15 @@ class Service:
         try:
             stdin.write(base64.b64encode(json.dumps(message).encode()) + b",")
             stdin.flush()
+        except OSError as exc:
+            raise SearchUnavailable(f"Pagefind stopped: {exc.strerror or exc}") from None
+        return self._answer()
+
+    def _answer(self) -> dict[str, Any]:
+        """The next answer (base64 JSON, followed by a comma)."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        try:
             # The last answer is the whole index (megabytes read 64 KiB at a time): append
             # and look for the end only in what came, or reading it is quadratic.
             buffer, seen = self.buffer, 0

@@ -1,11 +1,12 @@
 """Search: a Pagefind index of the bodies of posts and pages, under /pagefind/ of the output.
 
 Only posts and pages are indexed (lists, tags, the archive and feeds repeat them). Each is
-handed to Pagefind as a small HTML document made of its title, date and rendered body,
-with the site's sub-path in its URL; Pagefind answers with the index files and the writer
-stages the few the theme's search box loads. The index is made again only when something it
-holds changed: its key covers every document's URL, title, date and body, the options
-and Pagefind's version. When Pagefind cannot run the build warns and goes on without search.
+handed to Pagefind as a small HTML document made of its title, date and rendered body, with
+the site's sub-path in its URL. Pagefind reads only the pages whose part of the index is
+not in the result cache (their key covers URL, title, date, body, options and Pagefind's
+version); the index files are then written by `blogbuild.search` from every page's part,
+and an edit rewrites the chunks that hold the words it changed. When Pagefind cannot run
+the build warns and goes on without search.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import datetime as dt
 import hashlib
 import html
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,25 +27,30 @@ from blogbuild.diagnostics import Diagnostic, warning
 from blogbuild.output.writer import Stage
 from blogbuild.pipeline.pagefind_service import versions
 from blogbuild.pipeline.state import FileEntry, OutputEntry, file_digest, intact
+from blogbuild.search import pages as search_pages
+from blogbuild.search.chunks import from_scratch, update
+from blogbuild.search.format import FormatError
+from blogbuild.search.layout import Layout, Made, PageRef
+from blogbuild.search.pages import PageIndex, Runtime, split
 
 #: The index's folder in the output (the theme's search.js loads pagefind.js from there).
 FOLDER = "pagefind"
 #: Bump when what is fed to Pagefind changes shape.
-FORMAT = 2
+FORMAT = 4
 #: Parts of a body that are no text a reader searches for: KaTeX's visual copy of every
 #: formula (its MathML copy stays) and TeX source, buttons, icons, heading anchors, and the
 #: templates of previews of other posts (their text is those posts').
 EXCLUDE = (".katex-html", "annotation", "button", "svg", ".heading-anchor",
            ".codeblock-lang", ".callout-icon", ".video-note", ".video-play", "template")
-#: The files the search box needs; Pagefind's ready-made UIs and playground are left out.
-_TOP = ("pagefind.js", "pagefind-worker.js", "pagefind-entry.json")
-_FOLDERS = ("index/", "fragment/")
 
 
 def documents(site: Site) -> list[Post]:
-    """What the index holds: every post and page, in URL order (the index's bytes depend
-    on the order Pagefind is given its pages)."""
-    return sorted([*site.posts, *site.pages], key=lambda p: (p.url, p.source))
+    """What the index holds, in the order it numbers them: pages by URL, then posts from
+    the oldest, so that a new post is added at the end and no other page is renumbered."""
+    pages = sorted(site.pages, key=lambda p: (p.url, p.source))
+    posts = sorted(site.posts, key=lambda p: (p.date.isoformat() if p.date else "", p.url,
+                                              p.source))
+    return [*pages, *posts]
 
 
 def _date(post: Post, config: Config) -> str:
@@ -55,15 +62,6 @@ def _date(post: Post, config: Config) -> str:
         return value.strftime(config.date_format)
     except ValueError:
         return value.strftime("%Y-%m-%d")
-
-
-def index_key(config: Config, docs: list[Post]) -> str:
-    """Changes whenever the index would: documents, options, Pagefind."""
-    h = hashlib.sha256(json.dumps([FORMAT, versions(), config.language, config.base_url,
-                                   EXCLUDE]).encode())
-    for post in docs:
-        h.update(json.dumps([post.url, post.title, _date(post, config), post.body_id]).encode())
-    return h.hexdigest()
 
 
 def page_document(post: Post, config: Config) -> str:
@@ -85,50 +83,76 @@ def page_document(post: Post, config: Config) -> str:
     return "".join(parts)
 
 
-def make_index(config: Config, docs: list[Post],
-               render_again: Callable[[set[str]], None]) -> dict[str, bytes]:
-    """The index files the site serves, by path under FOLDER. Raises SearchUnavailable.
+def read_pages(config: Config, docs: list[Post], render_again: Callable[[set[str]], None],
+               ) -> tuple[Runtime, dict[str, PageIndex]]:
+    """Pagefind's reading of `docs`, page by page by URL. Raises SearchUnavailable.
+    Several pages go to two Pagefind processes at once (it reads a page on one core).
     `render_again` renders the sources whose bodies the render store lost."""
-    from blogbuild.pipeline.pagefind_service import Service
+    from blogbuild.pipeline.pagefind_service import SearchUnavailable, Service
 
     options = {"force_language": config.language.lower(), "exclude_selectors": list(EXCLUDE)}
     urls = config.urls
     token = cancel.current()
-    with Service(options) as service, token.child(service.kill):
-        for post in docs:
-            token.check()
-            try:
-                document = page_document(post, config)
-            except MissingBody as lost:
-                render_again({lost.digest})
-                document = page_document(post, config)
-            service.add_html(urls.url(post.url), document)
-        files = service.files()
+    pages = []
+    for post in docs:
+        token.check()
+        try:
+            document = page_document(post, config)
+        except MissingBody as lost:
+            render_again({lost.digest})
+            document = page_document(post, config)
+        pages.append((urls.url(post.url), document))
+    batches = [pages[i::2] for i in range(2)] if len(pages) >= _TWO_PROCESSES else [pages]
+    results: list[tuple[Runtime, dict[str, PageIndex]] | BaseException] = []
+
+    def run(batch: list[tuple[str, str]]) -> None:
+        try:
+            with Service(options) as service, token.child(service.kill):
+                service.add_many(batch)
+                files = service.files()
+            results.append(split(files))
+        except BaseException as exc:  # handed to the caller's thread
+            results.append(exc)
+
+    threads = [threading.Thread(target=run, args=(b,), name="pagefind") for b in batches[1:]]
+    for thread in threads:
+        thread.start()
+    run(batches[0])
+    for thread in threads:
+        thread.join()
     token.check()
-    return {rel: data for rel, data in sorted(files.items()) if _wanted(rel, files)}
+    runtime, found = None, {}
+    for result in results:
+        if isinstance(result, FormatError):
+            raise SearchUnavailable(f"Pagefind wrote an index this version of blogbuild "
+                                    f"cannot read ({result}); install pagefind 1.5") from None
+        if isinstance(result, BaseException):
+            raise result
+        runtime = result[0]
+        found.update(result[1])
+    assert runtime is not None
+    return runtime, found
 
 
-def _wanted(rel: str, files: dict[str, bytes]) -> bool:
-    """pagefind.js, its worker, the entry file, the metadata, the WebAssembly of the
-    languages the entry names, the index and fragment chunks."""
-    if rel in _TOP or rel.startswith(_FOLDERS):
-        return True
-    if rel.startswith("pagefind.") and rel.endswith(".pf_meta"):
-        return True
-    if rel.startswith("wasm."):
-        entry = json.loads(files.get("pagefind-entry.json", b"{}"))
-        return any(rel == f"wasm.{lang.get('wasm')}.pagefind"
-                   for lang in entry.get("languages", {}).values())
-    return False
+def page_key(post: Post, config: Config, programs: str) -> str:
+    """Changes whenever the page's part of the index would: its URL, title, date and
+    body, the options and Pagefind."""
+    return hashlib.sha256(json.dumps([FORMAT, programs, config.language, config.base_url,
+                                      EXCLUDE, post.url, post.title, _date(post, config),
+                                      post.body_id]).encode()).hexdigest()
 
 
 @dataclass
 class Search:
-    """The search step of one engine: remembers across runs that Pagefind cannot run, so
-    the live server warns once and does not try again on every save."""
+    """The search step of one engine. Remembers across runs what the last index was made
+    of (the live server keeps it in memory, a new process reads it from the cache
+    folder), and that Pagefind cannot run, so the live server warns once and does not
+    try again on every save."""
 
     config: Config
     unavailable: str = ""
+    layout: Layout | None = None
+    runtime: Runtime | None = None
 
     def stage(self, stage: Stage, site: Site, last: dict[str, FileEntry], output: Path,
               fresh: bool, render_again: Callable[[set[str]], None],
@@ -138,7 +162,9 @@ class Search:
         if not self.config.search or self.unavailable:
             return {}, []
         docs = documents(site)
-        source = f"generated:search:{index_key(self.config, docs)}"
+        programs = versions()
+        keys = [page_key(post, self.config, programs) for post in docs]
+        source = "generated:search:" + hashlib.sha256("".join(keys).encode()).hexdigest()
         previous = {rel: e for rel, e in last.items() if e.source == source}
         if (not fresh and previous and all(intact(output, rel, e.out)
                                            for rel, e in previous.items())):
@@ -146,7 +172,7 @@ class Search:
         from blogbuild.pipeline.pagefind_service import SearchUnavailable
 
         try:
-            files = make_index(self.config, docs, render_again)
+            index = self._make(docs, keys, programs, render_again)
         except SearchUnavailable as exc:
             cancel.check()  # Pagefind was stopped because the run was cancelled
             self.unavailable = str(exc)
@@ -156,14 +182,81 @@ class Search:
         old = {} if fresh else {rel: e for rel, e in last.items()
                                 if e.source.startswith("generated:search:")}
         entries = {}
-        for rel, data in files.items():
-            path, digest = f"{FOLDER}/{rel}", file_digest(data)
+        for rel, (known, make) in index.files.items():
+            path = f"{FOLDER}/{rel}"
             kept = old.get(path)
-            # Most files outlive an edit (pagefind.js, the fragments of other pages).
+            # Most files outlive an edit (the script, the fragments of other pages, the
+            # chunks that hold none of its words): kept without being made again.
+            if (kept is not None and known is not None and kept.out.digest == known
+                    and intact(output, path, kept.out)):
+                entries[path] = FileEntry(source, (0, 0), kept.out)
+                continue
+            data = make()
+            digest = file_digest(data)
             if kept is not None and kept.out.digest == digest and intact(output, path,
                                                                           kept.out):
                 entries[path] = FileEntry(source, (0, 0), kept.out)
                 continue
             stage.write_bytes(path, data)
             entries[path] = FileEntry(source, (0, 0), OutputEntry(digest, len(data), 0))
+        index.layout.save()
+        self.layout = index.layout
         return entries, []
+
+    def _make(self, docs: list[Post], keys: list[str], programs: str,
+              render_again: Callable[[set[str]], None]) -> Made:
+        layout = self.layout or Layout.load()
+        options = hashlib.sha256(json.dumps([FORMAT, programs]).encode()).hexdigest()
+        if layout is not None and layout.key != options:
+            layout = None
+        refs = {} if layout is None else {r.key: r for r in layout.pages}
+        parts: dict[str, PageIndex] = {}
+        runtime = self.runtime or search_pages.cached_runtime(options)
+
+        def read(numbers: list[int]) -> None:
+            nonlocal runtime
+            if not numbers and runtime is not None:
+                return
+            if not numbers and docs:
+                numbers = [0]  # for Pagefind's script and WebAssembly
+            batch = [docs[n] for n in numbers]
+            runtime, found = read_pages(self.config, batch, render_again)
+            search_pages.keep_runtime(options, runtime)
+            urls = self.config.urls
+            for n, post in zip(numbers, batch, strict=True):
+                part = found[urls.url(post.url)]
+                parts[keys[n]] = part
+                search_pages.keep(keys[n], part)
+
+        def part(key: str) -> PageIndex | None:
+            found = parts.get(key)
+            if found is None:
+                found = search_pages.cached(key)
+                if found is not None:
+                    parts[key] = found
+            return found
+
+        def need(key: str) -> PageIndex:
+            found = part(key)
+            if found is None:  # the cache lost it
+                read([keys.index(key)])
+                found = parts[key]
+            return found
+
+        read([n for n, key in enumerate(keys) if key not in refs and part(key) is None])
+        assert runtime is not None
+        self.runtime = runtime
+        pages = [refs.get(key) or PageRef.of(key, parts[key]) for key in keys]
+        fields = sorted({f for p in pages for f in p.fields})
+        chunks = None
+        if layout is not None:
+            chunks = update(layout.pages_keys(), keys, part, layout.fields, fields,
+                            layout.chunks)
+        if chunks is None:
+            read([n for n, key in enumerate(keys) if part(key) is None])
+            chunks = from_scratch([parts[key] for key in keys], fields)
+        return Made.of(runtime, Layout(options, pages, fields, chunks), need)
+
+
+#: From this many pages to read, two Pagefind processes read them.
+_TWO_PROCESSES = 32

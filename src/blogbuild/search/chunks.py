@@ -1,0 +1,204 @@
+"""The whole site's index from its pages' parts, brought up to date from the last build's.
+
+Pages are numbered in the order the stage gives them. When the pages that did not change
+keep their numbers (an edit, a post added at the end), only the words whose postings
+changed are rewritten: the chunks that hold them are read, changed and cut again, and the
+cutting goes on into the next chunks only until it meets a boundary of the old ones (see
+`format.Chunker`). Otherwise every chunk is made from every page's part. Either way the
+chunks are the same bytes for the same pages, which the tests check.
+"""
+
+from __future__ import annotations
+
+import array
+import bisect
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from blogbuild.pipeline.state import file_digest
+from blogbuild.search import format as fmt
+from blogbuild.search.pages import PageIndex
+
+#: More changed pages than this and the chunks are made from scratch, which is then faster.
+MOST_CHANGED = 64
+
+
+@dataclass
+class Chunk:
+    """A chunk file, and where each of its words is in it."""
+
+    words: list[str]
+    units: array.array[int]  # each word's weight
+    ends: array.array[int]  # where each word's CBOR ends in raw
+    raw: bytes  # uncompressed file
+    digest: str  # of raw: its file name
+    out: bytes | None = None  # digest of the served file, once made
+    data: bytes | None = None  # the served file, while this build has it
+
+    @property
+    def first(self) -> str:
+        return self.words[0]
+
+    @property
+    def last(self) -> str:
+        return self.words[-1]
+
+    def items(self) -> Iterator[fmt.Item]:
+        begin = len(fmt.chunk_head(len(self.words)))
+        for word, units, end in zip(self.words, self.units, self.ends, strict=True):
+            yield word, units, self.raw[begin:end]
+            begin = end
+
+    def served(self) -> bytes:
+        if self.data is None:
+            self.data = fmt.compress(self.raw)
+            self.out = file_digest(self.data)
+        return self.data
+
+    def __getstate__(self) -> dict[str, object]:
+        return {**self.__dict__, "data": None}
+
+
+def _remap(posting: fmt.Posting, table: list[int] | None) -> fmt.Posting:
+    """A posting whose meta field numbers are its page's, renumbered by `table`."""
+    if table is None:
+        return posting
+    locs, meta_locs = fmt.posting_lists(posting[0])
+    return fmt.posting(locs, [-(table[-m - 1] + 1) if m < 0 else m for m in meta_locs])
+
+
+def _field_table(page: PageIndex, fields: list[str]) -> list[int] | None:
+    """How the page's meta field numbers map to the index's; None when they are the same
+    (the usual case: every page has a date, an image and a title)."""
+    if page.fields == fields:
+        return None
+    index = {f: i for i, f in enumerate(fields)}
+    return [index[f] for f in page.fields]
+
+
+def fields_of(pages: Sequence[PageIndex]) -> list[str]:
+    return sorted({f for p in pages for f in p.fields})
+
+
+def _make(items: list[fmt.Item]) -> Chunk:
+    head = fmt.chunk_head(len(items))
+    ends = array.array("q")
+    at = len(head)
+    for _w, _u, data in items:
+        at += len(data)
+        ends.append(at)
+    raw = head + b"".join(data for _w, _u, data in items)
+    return Chunk([w for w, _u, _d in items], array.array("q", (u for _w, u, _d in items)),
+                 ends, raw, fmt.digest(raw))
+
+
+def _item(word: str, entry: fmt.Word) -> fmt.Item:
+    return word, entry.units(), fmt.write_word(word, entry)
+
+
+def from_scratch(pages: Sequence[PageIndex], fields: list[str]) -> list[Chunk]:
+    table: dict[str, fmt.Word] = {}
+    for number, page in enumerate(pages):
+        remap = _field_table(page, fields)
+        for word, (main, variants) in page.words.items():
+            entry = table.get(word)
+            if entry is None:
+                entry = table[word] = fmt.Word()
+            if main is not None:
+                entry.main[number] = _remap(main, remap)
+            for variant, posting in variants.items():
+                entry.variants.setdefault(variant, {})[number] = _remap(posting, remap)
+    chunker = fmt.Chunker()
+    for word in sorted(table):
+        chunker.add(_item(word, table[word]))
+    return [_make(items) for items in chunker.finish()]
+
+
+#: A change to one word: page number -> its new (posting or None, variants) there.
+_Change = dict[int, tuple[fmt.Posting | None, dict[str, fmt.Posting]]]
+
+
+def _changes(old: PageIndex | None, new: PageIndex | None, number: int, fields: list[str],
+             into: dict[str, _Change]) -> None:
+    """The words whose postings on page `number` differ from `old` to `new`."""
+    old_words = {} if old is None else old.words
+    new_words = {} if new is None else new.words
+    old_map = None if old is None else _field_table(old, fields)
+    new_map = None if new is None else _field_table(new, fields)
+    for word in old_words.keys() | new_words.keys():
+        before = old_words.get(word)
+        after = new_words.get(word)
+        if before is not None:
+            before = (None if before[0] is None else _remap(before[0], old_map),
+                      {v: _remap(p, old_map) for v, p in before[1].items()})
+        if after is not None:
+            after = (None if after[0] is None else _remap(after[0], new_map),
+                     {v: _remap(p, new_map) for v, p in after[1].items()})
+        if before != after:
+            into.setdefault(word, {})[number] = after if after is not None else (None, {})
+
+
+def _apply(entry: fmt.Word, change: _Change) -> None:
+    for number, (main, variants) in change.items():
+        if main is None:
+            entry.main.pop(number, None)
+        else:
+            entry.main[number] = main
+        for postings in entry.variants.values():
+            postings.pop(number, None)
+        for variant, posting in variants.items():
+            entry.variants.setdefault(variant, {})[number] = posting
+    entry.variants = {v: p for v, p in entry.variants.items() if p}
+
+
+def update(old: list[str], keys: list[str], part: Callable[[str], PageIndex | None],
+           old_fields: list[str], fields: list[str], chunks: list[Chunk]) -> list[Chunk] | None:
+    """The chunks for pages `keys` made from `chunks`, those of pages `old`, or None when
+    they had better be made from scratch (or an old page's part is no longer cached)."""
+    if fields != old_fields:
+        return None
+    changed = [n for n in range(max(len(old), len(keys)))
+               if n >= len(old) or n >= len(keys) or old[n] != keys[n]]
+    if len(changed) > MOST_CHANGED:
+        return None
+    changes: dict[str, _Change] = {}
+    for number in changed:
+        before = part(old[number]) if number < len(old) else None
+        after = part(keys[number]) if number < len(keys) else None
+        if (before is None and number < len(old)) or (after is None and number < len(keys)):
+            return None
+        _changes(before, after, number, fields, changes)
+    if not changes:
+        return chunks
+    if not chunks:
+        return None
+    lasts = [c.last for c in chunks]
+    by_chunk: dict[int, list[str]] = {}
+    for word in changes:
+        at = min(bisect.bisect_left(lasts, word), len(chunks) - 1)
+        by_chunk.setdefault(at, []).append(word)
+    out: list[Chunk] = []
+    chunker = fmt.Chunker()
+    for at, chunk in enumerate(chunks):
+        touched = by_chunk.get(at)
+        if touched is None and not chunker.pending():
+            out.append(chunk)
+            continue
+        items = {item[0]: item for item in chunk.items()}
+        for word in touched or ():
+            old_item = items.get(word)
+            entry = fmt.Word() if old_item is None else fmt.read_word(old_item[2])
+            _apply(entry, changes[word])
+            if entry.empty():
+                items.pop(word, None)
+            else:
+                items[word] = _item(word, entry)
+        for word in sorted(items) if touched else items:
+            chunker.add(items[word])
+        out.extend(_make(i) for i in chunker.take())
+    out.extend(_make(i) for i in chunker.finish())
+    return out
+
+
+def names(language: str, chunks: list[Chunk]) -> list[str]:
+    return list(fmt.names(language, (c.digest for c in chunks)))

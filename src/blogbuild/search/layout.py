@@ -1,0 +1,130 @@
+"""What an index is made of (its pages in order, its chunks), kept for the next build, and
+the files it is served as.
+
+The layout lives in the live server's memory and, for the next process, in the cache
+folder (`search-layout.pickle`). It is a cache like the others: it describes the files it
+made, not the output folder, whose files the stage checks one by one before keeping them.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import tempfile
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from blogbuild import diskcache
+from blogbuild.pipeline.state import file_digest
+from blogbuild.search import format as fmt
+from blogbuild.search.chunks import Chunk
+from blogbuild.search.pages import PageIndex, Runtime
+
+_FILE = "search-layout.pickle"
+#: Bump when these classes change.
+_FORMAT = 1
+
+
+@dataclass
+class PageRef:
+    """What the index needs of a page that did not change: not its words."""
+
+    key: str
+    fragment_digest: str  # of its fragment's JSON: the fragment's name
+    word_count: int
+    fields: tuple[str, ...]
+    out: bytes  # digest of its fragment file
+
+    @classmethod
+    def of(cls, key: str, part: PageIndex) -> PageRef:
+        return cls(key, part.fragment_digest, part.word_count, tuple(part.fields),
+                   file_digest(part.fragment))
+
+
+@dataclass
+class Layout:
+    key: str  # options and Pagefind's version
+    pages: list[PageRef]  # by page number
+    fields: list[str]  # meta field names, by number
+    chunks: list[Chunk]
+
+    def pages_keys(self) -> list[str]:
+        return [p.key for p in self.pages]
+
+    @staticmethod
+    def load() -> Layout | None:
+        folder = diskcache.cache_dir()
+        if folder is None:
+            return None
+        try:
+            with open(Path(folder) / _FILE, "rb") as f:
+                version, layout = pickle.load(f)
+        except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError,
+                AttributeError, ImportError):
+            return None
+        return layout if version == _FORMAT and isinstance(layout, Layout) else None
+
+    def save(self) -> None:
+        folder = diskcache.cache_dir()
+        if folder is None:
+            return
+        try:
+            fd, temp = tempfile.mkstemp(dir=folder, prefix=".search-layout-")
+            with os.fdopen(fd, "wb") as f:
+                pickle.dump((_FORMAT, self), f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temp, Path(folder) / _FILE)
+        except OSError:
+            pass  # the next process makes the chunks from the pages' parts
+
+
+#: A file of the index: the digest of its bytes when known without making them, and how to
+#: make them.
+IndexFile = tuple[bytes | None, Callable[[], bytes]]
+
+
+@dataclass
+class Made:
+    layout: Layout
+    files: dict[str, IndexFile] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, runtime: Runtime, layout: Layout,
+           part: Callable[[str], PageIndex]) -> Made:
+        """The index's files, by path under its folder. Chunks new to this build are
+        compressed now, on two threads."""
+        lang = runtime.language
+        made = cls(layout)
+        for rel, data in sorted(runtime.files.items()):
+            made.files[rel] = (None, _given(data))
+        fragment_names = list(fmt.names(lang, (p.fragment_digest for p in layout.pages)))
+        for name, page in zip(fragment_names, layout.pages, strict=True):
+            made.files[f"fragment/{name}.pf_fragment"] = (page.out, _fragment(part, page.key))
+        fresh = [c for c in layout.chunks if c.out is None]
+        with ThreadPoolExecutor(2) as pool:
+            for chunk, data in zip(fresh, pool.map(fmt.compress, (c.raw for c in fresh)),
+                                   strict=True):
+                chunk.data, chunk.out = data, file_digest(data)
+        chunk_names = list(fmt.names(lang, (c.digest for c in layout.chunks)))
+        bounds = fmt.bounds([(c.first, c.last) for c in layout.chunks])
+        for name, chunk in zip(chunk_names, layout.chunks, strict=True):
+            made.files[f"index/{name}.pf_index"] = (chunk.out, chunk.served)
+        meta = fmt.write_meta(fmt.Meta(
+            runtime.version, [(n, p.word_count) for n, p in zip(fragment_names, layout.pages,
+                                                                  strict=True)],
+            [(a, b, n) for (a, b), n in zip(bounds, chunk_names, strict=True)],
+            layout.fields))
+        meta_name = f"{lang}_{fmt.digest(meta)[:10]}"
+        made.files[f"pagefind.{meta_name}.pf_meta"] = (None, _given(fmt.compress(meta)))
+        made.files["pagefind-entry.json"] = (
+            None, _given(runtime.entry_file(meta_name, len(layout.pages))))
+        return made
+
+
+def _given(data: bytes) -> Callable[[], bytes]:
+    return lambda: data
+
+
+def _fragment(part: Callable[[str], PageIndex], key: str) -> Callable[[], bytes]:
+    return lambda: part(key).fragment
