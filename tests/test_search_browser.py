@@ -101,3 +101,54 @@ def test_markup_written_as_text_stays_text(home: Any) -> None:
         ".search-excerpt", has_text='<div class="KIND">')
     excerpt.wait_for(timeout=TIMEOUT)
     assert excerpt.locator("*:not(mark)").count() == 0
+
+
+RANK_SITE = 'title: "Rank"\nbase_url: "https://example.org/blog/"\nposts_per_page: 5\n'
+FILLER = ("Words about models, data and training loops fill this paragraph so that "
+          "every post has a body of some length. ")
+
+
+def _results(page: Any, base: str, query: str) -> list[str]:
+    """The URLs Pagefind's own API answers for `query`, best first."""
+    return page.evaluate(
+        """async ([src, query]) => {
+             const pagefind = await import(src);
+             await pagefind.options({baseUrl: "/"});  // as the theme's search.js does
+             const found = await pagefind.search(query);
+             const data = await Promise.all(found.results.map((r) => r.data()));
+             return data.map((d) => d.url);
+           }""", [base + "pagefind/pagefind.js", query])
+
+
+def test_an_edited_post_ranks_as_in_a_clean_build(
+        tmp_path: Path, http_server: Callable[..., str], browser_page: Any) -> None:
+    from blogbuild.commands.build import build
+
+    site = tmp_path / "site"
+    posts = site / "content" / "posts"
+    posts.mkdir(parents=True)
+    (site / "site.yaml").write_text(RANK_SITE)
+    for n in range(30):
+        (posts / f"2024-01-{n + 1:02d}-p{n}.md").write_text(
+            f"---\ntitle: Post {n}\n---\n\n{FILLER * (2 + n % 3)}One mention of latency.\n")
+    build(site / "site.yaml")
+    # The oldest post becomes the best match: short, and about latency throughout.
+    (posts / "2024-01-01-p0.md").write_text(
+        "---\ntitle: Latency, measured\n---\n\nLatency: tail latency, median latency, "
+        "latency budgets and a zygomorphic latency.\n")
+    build(site / "site.yaml")
+    clean = tmp_path / "clean"
+    build(site / "site.yaml", output=clean, use_cache=False)
+    page = browser_page
+    edited = http_server(site / "_site", prefix="/blog/")
+    fresh = http_server(clean, prefix="/blog/")
+    queries = ("latency", "zygomorphic", "mention latency", "training", "lat")
+    answers = {}
+    for base in (fresh, edited):  # a module is imported from the page's own origin
+        page.goto(base)
+        answers[base] = [_results(page, base, query) for query in queries]
+    assert answers[edited] == answers[fresh]
+    ranked = _results(page, edited, "latency")
+    assert len(ranked) == 30 and ranked[0] == "/blog/posts/p0/"
+    assert _results(page, edited, "zygomorphic") == ["/blog/posts/p0/"]
+    assert page.external_requests == []

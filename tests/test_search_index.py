@@ -1,0 +1,236 @@
+"""The index files blogbuild writes for Pagefind's search box.
+
+- They hold what Pagefind's own index of the same pages holds: every word, on every page,
+  at every location and weight, with its diacritic variants and meta fields.
+- After any edit they are the bytes a clean build writes.
+- An edit gives Pagefind only the edited page and rewrites only the chunks of its words.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import cbor2
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from blogbuild.commands.build import build
+from blogbuild.pipeline import search
+from blogbuild.search import format as fmt
+
+SITE_YAML = 'title: "Index"\nbase_url: "https://example.org/blog/"\nposts_per_page: 5\n'
+WORDS = ("latency", "throughput", "gradient", "tensor", "kernel", "cache", "café", "naïve",
+         "résumé", "Zürich", "東京", "e-mail", "don't", "x86_64", "3.14159")
+
+
+def post_text(n: int) -> str:
+    pick = [WORDS[(n * 7 + k) % len(WORDS)] for k in range(6)]
+    return (f"---\ntitle: Post {n} on {pick[0]}\ntags: [t{n % 3}]\n---\n\n"
+            f"# Heading about {pick[1]}\n\nA paragraph with {' '.join(pick)} and number {n}.\n\n"
+            f"## Part {n}\n\nInline $x_{n}^2$ math, `code_{n}` and more {pick[2]} text.\n\n"
+            f"```python\ndef f_{n}(x):\n    return x * {n}\n```\n")
+
+
+def make_site(root: Path, posts: int) -> Path:
+    (root / "content" / "posts").mkdir(parents=True)
+    (root / "site.yaml").write_text(SITE_YAML)
+    for n in range(posts):
+        day = 1 + n % 28
+        (root / "content" / "posts" / f"2024-{1 + n // 28:02d}-{day:02d}-p{n}.md").write_text(
+            post_text(n))
+    (root / "content" / "about.md").write_text("---\ntitle: About\n---\n\nAbout café things.\n")
+    return root
+
+
+@pytest.fixture
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks of a few words, so that a small site has many."""
+    monkeypatch.setattr(fmt, "MIN_UNITS", 40)
+    monkeypatch.setattr(fmt, "EVERY", 4)
+    monkeypatch.setattr(fmt, "MAX_UNITS", 160)
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
+    """The pages given to Pagefind, call by call."""
+    made: list[list[str]] = []
+    real = search.read_pages
+
+    def counted(config: Any, docs: list[Any], *args: Any) -> Any:
+        made.append(sorted(p.url for p in docs))
+        return real(config, docs, *args)
+
+    monkeypatch.setattr(search, "read_pages", counted)
+    yield made
+
+
+def _unpack(path: Path) -> Any:
+    return cbor2.loads(gzip.decompress(path.read_bytes())[len(fmt.SIGNATURE):])
+
+
+def read_index(folder: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Pages by URL (word count, fragment), and every word's postings by URL, with meta
+    fields by name: what a search can find, independent of page numbers and chunking."""
+    entry = json.loads((folder / "pagefind-entry.json").read_text())
+    ((_lang, info),) = entry["languages"].items()
+    meta = _unpack(folder / f"pagefind.{info['hash']}.pf_meta")
+    version, pages, chunks, _filters, _sorts, fields = meta
+    urls, found = [], {}
+    for name, count in pages:
+        data = gzip.decompress((folder / "fragment" / f"{name}.pf_fragment").read_bytes())
+        page = json.loads(data[len(fmt.SIGNATURE):])
+        urls.append(page["url"])
+        found[page["url"]] = (count, page)
+    assert info["page_count"] == len(pages)
+
+    def postings(entries: list[Any]) -> dict[str, Any]:
+        out, number = {}, 0
+        for delta, locs, meta_locs in entries:
+            number += delta
+            out[urls[number]] = (locs, [fields[-m - 1] if m < 0 else m for m in meta_locs])
+        return out
+
+    words: dict[str, Any] = {}
+    for _from, _to, name in chunks:
+        for word, entries, variants in _unpack(folder / "index" / f"{name}.pf_index")[0]:
+            assert word not in words
+            words[word] = (postings(entries), {v: postings(p) for v, p in variants})
+    return found, words
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_the_index_holds_what_pagefinds_own_index_holds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_chunks: None) -> None:
+    site = make_site(tmp_path / "site", 40)  # enough for two Pagefind processes
+    build(site / "site.yaml")
+    ours = read_index(site / "_site" / "pagefind")
+    # Pagefind's own index of the same pages, read in one process, kept as it wrote it.
+    captured: list[dict[str, bytes]] = []
+    real_split = search.split
+
+    def keep(files: dict[str, bytes]) -> Any:
+        captured.append(files)
+        return real_split(files)
+
+    monkeypatch.setattr(search, "_TWO_PROCESSES", 10**9)
+    monkeypatch.setattr(search, "split", keep)
+    build(site / "site.yaml", output=tmp_path / "ref", use_cache=False)
+    assert len(captured) == 1
+    theirs_folder = tmp_path / "theirs"
+    for rel, data in captured[0].items():
+        (theirs_folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (theirs_folder / rel).write_bytes(data)
+    theirs = read_index(theirs_folder)
+    assert len(ours[0]) == 41
+    assert ours[0] == theirs[0]
+    assert ours[1] == theirs[1]
+    assert any(variants for _main, variants in ours[1].values())  # café, naïve, …
+    assert len(list((site / "_site" / "pagefind" / "index").iterdir())) > 10
+
+
+EDITS = ("append", "top", "newest", "middle", "delete", "title", "page", "undo")
+
+
+def edit(site: Path, step: str) -> None:
+    posts = site / "content" / "posts"
+    if step == "append":
+        path = posts / "2024-01-03-p2.md"
+        path.write_text(path.read_text() + "\nAn appended sentence about quasars.\n")
+    elif step == "top":
+        path = posts / "2024-01-05-p4.md"
+        text = path.read_text()
+        cut = text.index("\n---\n", 4) + 5
+        path.write_text(text[:cut] + "\nA new first paragraph moves every word.\n" + text[cut:])
+    elif step == "newest":
+        (posts / "2030-01-01-new.md").write_text(post_text(99))
+    elif step == "middle":
+        (posts / "2024-01-10-mid.md").write_text(post_text(98))
+    elif step == "delete":
+        (posts / "2024-01-07-p6.md").unlink()
+    elif step == "title":
+        path = posts / "2024-01-09-p8.md"
+        path.write_text(path.read_text().replace("title: Post 8", "title: Renamed eight"))
+    elif step == "page":
+        (site / "content" / "zzz.md").write_text("---\ntitle: Colophon\n---\n\nNo date here.\n")
+    elif step == "undo":
+        (site / "content" / "zzz.md").unlink()
+        (posts / "2030-01-01-new.md").unlink()
+
+
+def test_every_edit_gives_the_bytes_of_a_clean_build(
+        tmp_path: Path, small_chunks: None, reads: list[list[str]]) -> None:
+    site = make_site(tmp_path / "site", 12)
+    build(site / "site.yaml")
+    for n, step in enumerate(EDITS):
+        edit(site, step)
+        reads.clear()
+        build(site / "site.yaml")
+        if step == "append":  # only the edited page is read again
+            assert reads == [["/posts/p2/"]]
+        if step == "undo":  # both were read before: nothing is read
+            assert reads == []
+        clean = tmp_path / f"clean-{n}"
+        shutil.rmtree(clean, ignore_errors=True)
+        build(site / "site.yaml", output=clean, use_cache=False)
+        assert tree(site / "_site" / "pagefind") == tree(clean / "pagefind"), step
+
+
+def test_an_appended_sentence_rewrites_few_chunks(tmp_path: Path, small_chunks: None) -> None:
+    site = make_site(tmp_path / "site", 20)
+    build(site / "site.yaml")
+    chunks = len(list((site / "_site" / "pagefind" / "index").iterdir()))
+    path = site / "content" / "posts" / "2024-01-03-p2.md"
+    path.write_text(path.read_text() + "\nZebra.\n")
+    report = build(site / "site.yaml")
+    rewritten = {r for r in report.changed if r.startswith("pagefind/index/")}
+    assert chunks > 20 and 1 <= len(rewritten) <= 3, (chunks, rewritten)
+    # The fragment of the edited page, the metadata and the entry: nothing else.
+    others = {r for r in report.changed if r.startswith("pagefind/")} - rewritten
+    assert len(others) == 3, others
+
+
+def test_a_fresh_process_without_the_layout_makes_the_same_index(tmp_path: Path,
+                                                                  small_chunks: None) -> None:
+    site = make_site(tmp_path / "site", 12)
+    build(site / "site.yaml")
+    before = tree(site / "_site" / "pagefind")
+    (site / ".blogbuild-cache" / "search-layout.pickle").write_bytes(b"damaged")
+    shutil.rmtree(site / "_site" / "pagefind")
+    build(site / "site.yaml")
+    assert tree(site / "_site" / "pagefind") == before
+
+
+_ints = st.lists(st.integers(-300, 70_000), max_size=6)
+_postings = st.dictionaries(st.integers(0, 5_000), st.tuples(_ints, _ints), max_size=5)
+
+
+@given(st.text(min_size=1, max_size=12), _postings,
+       st.dictionaries(st.text(min_size=1, max_size=8), _postings, max_size=3))
+@settings(max_examples=200, deadline=None)
+def test_a_word_is_written_as_cbor2_writes_it(word: str, main: dict[int, Any],
+                                               variants: dict[str, dict[int, Any]]) -> None:
+    def ours(p: dict[int, Any]) -> fmt.Postings:
+        return {n: fmt.posting(locs, meta) for n, (locs, meta) in p.items()}
+
+    def plain(p: dict[int, Any]) -> list[Any]:
+        out, last = [], 0
+        for n in sorted(p):
+            out.append([n - last, *p[n]])
+            last = n
+        return out
+
+    entry = fmt.Word(ours(main), {v: ours(p) for v, p in variants.items()})
+    expected = [word, plain(main), [[v, plain(p)] for v, p in sorted(variants.items()) if p]]
+    assert fmt.write_word(word, entry) == cbor2.dumps(expected)
+    assert fmt.read_word(fmt.write_word(word, entry)) == fmt.Word(
+        ours(main), {v: ours(p) for v, p in variants.items() if p})
