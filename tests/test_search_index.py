@@ -80,7 +80,7 @@ def read_index(folder: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     entry = json.loads((folder / "pagefind-entry.json").read_text())
     ((_lang, info),) = entry["languages"].items()
     meta = _unpack(folder / f"pagefind.{info['hash']}.pf_meta")
-    version, pages, chunks, _filters, _sorts, fields = meta
+    _version, pages, chunks, _filters, _sorts, fields = meta
     urls, found = [], {}
     for name, count in pages:
         data = gzip.decompress((folder / "fragment" / f"{name}.pf_fragment").read_bytes())
