@@ -15,15 +15,18 @@ import datetime as dt
 import hashlib
 import html
 import json
+import queue
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 from blogbuild import cancel
 from blogbuild.config import Config
 from blogbuild.content.models import MissingBody, Post, Site
 from blogbuild.diagnostics import Diagnostic, warning
+from blogbuild.fingerprints import code_fingerprint
 from blogbuild.output.writer import Stage
 from blogbuild.pipeline.pagefind_service import versions
 from blogbuild.pipeline.state import FileEntry, OutputEntry, file_digest, intact
@@ -84,54 +87,70 @@ def page_document(post: Post, config: Config) -> str:
 
 
 def read_pages(config: Config, docs: list[Post], render_again: Callable[[set[str]], None],
-               ) -> tuple[Runtime, dict[str, PageIndex]]:
-    """Pagefind's reading of `docs`, page by page by URL. Raises SearchUnavailable.
-    Several pages go to two Pagefind processes at once (it reads a page on one core).
-    `render_again` renders the sources whose bodies the render store lost."""
+               keep: Callable[[str, PageIndex], None]) -> Runtime:
+    """Pagefind's reading of `docs`, handed to `keep` page by page with its URL; returns
+    Pagefind's runtime. Raises SearchUnavailable. Pages go in batches to Pagefind
+    processes, two at once when there are many (Pagefind reads on one core), so no process
+    holds more than a batch. `render_again` renders the sources whose bodies the render
+    store lost."""
     from blogbuild.pipeline.pagefind_service import SearchUnavailable, Service
 
     options = {"force_language": config.language.lower(), "exclude_selectors": list(EXCLUDE)}
     urls = config.urls
     token = cancel.current()
-    pages = []
-    for post in docs:
-        token.check()
-        try:
-            document = page_document(post, config)
-        except MissingBody as lost:
-            render_again({lost.digest})
-            document = page_document(post, config)
-        pages.append((urls.url(post.url), document))
-    batches = [pages[i::2] for i in range(2)] if len(pages) >= _TWO_PROCESSES else [pages]
-    results: list[tuple[Runtime, dict[str, PageIndex]] | BaseException] = []
+    jobs: queue.Queue[list[tuple[str, str]] | None] = queue.Queue(maxsize=2)
+    runtimes: list[Runtime] = []
+    errors: list[BaseException] = []
+    lock = threading.Lock()
 
-    def run(batch: list[tuple[str, str]]) -> None:
-        try:
-            with Service(options) as service, token.child(service.kill):
-                service.add_many(batch)
-                files = service.files()
-            results.append(split(files))
-        except BaseException as exc:  # handed to the caller's thread
-            results.append(exc)
+    def work() -> None:
+        while (batch := jobs.get()) is not None:
+            if errors:
+                continue
+            try:
+                with Service(options) as service, token.child(service.kill):
+                    service.add_many(batch)
+                    files = service.files()
+                runtime, found = split(files)
+                del files
+                with lock:
+                    runtimes.append(runtime)
+                    for url, part in found.items():
+                        keep(url, part)
+            except BaseException as exc:  # handed to the caller's thread
+                errors.append(exc)
 
-    threads = [threading.Thread(target=run, args=(b,), name="pagefind") for b in batches[1:]]
-    for thread in threads:
-        thread.start()
-    run(batches[0])
-    for thread in threads:
-        thread.join()
+    two = len(docs) >= _TWO_PROCESSES
+    size = min(_BATCH, -(-len(docs) // 2)) if two else max(len(docs), 1)
+    workers = [threading.Thread(target=work, name="pagefind") for _ in range(1 + two)]
+    for worker in workers:
+        worker.start()
+    try:
+        for start in range(0, max(len(docs), 1), size):
+            if errors:
+                break
+            batch = []
+            for post in docs[start:start + size]:
+                token.check()
+                try:
+                    document = page_document(post, config)
+                except MissingBody as lost:
+                    render_again({lost.digest})
+                    document = page_document(post, config)
+                batch.append((urls.url(post.url), document))
+            jobs.put(batch)
+    finally:
+        for _ in workers:
+            jobs.put(None)
+        for worker in workers:
+            worker.join()
     token.check()
-    runtime, found = None, {}
-    for result in results:
-        if isinstance(result, FormatError):
+    for error in errors:
+        if isinstance(error, FormatError):
             raise SearchUnavailable(f"Pagefind wrote an index this version of blogbuild "
-                                    f"cannot read ({result}); install pagefind 1.5") from None
-        if isinstance(result, BaseException):
-            raise result
-        runtime = result[0]
-        found.update(result[1])
-    assert runtime is not None
-    return runtime, found
+                                    f"cannot read ({error}); install pagefind 1.5") from None
+        raise error
+    return runtimes[0]
 
 
 def page_key(post: Post, config: Config, programs: str) -> str:
@@ -162,7 +181,9 @@ class Search:
         if not self.config.search or self.unavailable:
             return {}, []
         docs = documents(site)
-        programs = versions()
+        # Pagefind, the CBOR writer, and our code (how pages are shown to Pagefind, how its
+        # index is written and compressed) make the index with the pages.
+        programs = f"{versions()};cbor2={_version('cbor2')};{code_fingerprint()}"
         keys = [page_key(post, self.config, programs) for post in docs]
         source = "generated:search:" + hashlib.sha256("".join(keys).encode()).hexdigest()
         previous = {rel: e for rel, e in last.items() if e.source == source}
@@ -210,8 +231,11 @@ class Search:
         if layout is not None and layout.key != options:
             layout = None
         refs = {} if layout is None else {r.key: r for r in layout.pages}
-        parts: dict[str, PageIndex] = {}
+        # Parts read or looked up in this run, as bytes (an object per posting would hold
+        # ten times the memory): a part is decoded when it is needed.
+        blobs: dict[str, bytes] = {}
         runtime = self.runtime or search_pages.cached_runtime(options)
+        urls = self.config.urls
 
         def read(numbers: list[int]) -> None:
             nonlocal runtime
@@ -219,44 +243,68 @@ class Search:
                 return
             if not numbers and docs:
                 numbers = [0]  # for Pagefind's script and WebAssembly
-            batch = [docs[n] for n in numbers]
-            runtime, found = read_pages(self.config, batch, render_again)
+            by_url = {urls.url(docs[n].url): keys[n] for n in numbers}
+
+            def keep(url: str, part: PageIndex) -> None:
+                key = by_url[url]
+                blobs[key] = blob = part.dumps()
+                search_pages.keep(key, blob)
+                refs.setdefault(key, PageRef.of(key, part))
+
+            runtime = read_pages(self.config, [docs[n] for n in numbers], render_again, keep)
             search_pages.keep_runtime(options, runtime)
-            urls = self.config.urls
-            for n, post in zip(numbers, batch, strict=True):
-                part = found[urls.url(post.url)]
-                parts[keys[n]] = part
-                search_pages.keep(keys[n], part)
 
         def part(key: str) -> PageIndex | None:
-            found = parts.get(key)
-            if found is None:
-                found = search_pages.cached(key)
-                if found is not None:
-                    parts[key] = found
-            return found
+            blob = blobs.get(key)
+            if blob is None:
+                blob = search_pages.cached_bytes(key)
+                if blob is None:
+                    return None
+                blobs[key] = blob
+            try:
+                return PageIndex.loads(blob)
+            except (ValueError, TypeError, EOFError):
+                return None
 
         def need(key: str) -> PageIndex:
             found = part(key)
             if found is None:  # the cache lost it
+                blobs.pop(key, None)
                 read([keys.index(key)])
-                found = parts[key]
+                found = part(key)
+                assert found is not None
             return found
 
-        read([n for n, key in enumerate(keys) if key not in refs and part(key) is None])
+        missing = []
+        for n, key in enumerate(keys):
+            if key not in refs:
+                found = part(key)
+                if found is None:
+                    missing.append(n)
+                else:
+                    refs[key] = PageRef.of(key, found)
+        read(missing)
         assert runtime is not None
         self.runtime = runtime
-        pages = [refs.get(key) or PageRef.of(key, parts[key]) for key in keys]
+        pages = [refs[key] for key in keys]
         fields = sorted({f for p in pages for f in p.fields})
         chunks = None
         if layout is not None:
             chunks = update(layout.pages_keys(), keys, part, layout.fields, fields,
                             layout.chunks)
         if chunks is None:
-            read([n for n, key in enumerate(keys) if part(key) is None])
-            chunks = from_scratch([parts[key] for key in keys], fields)
+            chunks = from_scratch(len(keys), lambda n: need(keys[n]), fields)
         return Made.of(runtime, Layout(options, pages, fields, chunks), need)
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "?"
 
 
 #: From this many pages to read, two Pagefind processes read them.
 _TWO_PROCESSES = 32
+#: Pages per Pagefind process: its memory grows with the pages it holds.
+_BATCH = 200

@@ -96,21 +96,30 @@ def _item(word: str, entry: fmt.Word) -> fmt.Item:
     return word, entry.units(), fmt.write_word(word, entry)
 
 
-def from_scratch(pages: Sequence[PageIndex], fields: list[str]) -> list[Chunk]:
-    table: dict[str, fmt.Word] = {}
-    for number, page in enumerate(pages):
-        remap = _field_table(page, fields)
-        for word, (main, variants) in page.words.items():
-            entry = table.get(word)
-            if entry is None:
-                entry = table[word] = fmt.Word()
-            if main is not None:
-                entry.main[number] = _remap(main, remap)
-            for variant, posting in variants.items():
-                entry.variants.setdefault(variant, {})[number] = _remap(posting, remap)
+def from_scratch(count: int, page: Callable[[int], PageIndex], fields: list[str],
+                 ) -> list[Chunk]:
+    """The chunks of pages 0 to count - 1, read one at a time: memory holds the index's
+    bytes, not an object per posting."""
+    main: dict[str, fmt.Run] = {}
+    variants: dict[str, dict[str, fmt.Run]] = {}
+    for number in range(count):
+        part = page(number)
+        table = _field_table(part, fields)
+        for word, (posting, others) in part.words.items():
+            if posting is not None:
+                run = main.get(word)
+                if run is None:
+                    run = main[word] = fmt.Run()
+                run.add(number, posting if table is None else _remap(posting, table))
+            for variant, other in others.items():
+                runs = variants.setdefault(word, {})
+                run = runs.get(variant)
+                if run is None:
+                    run = runs[variant] = fmt.Run()
+                run.add(number, other if table is None else _remap(other, table))
     chunker = fmt.Chunker()
-    for word in sorted(table):
-        chunker.add(_item(word, table[word]))
+    for word in sorted(main.keys() | variants.keys()):
+        chunker.add(fmt.write_runs(word, main.get(word), variants.get(word)))
     return [_make(items) for items in chunker.finish()]
 
 

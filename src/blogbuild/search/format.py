@@ -132,7 +132,8 @@ def write_meta(meta: Meta) -> bytes:
 
 
 def posting(locs: list[int], meta_locs: list[int]) -> Posting:
-    return cbor2.dumps(locs) + cbor2.dumps(meta_locs), len(locs) + 1
+    # One call: the pair's CBOR is a one-byte array head and then the two lists.
+    return cbor2.dumps((locs, meta_locs))[1:], len(locs) + 1
 
 
 def posting_lists(data: bytes) -> tuple[list[int], list[int]]:
@@ -145,9 +146,10 @@ def posting_lists(data: bytes) -> tuple[list[int], list[int]]:
 def _postings(pages: Any) -> Postings:
     out: Postings = {}
     number = 0
+    dumps = cbor2.dumps
     for delta, locs, meta_locs in pages:
         number += delta
-        out[number] = posting(locs, meta_locs)
+        out[number] = dumps((locs, meta_locs))[1:], len(locs) + 1
     return out
 
 
@@ -207,6 +209,38 @@ def write_word(word: str, entry: Word) -> bytes:
     return b"".join([b"\x83", _text(word), _encode_postings(entry.main),
                      _head(_ARRAY, len(variants)),
                      *(b"\x82" + _text(v) + _encode_postings(p) for v, p in variants)])
+
+
+class Run:
+    """A word's postings written as pages come in ascending order (a clean build's): the
+    bytes Word would write, without keeping a posting object per page."""
+
+    __slots__ = ("count", "data", "last", "units")
+
+    def __init__(self) -> None:
+        self.count = self.last = self.units = 0
+        self.data = bytearray()
+
+    def add(self, number: int, posting: Posting) -> None:
+        delta = number - self.last
+        self.data += _SMALL_UINT[delta] if delta < 24 else b"\x83" + _head(_UINT, delta)
+        self.data += posting[0]
+        self.count += 1
+        self.units += posting[1]
+        self.last = number
+
+    def encoded(self) -> bytes:
+        return _head(_ARRAY, self.count) + self.data
+
+
+def write_runs(word: str, main: Run | None, variants: dict[str, Run] | None) -> Item:
+    """What write_word writes, from runs."""
+    units = (0 if main is None else main.units) + sum(r.units for r in (variants or {}).values())
+    ordered = sorted((variants or {}).items())
+    data = b"".join([b"\x83", _text(word), b"\x80" if main is None else main.encoded(),
+                     _head(_ARRAY, len(ordered)),
+                     *(b"\x82" + _text(v) + r.encoded() for v, r in ordered)])
+    return word, units, data
 
 
 def chunk_head(count: int) -> bytes:

@@ -123,18 +123,13 @@ def split(files: dict[str, bytes]) -> tuple[Runtime, dict[str, PageIndex]]:
     return runtime, dict(zip(urls, pages, strict=True))
 
 
-def cached(key: str) -> PageIndex | None:
-    data = diskcache.get_bytes(TABLE, key)
-    if data is None:
-        return None
-    try:
-        return PageIndex.loads(data)
-    except (ValueError, TypeError, EOFError):
-        return None
+def cached_bytes(key: str) -> bytes | None:
+    """A page's part as `PageIndex.dumps` wrote it, or None."""
+    return diskcache.get_bytes(TABLE, key)
 
 
-def keep(key: str, page: PageIndex) -> None:
-    diskcache.put(TABLE, key, page.dumps())
+def keep(key: str, data: bytes) -> None:
+    diskcache.put(TABLE, key, data)
 
 
 def cached_runtime(key: str) -> Runtime | None:
