@@ -116,8 +116,12 @@ class DiskCache:
         return found if isinstance(found, str) else None
 
     def get_any(self, table: str, key: str) -> str | bytes | None:
-        """The text or bytes kept under `key` in `table`, or None."""
+        """The text or bytes kept under `key` in `table`, or None. Rows not written yet
+        count."""
         with self.lock:
+            for row in reversed(self.pending):
+                if row[1] == key and row[0] == table:
+                    return row[2]
             db = self.connection()
             if db is None:
                 return None
@@ -129,14 +133,16 @@ class DiskCache:
                 return None
             return row[0] if row is not None and isinstance(row[0], str | bytes) else None
 
-    def put(self, table: str, key: str, result: str | bytes) -> None:
-        """Keep `result` for the next `flush` (or write a full batch now)."""
+    def put(self, table: str, key: str, result: str | bytes) -> bool:
+        """Keep `result` for the next `flush` (or write a full batch now); False when
+        there is no cache to keep it in."""
         with self.lock:
             if self.connection() is None:
-                return
+                return False
             self.pending.append((table, key, result))
             if len(self.pending) >= _BATCH:
                 self.flush()
+            return True
 
     def flush(self) -> None:
         """Write the pending rows in one transaction; on a lock, keep them for the next."""
@@ -252,9 +258,9 @@ def get(table: str, key: str) -> str | None:
     return _cache.get(table, key)
 
 
-def put(table: str, key: str, result: str | bytes) -> None:
+def put(table: str, key: str, result: str | bytes) -> bool:
     """This process's `DiskCache.put`."""
-    _cache.put(table, key, result)
+    return _cache.put(table, key, result)
 
 
 def get_bytes(table: str, key: str) -> bytes | None:

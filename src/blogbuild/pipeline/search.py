@@ -247,20 +247,18 @@ class Search:
 
             def keep(url: str, part: PageIndex) -> None:
                 key = by_url[url]
-                blobs[key] = blob = part.dumps()
-                search_pages.keep(key, blob)
+                blob = part.dumps()
+                if not search_pages.keep(key, blob):  # no cache: memory holds it
+                    blobs[key] = blob
                 refs.setdefault(key, PageRef.of(key, part))
 
             runtime = read_pages(self.config, [docs[n] for n in numbers], render_again, keep)
             search_pages.keep_runtime(options, runtime)
 
         def part(key: str) -> PageIndex | None:
-            blob = blobs.get(key)
+            blob = blobs.get(key) or search_pages.cached_bytes(key)
             if blob is None:
-                blob = search_pages.cached_bytes(key)
-                if blob is None:
-                    return None
-                blobs[key] = blob
+                return None
             try:
                 return PageIndex.loads(blob)
             except (ValueError, TypeError, EOFError):

@@ -25,31 +25,41 @@ TABLE = "search_pages"
 _RUNTIME_TOP = ("pagefind.js", "pagefind-worker.js")
 
 #: Bump when PageIndex changes.
-_PAGE_FORMAT = 1
+_PAGE_FORMAT = 2
 
 #: A page's words: word -> [its posting or None, {variant: posting}], where a posting's
 #: meta locations number the page's own `fields`.
 PageWords = dict[str, tuple[fmt.Posting | None, dict[str, fmt.Posting]]]
 
 
-@dataclass
 class PageIndex:
-    """What the index holds of one page."""
+    """What the index holds of one page. Its words are decoded when first asked for:
+    writing a fragment or listing a page needs the rest only."""
 
-    fragment: bytes  # gzipped, as Pagefind wrote it
-    fragment_digest: str  # of its JSON: its file name
-    word_count: int
-    fields: list[str]  # the meta fields its meta locations number
-    words: PageWords
+    def __init__(self, fragment: bytes, fragment_digest: str, word_count: int,
+                 fields: list[str], words: PageWords | bytes) -> None:
+        self.fragment = fragment  # gzipped, as Pagefind wrote it
+        self.fragment_digest = fragment_digest  # of its JSON: its file name
+        self.word_count = word_count
+        self.fields = fields  # the meta fields its meta locations number
+        self._words = words  # or their marshal bytes
+
+    @property
+    def words(self) -> PageWords:
+        words = self._words
+        if isinstance(words, bytes):
+            words = self._words = marshal.loads(words)
+        return words
 
     def dumps(self) -> bytes:
+        words = self._words if isinstance(self._words, bytes) else marshal.dumps(self._words)
         return marshal.dumps((_PAGE_FORMAT, self.fragment, self.fragment_digest,
-                              self.word_count, self.fields, self.words))
+                              self.word_count, self.fields, words))
 
     @classmethod
     def loads(cls, data: bytes) -> PageIndex:
         version, fragment, digest, count, fields, words = marshal.loads(data)
-        if version != _PAGE_FORMAT:
+        if version != _PAGE_FORMAT or not isinstance(words, bytes):
             raise ValueError("another format")
         return cls(fragment, digest, count, fields, words)
 
@@ -128,8 +138,9 @@ def cached_bytes(key: str) -> bytes | None:
     return diskcache.get_bytes(TABLE, key)
 
 
-def keep(key: str, data: bytes) -> None:
-    diskcache.put(TABLE, key, data)
+def keep(key: str, data: bytes) -> bool:
+    """Keep a page's part in the result cache; False when there is none."""
+    return diskcache.put(TABLE, key, data)
 
 
 def cached_runtime(key: str) -> Runtime | None:
