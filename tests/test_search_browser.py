@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -110,19 +111,24 @@ FILLER = ("Words about models, data and training loops fill this paragraph so th
 
 def _results(page: Any, base: str, query: str) -> list[str]:
     """The URLs Pagefind's own API answers for `query`, best first."""
-    return page.evaluate(
+    return list(page.evaluate(
         """async ([src, query]) => {
              const pagefind = await import(src);
              await pagefind.options({baseUrl: "/"});  // as the theme's search.js does
              const found = await pagefind.search(query);
              const data = await Promise.all(found.results.map((r) => r.data()));
              return data.map((d) => d.url);
-           }""", [base + "pagefind/pagefind.js", query])
+           }""", [base + "pagefind/pagefind.js", query]))
 
 
 def test_an_edited_post_ranks_as_in_a_clean_build(
-        tmp_path: Path, http_server: Callable[..., str], browser_page: Any) -> None:
+        tmp_path: Path, http_server: Callable[..., str], browser_page: Any,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three copies of one site: built, then edited (incremental); built clean; and built
+    clean with Pagefind's own index of the same pages in place of ours. Searches answer
+    the same in all three, and ours transfer less than Pagefind's own."""
     from blogbuild.commands.build import build
+    from blogbuild.pipeline import search
 
     site = tmp_path / "site"
     posts = site / "content" / "posts"
@@ -139,15 +145,41 @@ def test_an_edited_post_ranks_as_in_a_clean_build(
     build(site / "site.yaml")
     clean = tmp_path / "clean"
     build(site / "site.yaml", output=clean, use_cache=False)
+    captured: list[dict[str, bytes]] = []
+    real_split = search.split
+
+    def keep(files: dict[str, bytes]) -> Any:
+        captured.append(files)
+        return real_split(files)
+
+    monkeypatch.setattr(search, "split", keep)
+    theirs = tmp_path / "theirs"
+    build(site / "site.yaml", output=theirs, use_cache=False)
+    assert len(captured) == 1  # 31 pages: one Pagefind process read them all
+    shutil.rmtree(theirs / "pagefind")
+    for rel, data in captured[0].items():
+        (theirs / "pagefind" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (theirs / "pagefind" / rel).write_bytes(data)
     page = browser_page
     edited = http_server(site / "_site", prefix="/blog/")
     fresh = http_server(clean, prefix="/blog/")
+    pagefinds = http_server(theirs, prefix="/blog/")
     queries = ("latency", "zygomorphic", "mention latency", "training", "lat")
-    answers = {}
-    for base in (fresh, edited):  # a module is imported from the page's own origin
+    answers, sent = {}, {}
+    for base in (fresh, pagefinds, edited):  # a module is imported from its page's origin
         page.goto(base)
+        sizes: list[int] = []
+
+        def count(response: Any, sizes: list[int] = sizes) -> None:
+            if "/pagefind/" in response.url and ".pf_" in response.url:
+                sizes.append(len(response.body()))
+
+        page.on("response", count)
         answers[base] = [_results(page, base, query) for query in queries]
-    assert answers[edited] == answers[fresh]
+        page.remove_listener("response", count)
+        sent[base] = sum(sizes)
+    assert answers[edited] == answers[fresh] == answers[pagefinds]
+    assert 0 < sent[edited] <= sent[pagefinds] * 2
     ranked = _results(page, edited, "latency")
     assert len(ranked) == 30 and ranked[0] == "/blog/posts/p0/"
     assert _results(page, edited, "zygomorphic") == ["/blog/posts/p0/"]
