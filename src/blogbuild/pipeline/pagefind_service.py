@@ -14,8 +14,10 @@ import contextlib
 import importlib.util
 import json
 import os
+import queue
 import subprocess
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -106,35 +108,46 @@ class Service:
         self._send({"type": "AddFile", "index_id": self.index, "url": url,
                     "file_contents": html, "file_path": None})
 
-    def add_many(self, pages: list[tuple[str, str]]) -> None:
+    def add_many(self, pages: Iterable[tuple[str, str]]) -> None:
         """Index pages `(url, html)`, the requests sent while the answers are read: one
-        at a time, every page would wait for the pipe's round trip and our encoding."""
-        messages = []
-        for url, html in pages:
-            self.last_id += 1
-            messages.append(base64.b64encode(json.dumps({
-                "message_id": self.last_id,
-                "payload": {"type": "AddFile", "index_id": self.index, "url": url,
-                            "file_contents": html, "file_path": None}}).encode()) + b",")
+        at a time, every page would wait for the pipe's round trip and our encoding.
+        `pages` is drawn in a thread of its own, one page at a time, so that a batch's
+        documents are never all in memory."""
         stdin = self.process.stdin
         assert stdin is not None
+        sent: queue.SimpleQueue[bool] = queue.SimpleQueue()
+        failed: list[BaseException] = []
 
         def write() -> None:
-            with contextlib.suppress(OSError, ValueError):  # it stopped: the reader says so
-                for message in messages:
-                    stdin.write(message)
-                stdin.flush()
+            try:
+                for url, html in pages:
+                    self.last_id += 1
+                    stdin.write(base64.b64encode(json.dumps({
+                        "message_id": self.last_id,
+                        "payload": {"type": "AddFile", "index_id": self.index, "url": url,
+                                    "file_contents": html, "file_path": None}}).encode())
+                                + b",")
+                    stdin.flush()
+                    sent.put(True)
+            except (OSError, ValueError):
+                pass  # it stopped: the reader says so
+            except BaseException as exc:  # handed to the caller's thread
+                failed.append(exc)
+            finally:
+                sent.put(False)
 
         writer = threading.Thread(target=write, name="pagefind-writer", daemon=True)
         writer.start()
         try:
-            for _ in messages:
+            while sent.get():
                 self._answer()
         except BaseException:
             self.kill()  # the writer may wait on a full pipe: let it fail
             raise
         finally:
             writer.join()
+        if failed:
+            raise failed[0]
 
     def files(self) -> dict[str, bytes]:
         """Every file of the index, by path under its folder."""

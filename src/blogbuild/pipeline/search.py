@@ -17,7 +17,7 @@ import html
 import json
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -91,25 +91,35 @@ def read_pages(config: Config, docs: list[Post], render_again: Callable[[set[str
     """Pagefind's reading of `docs`, handed to `keep` page by page with its URL; returns
     Pagefind's runtime. Raises SearchUnavailable. Pages go in batches to Pagefind
     processes, two at once when there are many (Pagefind reads on one core), so no process
-    holds more than a batch. `render_again` renders the sources whose bodies the render
-    store lost."""
+    holds more than a batch; each document is made as it is sent. `render_again` renders
+    the sources whose bodies the render store lost."""
     from blogbuild.pipeline.pagefind_service import SearchUnavailable, Service
 
     options = {"force_language": config.language.lower(), "exclude_selectors": list(EXCLUDE)}
     urls = config.urls
     token = cancel.current()
-    jobs: queue.Queue[list[tuple[str, str]] | None] = queue.Queue(maxsize=2)
     runtimes: list[Runtime] = []
     errors: list[BaseException] = []
+    lost: list[Post] = []  # bodies the render store lost
     lock = threading.Lock()
 
-    def work() -> None:
-        while (batch := jobs.get()) is not None:
+    def documents_of(batch: list[Post]) -> Iterator[tuple[str, str]]:
+        for post in batch:
+            token.check()
+            try:
+                yield urls.url(post.url), page_document(post, config)
+            except MissingBody as missing:
+                with lock:
+                    lost.append(post)
+                    digests.add(missing.digest)
+
+    def work(batches: queue.SimpleQueue[list[Post] | None]) -> None:
+        while (batch := batches.get()) is not None:
             if errors:
                 continue
             try:
                 with Service(options) as service, token.child(service.kill):
-                    service.add_many(batch)
+                    service.add_many(documents_of(batch))
                     files = service.files()
                 runtime, found = split(files)
                 del files
@@ -120,36 +130,33 @@ def read_pages(config: Config, docs: list[Post], render_again: Callable[[set[str
             except BaseException as exc:  # handed to the caller's thread
                 errors.append(exc)
 
-    two = len(docs) >= _TWO_PROCESSES
-    size = min(_BATCH, -(-len(docs) // 2)) if two else max(len(docs), 1)
-    workers = [threading.Thread(target=work, name="pagefind") for _ in range(1 + two)]
-    for worker in workers:
-        worker.start()
-    try:
-        for start in range(0, max(len(docs), 1), size):
-            if errors:
-                break
-            batch = []
-            for post in docs[start:start + size]:
-                token.check()
-                try:
-                    document = page_document(post, config)
-                except MissingBody as lost:
-                    render_again({lost.digest})
-                    document = page_document(post, config)
-                batch.append((urls.url(post.url), document))
-            jobs.put(batch)
-    finally:
-        for _ in workers:
-            jobs.put(None)
+    todo = docs
+    digests: set[str] = set()
+    for _round in range(2):  # then once more for the pages whose bodies were lost
+        two = len(todo) >= _TWO_PROCESSES
+        size = min(_BATCH, -(-len(todo) // 2)) if two else max(len(todo), 1)
+        batches: queue.SimpleQueue[list[Post] | None] = queue.SimpleQueue()
+        for start in range(0, max(len(todo), 1), size):
+            batches.put(todo[start:start + size])
+        workers = [threading.Thread(target=work, args=(batches,), name="pagefind")
+                   for _ in range(1 + two)]
+        for worker in workers:
+            batches.put(None)
+            worker.start()
         for worker in workers:
             worker.join()
-    token.check()
+        token.check()
+        if errors or not lost:
+            break
+        render_again(digests)
+        todo, lost[:], digests = list(lost), [], set()
     for error in errors:
         if isinstance(error, FormatError):
             raise SearchUnavailable(f"Pagefind wrote an index this version of blogbuild "
                                     f"cannot read ({error}); install pagefind 1.5") from None
         raise error
+    if lost:
+        raise SearchUnavailable("the rendered bodies of some pages could not be read")
     return runtimes[0]
 
 
@@ -305,4 +312,4 @@ def _version(package: str) -> str:
 #: From this many pages to read, two Pagefind processes read them.
 _TWO_PROCESSES = 32
 #: Pages per Pagefind process: its memory grows with the pages it holds.
-_BATCH = 200
+_BATCH = 100

@@ -118,9 +118,14 @@ def from_scratch(count: int, page: Callable[[int], PageIndex], fields: list[str]
                     run = runs[variant] = fmt.Run()
                 run.add(number, other if table is None else _remap(other, table))
     chunker = fmt.Chunker()
+    out: list[Chunk] = []
     for word in sorted(main.keys() | variants.keys()):
-        chunker.add(fmt.write_runs(word, main.get(word), variants.get(word)))
-    return [_make(items) for items in chunker.finish()]
+        # Each word's runs are let go once written, each chunk made once cut: memory
+        # holds about one copy of the index at a time.
+        chunker.add(fmt.write_runs(word, main.pop(word, None), variants.pop(word, None)))
+        out.extend(_make(items) for items in chunker.take())
+    out.extend(_make(items) for items in chunker.finish())
+    return out
 
 
 #: A change to one word: page number -> its new (posting or None, variants) there.

@@ -133,7 +133,7 @@ def write_meta(meta: Meta) -> bytes:
 
 def posting(locs: list[int], meta_locs: list[int]) -> Posting:
     # One call: the pair's CBOR is a one-byte array head and then the two lists.
-    return cbor2.dumps((locs, meta_locs))[1:], len(locs) + 1
+    return cbor2.dumps([locs, meta_locs])[1:], len(locs) + 1
 
 
 def posting_lists(data: bytes) -> tuple[list[int], list[int]]:
@@ -149,7 +149,7 @@ def _postings(pages: Any) -> Postings:
     dumps = cbor2.dumps
     for delta, locs, meta_locs in pages:
         number += delta
-        out[number] = dumps((locs, meta_locs))[1:], len(locs) + 1
+        out[number] = dumps([locs, meta_locs])[1:], len(locs) + 1
     return out
 
 
