@@ -18,7 +18,7 @@ from pathlib import Path
 
 from blogbuild import cancel, fingerprints
 from blogbuild.config import Config
-from blogbuild.content.linkmap import build_link_map
+from blogbuild.content.linkmap import LinkMap, build_link_map
 from blogbuild.content.models import Post, Site
 from blogbuild.diagnostics import BuildFailed, Diagnostic, TemplateError, error
 from blogbuild.output.claims import Claims, Owner
@@ -110,6 +110,7 @@ class Engine:
         self.state: State | None = None  # kept between runs of one process
         self.site: Site | None = None
         self.sources: Sources | None = None  # what the last run read
+        self.links: LinkMap | None = None  # the link map the last run rendered with
         self.stylesheets: dict[frozenset[str], str] = {}  # a page's needs -> its stylesheet
         self._scratch: Path | None = None
         from blogbuild import diskcache
@@ -259,6 +260,7 @@ class Engine:
         report = self._write(site, pages, chosen, entries, last, fresh, start, render_again,
                              fresh_sources if early is not None and self.lenient else set(),
                              None if early is None else lambda paths: early(paths, errors))
+        self.links = links
         report.sources = len(items)
         report.rendered = len(renderer.rendered)
         report.cached = len(items) - report.rendered

@@ -19,7 +19,7 @@ from blogbuild.content.models import Site, SourceJob
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
 from blogbuild.fingerprints import digest_of
 from blogbuild.output.outdir import check_output
-from blogbuild.output.writer import write_placeholder
+from blogbuild.output.writer import write_now
 from blogbuild.pipeline.engine import Engine
 from blogbuild.pipeline.quick import Sources
 
@@ -239,7 +239,7 @@ class LiveBuild:
                 f"<title>Build failed</title>{self.extra_head}</head><body>"
                 "<p>The first build failed. Fix the error and save: this page reloads "
                 "by itself.</p></body></html>\n").encode()
-        update.written |= write_placeholder(self.output, {"index.html": page, "404.html": page})
+        update.written |= write_now(self.output, {"index.html": page, "404.html": page})
         update.full = False
 
     def close(self) -> None:
