@@ -271,6 +271,33 @@ def test_the_edited_page_reloads_before_the_run(site: Path, start: Callable[...,
             reopened.close()
 
 
+def test_a_post_of_a_series_edited_ahead_of_the_run(
+        site: Path, start: Callable[..., Session], caplog: pytest.LogCaptureFixture) -> None:
+    """The page written ahead of the run shows the post's place in its series, as the run's
+    page does (no second reload)."""
+    posts = site / "content" / "posts"
+    for name in ("2024-01-10-first.md", "2024-02-10-second.md"):
+        path = posts / name
+        path.write_text(path.read_text().replace("tags:", 'series: "Demo"\ntags:', 1))
+    session = start(site)
+    url = session.url
+    path = posts / "2024-02-10-second.md"
+    first = session.state.broker.last_id
+    before = session.updates
+    with caplog.at_level(logging.DEBUG, "blogbuild.serve"):
+        path.write_text(path.read_text().replace("The second body.", "An edited body."))
+        done_after(session, before)
+    assert "written ahead of the run after" in caplog.text
+    assert "posts/second/index.html" in caplog.text and "internal error" not in caplog.text
+    page = fetch(url + "posts/second/")[2]
+    assert b"An edited body." in page and b"Part 2 of 2" in page
+    reloads = [e.paths for e in session.state.broker.history
+               if e.name == "reload" and e.id > first]
+    assert reloads[0] == frozenset({"posts/second/index.html"})
+    assert all("posts/second/index.html" not in (paths or ()) for paths in reloads[1:]), (
+        reloads, caplog.text)
+
+
 def test_a_burst_of_saves_is_one_rebuild(site: Path, start: Callable[..., Session]) -> None:
     session = start(site, quiet=0.5)
     path = site / "content" / "posts" / "2024-02-10-second.md"

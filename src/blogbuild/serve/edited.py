@@ -112,10 +112,11 @@ class EditedPages:
             env.globals["site"] = None
 
     def _environment(self, engine: Engine) -> jinja2.Environment:
-        """The engine's templating environment for pages (made again when the config or
-        the stylesheets change; Jinja reloads a template whose file changed)."""
+        """The engine's templating environment for pages (made again when the config, the
+        stylesheets or the presence of the site's templates/ change; Jinja reloads a
+        template whose file changed)."""
         key = (id(engine.config), sorted(engine.stylesheets.items(), key=repr),
-               engine.extra_head)
+               engine.extra_head, (engine.config.root / "templates").is_dir())
         if self._env is None or key != self._env_key:
             from blogbuild.output.templating import create_environment
 
