@@ -423,19 +423,24 @@ class Engine:
             errors=_first_per_place([d.error for d in failed if d.error is not None]),
         )
 
+    def bytecode_dir(self) -> Path | None:
+        """Where compiled templates are kept (None without a cache). Jinja folds filters of
+        constants (`"/x/" | url`) into the compiled code: what the filters read (the base
+        URL, the date format) is part of the folder's name."""
+        if not self.use_cache:
+            return None
+        key = hashlib.sha256(fingerprints.code_fingerprint().encode()
+                             + stale.globals_fingerprint(self.config, self.extra_head))
+        return self.cache_root / "templates" / key.hexdigest()[:16]
+
     def _template(self, site: Site, paths: list[str], last: State, stage: Stage,
                   damaged: set[str]) -> list[PageDone]:
         if not paths:
             return []
         previous = {rel: e.out.digest for rel, e in last.pages.items() if rel not in damaged}
         items = [(rel, previous.get(rel)) for rel in paths]
-        # Jinja folds filters of constants (`"/x/" | url`) into the compiled code: what the
-        # filters read (the base URL, the date format) is part of the cache's name.
-        key = hashlib.sha256(fingerprints.code_fingerprint().encode()
-                             + stale.globals_fingerprint(self.config, self.extra_head))
-        bytecode = self.cache_root / "templates" / key.hexdigest()[:16] if self.use_cache \
-            else None
-        initargs = (self.config, site, stage.dir, self.extra_head, bytecode, self.stylesheets)
+        initargs = (self.config, site, stage.dir, self.extra_head, self.bytecode_dir(),
+                    self.stylesheets)
         done = []
         for n, result in enumerate(run_jobs(items, template_one, init_pages, initargs,
                                             jobs=self.jobs, minimum=PAGE_POOL_MIN), 1):

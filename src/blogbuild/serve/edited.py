@@ -120,7 +120,8 @@ class EditedPages:
         if self._env is None or key != self._env_key:
             from blogbuild.output.templating import create_environment
 
-            self._env = create_environment(engine.config, None, engine.stylesheets)
+            self._env = create_environment(engine.config, engine.bytecode_dir(),
+                                           engine.stylesheets)
             self._env.globals["extra_head"] = engine.extra_head
             self._env_key = key
         return self._env

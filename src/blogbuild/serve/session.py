@@ -13,7 +13,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
@@ -196,25 +196,32 @@ class Session:
             self._handle(live, batch, token)
 
     def _warm_up(self, live: LiveBuild) -> None:
-        """Render the newest source (and a formula) once and compile the page templates, so
+        """Render the newest source (and a formula) once and template a post's page, so
         that the first edit does not pay for starting KaTeX, loading Pygments lexers or
-        compiling templates."""
+        compiling templates. A save that comes meanwhile stops it: that edit warms up
+        what it needs, and need not wait for the rest."""
         from blogbuild.pipeline.render import parser_for, render_markdown, render_source
 
         site = live.site
-        try:
-            jobs = sorted(live.jobs, key=lambda j: j.path.stat().st_mtime)
-            if jobs:
-                render_source(jobs[-1], live.config)
-            # An unknown fence language makes Pygments import its plugins (once, slowly).
-            sample = "```blogbuild-warm-up\nx\n```\n"
-            if site is not None and any("math" in p.needs for p in [*site.posts, *site.pages]):
-                sample += "\n$x^2$\n\n$$\\sum_i x_i$$\n"
-            render_markdown(parser_for(live.config), sample)
-            if live.engine is not None:
-                live.edited.warm_up(live.engine)
-        except Exception:  # only a speed-up
-            log.debug("warm-up failed", exc_info=True)
+        jobs = sorted(live.jobs, key=lambda j: j.path.stat().st_mtime)
+        # An unknown fence language makes Pygments import its plugins (once, slowly).
+        sample = "```blogbuild-warm-up\nx\n```\n"
+        if site is not None and any("math" in p.needs for p in [*site.posts, *site.pages]):
+            sample += "\n$x^2$\n\n$$\\sum_i x_i$$\n"
+        steps: list[Callable[[], object]] = []
+        if live.engine is not None:
+            engine = live.engine
+            steps.append(lambda: live.edited.warm_up(engine))
+        if jobs:
+            steps.append(lambda: render_source(jobs[-1], live.config))
+        steps.append(lambda: render_markdown(parser_for(live.config), sample))
+        for step in steps:
+            if self.watcher is not None and self.watcher.pending():
+                return
+            try:
+                step()
+            except Exception:  # only a speed-up
+                log.debug("warm-up failed", exc_info=True)
 
     def _handle(self, live: LiveBuild, batch: set[Path], token: Token | None = None) -> None:
         start = time.perf_counter()
