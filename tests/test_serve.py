@@ -8,9 +8,11 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -212,6 +214,88 @@ def test_editing_a_post_reloads_its_page_only(site: Path,
     finally:
         events.close()
         other.close()
+
+
+def test_the_edited_page_reloads_before_the_run(site: Path, start: Callable[..., Session],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page of an edited post is written and reloaded ahead of the engine's run, which
+    starts once the page was loaded again (its stream reopened): the feeds, listings and
+    search index come after the page, which is not reloaded a second time for them."""
+    from blogbuild.pipeline.engine import Engine
+    from blogbuild.serve import session as session_module
+
+    session = start(site)
+    url = session.url
+    run = Engine.run
+    started = threading.Event()
+    release = threading.Event()
+
+    def held(self: Engine, *args: Any, **kwargs: Any) -> Any:
+        started.set()
+        assert release.wait(BOUND)
+        return run(self, *args, **kwargs)
+
+    monkeypatch.setattr(Engine, "run", held)
+    monkeypatch.setattr(session_module, "SHOWN_WAIT", BOUND)
+    events = Events(url, "/blogbuild/posts/first/")
+    reopened = None
+    try:
+        events.until("hello")
+        wait_for(lambda: "posts/first/index.html" in session.state.broker.open_pages(),
+                 "the stream")
+        path = site / "content" / "posts" / "2024-01-10-first.md"
+        before = session.updates
+        first = session.state.broker.last_id
+        path.write_text(path.read_text().replace("See [the second]", "Read [the second]"))
+        events.until("reload")
+        assert b"Read <a" in fetch(url + "posts/first/")[2]
+        time.sleep(0.2)
+        assert not started.is_set()  # the run waits for the page to be loaded again
+        reopened = Events(url, "/blogbuild/posts/first/")
+        assert started.wait(BOUND)
+        assert b"Read &lt;a" not in fetch(url + "feed.xml")[2]  # the run's part
+        assert session.updates == before
+        release.set()
+        done_after(session, before)
+        assert b"Read &lt;a" in fetch(url + "feed.xml")[2]
+        reloads = [e.paths for e in session.state.broker.history
+                   if e.name == "reload" and e.id > first]
+        assert reloads == [frozenset({"posts/first/index.html"}),
+                           frozenset({"feed.xml", "tags/alpha/feed.xml"})]
+        update = session.last_update
+        assert update is not None and update.rendered == 1
+    finally:
+        release.set()
+        events.close()
+        if reopened is not None:
+            reopened.close()
+
+
+def test_a_post_of_a_series_edited_ahead_of_the_run(
+        site: Path, start: Callable[..., Session], caplog: pytest.LogCaptureFixture) -> None:
+    """The page written ahead of the run shows the post's place in its series, as the run's
+    page does (no second reload)."""
+    posts = site / "content" / "posts"
+    for name in ("2024-01-10-first.md", "2024-02-10-second.md"):
+        path = posts / name
+        path.write_text(path.read_text().replace("tags:", 'series: "Demo"\ntags:', 1))
+    session = start(site)
+    url = session.url
+    path = posts / "2024-02-10-second.md"
+    first = session.state.broker.last_id
+    before = session.updates
+    with caplog.at_level(logging.DEBUG, "blogbuild.serve"):
+        path.write_text(path.read_text().replace("The second body.", "An edited body."))
+        done_after(session, before)
+    assert "written ahead of the run after" in caplog.text
+    assert "posts/second/index.html" in caplog.text and "internal error" not in caplog.text
+    page = fetch(url + "posts/second/")[2]
+    assert b"An edited body." in page and b"Part 2 of 2" in page
+    reloads = [e.paths for e in session.state.broker.history
+               if e.name == "reload" and e.id > first]
+    assert reloads[0] == frozenset({"posts/second/index.html"})
+    assert all("posts/second/index.html" not in (paths or ()) for paths in reloads[1:]), (
+        reloads, caplog.text)
 
 
 def test_a_burst_of_saves_is_one_rebuild(site: Path, start: Callable[..., Session]) -> None:

@@ -40,11 +40,16 @@ def plan(site: Site, config: Config) -> Iterator[PlannedPage]:
 
 def _documents(site: Site) -> Iterator[PlannedPage]:
     for post in [*site.posts, *site.pages]:
-        template = "post.html" if post.kind == "post" else "page.html"
-        yield PlannedPage(post.url, output_path(post.url), template,
-                          {"page": post, "needs": post.needs},
-                          sources=frozenset({post.source}),
-                          owner=Owner(post.display, post.display))
+        yield document_page(post)
+
+
+def document_page(post: Post) -> PlannedPage:
+    """The page that shows a post or a page."""
+    template = "post.html" if post.kind == "post" else "page.html"
+    return PlannedPage(post.url, output_path(post.url), template,
+                       {"page": post, "needs": post.needs},
+                       sources=frozenset({post.source}),
+                       owner=Owner(post.display, post.display))
 
 
 def _redirects(site: Site, config: Config) -> Iterator[PlannedPage]:

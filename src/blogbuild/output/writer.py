@@ -143,9 +143,10 @@ class Stage:
             _background_rmtree(old)
 
 
-def write_placeholder(output: Path, files: dict[str, bytes]) -> set[str]:
-    """Write a few files straight into the output folder, each atomically (the live
-    server's page for a first build that failed); the next good build replaces them."""
+def write_now(output: Path, files: dict[str, bytes]) -> set[str]:
+    """Write a few files straight into an output folder blogbuild made, each atomically,
+    outside a build's stage: the live server's page for a first build that failed, and
+    the page of an edited post ahead of its run. The next run replaces them."""
     output.mkdir(parents=True, exist_ok=True)
     if not is_previous_output(output):
         return set()

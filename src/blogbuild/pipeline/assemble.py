@@ -102,43 +102,11 @@ def assemble(
     for result in sorted(results, key=lambda r: r.job.rel):
         if not result.ok:
             continue
-        meta, rendered = result.meta, result.rendered
-        assert meta is not None and rendered is not None
-        if meta.draft and not drafts:
+        assert result.meta is not None
+        if result.meta.draft and not drafts:
             continue
-        is_post = result.job.kind == "post"
-        slug = slug_for(result.job.rel, meta)
-        url = document_url(config, result.job.rel, result.job.kind, meta)
-        title = meta.title or rendered.title or fallback_title(slug)
-        title_html = html_lib.escape(meta.title or title)
-        if not meta.title and rendered.title and rendered.title_html:
-            title_html = rendered.title_html
-        cut = rendered.excerpt_html is not None  # the summary ends at <!--more-->
-        description = meta.description or (rendered.summary if cut else None) \
-            or rendered.subtitle or rendered.summary
-        comments = is_post and _wants_comments(meta, config, result.job.display, diagnostics)
-        post = Post(
-            kind=result.job.kind,
-            source=result.job.rel,
-            display=result.job.display,
-            meta=meta,
-            slug=slug,
-            url=url,
-            title=title,
-            title_html=title_html,
-            subtitle=rendered.subtitle,
-            description=shorten(" ".join(description.split()), 300),
-            digest=result.digest,
-            body_id=_body_id(result.digest, rendered.resolved, rendered.wiki,
-                             rendered.xrefs, rendered.inputs),
-            bodies=bodies,
-            toc=rendered.toc,
-            needs=rendered.needs | {"comments"} if comments else rendered.needs,
-            comments=comments,
-            word_count=rendered.word_count,
-            tags=tuple(tag_for(t) for t in meta.tags),
-            excerpt_html=(rendered.excerpt_html or "") if meta.description is None else "",
-        )
+        post = document_post(result, config, bodies, diagnostics)
+        url, is_post = post.url, post.kind == "post"
         unsafe = unsafe_path(output_path(url))
         if unsafe is not None:
             diagnostics.append(error(
@@ -154,7 +122,7 @@ def assemble(
                 "give one of them another 'slug' in its front matter",
             ))
             continue
-        if is_post and meta.date is None:
+        if is_post and post.meta.date is None:
             diagnostics.append(warning(
                 result.job.display, 0,
                 "post has no date: add 'date:' to its front matter or start the file name "
@@ -188,6 +156,47 @@ def assemble(
     site.related = related_posts(posts)
     site.link_series()
     return site, [*diagnostics, *series_problems, *_covers(site, config)]
+
+
+def document_post(result: RenderResult, config: Config, bodies: Bodies | None,
+                  diagnostics: list[Diagnostic]) -> Post:
+    """The post or page of one good render record, not yet linked to others (its tags as
+    written, no neighbours, series, related posts or cover)."""
+    meta, rendered = result.meta, result.rendered
+    assert meta is not None and rendered is not None
+    is_post = result.job.kind == "post"
+    slug = slug_for(result.job.rel, meta)
+    url = document_url(config, result.job.rel, result.job.kind, meta)
+    title = meta.title or rendered.title or fallback_title(slug)
+    title_html = html_lib.escape(meta.title or title)
+    if not meta.title and rendered.title and rendered.title_html:
+        title_html = rendered.title_html
+    cut = rendered.excerpt_html is not None  # the summary ends at <!--more-->
+    description = meta.description or (rendered.summary if cut else None) \
+        or rendered.subtitle or rendered.summary
+    comments = is_post and _wants_comments(meta, config, result.job.display, diagnostics)
+    return Post(
+        kind=result.job.kind,
+        source=result.job.rel,
+        display=result.job.display,
+        meta=meta,
+        slug=slug,
+        url=url,
+        title=title,
+        title_html=title_html,
+        subtitle=rendered.subtitle,
+        description=shorten(" ".join(description.split()), 300),
+        digest=result.digest,
+        body_id=_body_id(result.digest, rendered.resolved, rendered.wiki,
+                         rendered.xrefs, rendered.inputs),
+        bodies=bodies,
+        toc=rendered.toc,
+        needs=rendered.needs | {"comments"} if comments else rendered.needs,
+        comments=comments,
+        word_count=rendered.word_count,
+        tags=tuple(tag_for(t) for t in meta.tags),
+        excerpt_html=(rendered.excerpt_html or "") if meta.description is None else "",
+    )
 
 
 def _covers(site: Site, config: Config) -> list[Diagnostic]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from blogbuild import cancel, fingerprints
 from blogbuild.config import Config
-from blogbuild.content.linkmap import build_link_map
+from blogbuild.content.linkmap import LinkMap, build_link_map
 from blogbuild.content.models import Post, Site
 from blogbuild.diagnostics import BuildFailed, Diagnostic, TemplateError, error
 from blogbuild.output.claims import Claims, Owner
@@ -110,6 +110,7 @@ class Engine:
         self.state: State | None = None  # kept between runs of one process
         self.site: Site | None = None
         self.sources: Sources | None = None  # what the last run read
+        self.links: LinkMap | None = None  # the link map the last run rendered with
         self.stylesheets: dict[frozenset[str], str] = {}  # a page's needs -> its stylesheet
         self._scratch: Path | None = None
         from blogbuild import diskcache
@@ -259,6 +260,7 @@ class Engine:
         report = self._write(site, pages, chosen, entries, last, fresh, start, render_again,
                              fresh_sources if early is not None and self.lenient else set(),
                              None if early is None else lambda paths: early(paths, errors))
+        self.links = links
         report.sources = len(items)
         report.rendered = len(renderer.rendered)
         report.cached = len(items) - report.rendered
@@ -421,19 +423,24 @@ class Engine:
             errors=_first_per_place([d.error for d in failed if d.error is not None]),
         )
 
+    def bytecode_dir(self) -> Path | None:
+        """Where compiled templates are kept (None without a cache). Jinja folds filters of
+        constants (`"/x/" | url`) into the compiled code: what the filters read (the base
+        URL, the date format) is part of the folder's name."""
+        if not self.use_cache:
+            return None
+        key = hashlib.sha256(fingerprints.code_fingerprint().encode()
+                             + stale.globals_fingerprint(self.config, self.extra_head))
+        return self.cache_root / "templates" / key.hexdigest()[:16]
+
     def _template(self, site: Site, paths: list[str], last: State, stage: Stage,
                   damaged: set[str]) -> list[PageDone]:
         if not paths:
             return []
         previous = {rel: e.out.digest for rel, e in last.pages.items() if rel not in damaged}
         items = [(rel, previous.get(rel)) for rel in paths]
-        # Jinja folds filters of constants (`"/x/" | url`) into the compiled code: what the
-        # filters read (the base URL, the date format) is part of the cache's name.
-        key = hashlib.sha256(fingerprints.code_fingerprint().encode()
-                             + stale.globals_fingerprint(self.config, self.extra_head))
-        bytecode = self.cache_root / "templates" / key.hexdigest()[:16] if self.use_cache \
-            else None
-        initargs = (self.config, site, stage.dir, self.extra_head, bytecode, self.stylesheets)
+        initargs = (self.config, site, stage.dir, self.extra_head, self.bytecode_dir(),
+                    self.stylesheets)
         done = []
         for n, result in enumerate(run_jobs(items, template_one, init_pages, initargs,
                                             jobs=self.jobs, minimum=PAGE_POOL_MIN), 1):

@@ -35,10 +35,13 @@ class Broker:
     token: str = ""  # tells a reconnecting page that the server was restarted
     _cond: threading.Condition = field(default_factory=threading.Condition)
     _open: Counter[str] = field(default_factory=Counter)  # output paths of open pages
+    _opened: Counter[str] = field(default_factory=Counter)  # streams ever opened, by page
 
     def opened(self, page: str) -> None:
         with self._cond:
             self._open[page] += 1
+            self._opened[page] += 1
+            self._cond.notify_all()
 
     def closed_page(self, page: str) -> None:
         with self._cond:
@@ -51,6 +54,21 @@ class Broker:
         them): a rebuild templates them first."""
         with self._cond:
             return set(self._open)
+
+    def reopens(self, pages: Iterable[str]) -> dict[str, int]:
+        """Call before a reload of `pages`: for each of them that a browser shows, how many
+        streams it will have opened once it is loaded again. (Counting the streams open now
+        would wait for the streams of pages gone, which end only within a second.)"""
+        with self._cond:
+            return {p: self._opened[p] + 1 for p in pages if self._open[p] > 0}
+
+    def wait_reopened(self, targets: dict[str, int], timeout: float) -> bool:
+        """Wait until each page of `reopens()` is loaded again in a browser (a new stream
+        opened: the page was parsed and its scripts ran), at most `timeout` seconds."""
+        with self._cond:
+            return self._cond.wait_for(
+                lambda: self.closed or all(self._opened[p] >= n for p, n in targets.items()),
+                timeout)
 
     def publish(self, name: str, data: dict[str, Any] | None = None,
                 paths: Iterable[str] | None = None) -> Event:

@@ -1,15 +1,17 @@
 """The live server's side of the build: the one engine, run after every batch of changes.
 
 The engine keeps what it knows in memory between runs, so a saved post costs its render
-and the pages that show what changed. Runs are lenient: a broken source keeps its last
-good version, a broken page its last file, and the errors go to the browser's overlay.
+and the pages that show what changed. Before the run, the page of an edited post is
+written from what the last run knew (blogbuild.serve.edited), so the browser need not wait
+for the run. Runs are lenient: a broken source keeps its last good version, a broken page
+its last file, and the errors go to the browser's overlay.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -19,13 +21,18 @@ from blogbuild.content.models import Site, SourceJob
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
 from blogbuild.fingerprints import digest_of
 from blogbuild.output.outdir import check_output
-from blogbuild.output.writer import write_placeholder
+from blogbuild.output.writer import write_now
 from blogbuild.pipeline.engine import Engine
 from blogbuild.pipeline.quick import Sources
+from blogbuild.serve.edited import EditedPages
 
 __all__ = ["LiveBuild", "Update"]
 
 log = logging.getLogger("blogbuild.serve")
+
+#: Batches of more edited posts than this leave their pages to the run, which templates them
+#: in parallel (a search and replace over many posts).
+AHEAD_MAX = 3
 
 
 @dataclass
@@ -92,6 +99,7 @@ class LiveBuild:
         #: Changes of runs that were cancelled: done again with the next batch.
         self.unsettled: set[Path] = set()
         self.steps = StepTimes()
+        self.edited = EditedPages()
 
     @property
     def base_path(self) -> str:
@@ -110,12 +118,40 @@ class LiveBuild:
         """Run with a new engine (what the last run knew is forgotten)."""
         if self.engine is not None:
             self.engine.close()
+        self.edited = EditedPages()
         self.engine = Engine(self.config, output=self.output, drafts=self.drafts,
                              lenient=True, extra_head=self.extra_head, option="--output",
                              persist=False,  # its state lives in memory, with the server
                              progress=self.steps)
         self.engine.watched = self.watched
         return self._run(None, token=token)
+
+    def write_ahead(self, changed: Iterable[Path], erring: Collection[str] = ()) -> set[str]:
+        """Write the pages of the edited posts before the run, when every changed file is
+        a post or page the last run showed (blogbuild.serve.edited); their output paths.
+        `erring`: the files whose errors the browser shows (the run shows their fix)."""
+        engine = self.engine
+        if engine is None or self.needs_full or engine.sources is None:
+            return set()
+        start = time.perf_counter()
+        documents = {str(item.job.path): rel for rel, item in engine.sources.items.items()}
+        rels = set()
+        for changed_path in changed:
+            path = _located(changed_path)
+            rel = documents.get(str(path))
+            if rel is None or path.is_symlink() or not path.is_file():
+                return set()
+            rels.add(rel)
+        if len(rels) > AHEAD_MAX:
+            return set()
+        written = set()
+        for rel in sorted(rels):
+            page = self.edited.write(engine, rel, erring)
+            if page is not None:
+                written.add(page)
+        log.debug("  pages written ahead of the run after %.0f ms: %s",
+                  (time.perf_counter() - start) * 1000, ", ".join(sorted(written)) or "none")
+        return written
 
     def apply(self, changed: Iterable[Path],
               publish: Callable[[Update], None] | None = None,
@@ -224,7 +260,9 @@ class LiveBuild:
         update = Update(written=report.changed, removed=report.removed, full=report.fresh,
                         errors=report.errors,
                         warnings=[d for d in report.diagnostics if not d.is_error],
-                        rendered=report.rendered, pages=len(report.templated),
+                        # with the sources rendered ahead of the run (not again in it)
+                        rendered=report.rendered + len(self.edited.rendered),
+                        pages=len(report.templated),
                         seconds=time.perf_counter() - start,
                         executed=report.execution_lines())
         if report.errors:
@@ -239,7 +277,7 @@ class LiveBuild:
                 f"<title>Build failed</title>{self.extra_head}</head><body>"
                 "<p>The first build failed. Fix the error and save: this page reloads "
                 "by itself.</p></body></html>\n").encode()
-        update.written |= write_placeholder(self.output, {"index.html": page, "404.html": page})
+        update.written |= write_now(self.output, {"index.html": page, "404.html": page})
         update.full = False
 
     def close(self) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import gc
 import logging
 import os
 import re
@@ -11,6 +13,7 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
@@ -36,6 +39,10 @@ POLL = 0.1
 #: Seconds stop() gives the removal of the temporary output folder (thousands of files
 #: can take seconds); what is left is removed by the next `serve` (remove_leftovers).
 REMOVE_WAIT = 0.25
+#: Seconds the run waits at most, after a reload of the pages written ahead of it, for the
+#: browsers that show them to load them again: started at once, it took the processor and
+#: Python's lock from the server and the browser, and the reload took twice as long.
+SHOWN_WAIT = 0.5
 #: The temporary output folders: blogbuild-serve-PID-RANDOM/site.
 TEMP_PREFIX = "blogbuild-serve-"
 
@@ -189,37 +196,62 @@ class Session:
             self._handle(live, batch, token)
 
     def _warm_up(self, live: LiveBuild) -> None:
-        """Render the newest source (and a formula) once, so that the first edit does not
-        pay for starting KaTeX or loading Pygments lexers."""
+        """Render the newest source (and a formula) once and template a post's page, so
+        that the first edit does not pay for starting KaTeX, loading Pygments lexers or
+        compiling templates. A save that comes meanwhile stops it: that edit warms up
+        what it needs, and need not wait for the rest."""
         from blogbuild.pipeline.render import parser_for, render_markdown, render_source
 
         site = live.site
-        try:
-            jobs = sorted(live.jobs, key=lambda j: j.path.stat().st_mtime)
-            if jobs:
-                render_source(jobs[-1], live.config)
-            # An unknown fence language makes Pygments import its plugins (once, slowly).
-            sample = "```blogbuild-warm-up\nx\n```\n"
-            if site is not None and any("math" in p.needs for p in [*site.posts, *site.pages]):
-                sample += "\n$x^2$\n\n$$\\sum_i x_i$$\n"
-            render_markdown(parser_for(live.config), sample)
-        except Exception:  # only a speed-up
-            log.debug("warm-up failed", exc_info=True)
+        jobs = sorted(live.jobs, key=lambda j: j.path.stat().st_mtime)
+        # An unknown fence language makes Pygments import its plugins (once, slowly).
+        sample = "```blogbuild-warm-up\nx\n```\n"
+        if site is not None and any("math" in p.needs for p in [*site.posts, *site.pages]):
+            sample += "\n$x^2$\n\n$$\\sum_i x_i$$\n"
+        steps: list[Callable[[], object]] = []
+        if live.engine is not None:
+            engine = live.engine
+            steps.append(lambda: live.edited.warm_up(engine))
+        if jobs:
+            steps.append(lambda: render_source(jobs[-1], live.config))
+        steps.append(lambda: render_markdown(parser_for(live.config), sample))
+        for step in steps:
+            if self.watcher is not None and self.watcher.pending():
+                return
+            try:
+                step()
+            except Exception:  # only a speed-up
+                log.debug("warm-up failed", exc_info=True)
 
     def _handle(self, live: LiveBuild, batch: set[Path], token: Token | None = None) -> None:
         start = time.perf_counter()
+        token = token or Token()
         already: set[str] = set()
 
-        def early(update: Update) -> None:
-            self._publish(update, already)
-            already.update(update.written)
-            if update.written:
-                log.info("reloaded %s after %.0f ms", ", ".join(sorted(update.written)),
+        def reloaded(pages: set[str]) -> None:
+            if pages:
+                log.info("reloaded %s after %.0f ms", ", ".join(sorted(pages)),
                          (time.perf_counter() - start) * 1000)
 
+        def early(update: Update) -> None:
+            reloaded(self._publish(update, already))
+            already.update(update.written)
+
         cpu = time.thread_time()
+        with _collector_off():
+            ahead = self._write_ahead(live, batch)
+            if ahead:
+                broker = self.state.broker
+                shown = broker.reopens(ahead)
+                broker.publish("reload", paths=ahead)
+                reloaded(ahead)
+                # What the reader waits for is out: a newer save cancels the whole run now.
+                token.defer()
+                if shown and not broker.wait_reopened(shown, SHOWN_WAIT):
+                    log.debug("  the pages written ahead were not loaded again within "
+                              "%.0f ms", SHOWN_WAIT * 1000)
         try:
-            update = live.apply(batch, publish=early, token=token or Token())
+            update = live.apply(batch, publish=early, token=token)
         except BrokenProcessPool:  # Ctrl-C reached the render workers first
             live.needs_full = True
             log.warning("rendering was interrupted; the next change rebuilds everything")
@@ -237,23 +269,38 @@ class Session:
             return
         self.state.base_path = live.base_path
         self._publish(update, already)
+        live.edited.forget()
         self._report(update)
         self.last_update = update
         self.updates += 1
 
-    def _publish(self, update: Update, already: set[str]) -> None:
+    def _write_ahead(self, live: LiveBuild, batch: set[Path]) -> set[str]:
+        """The pages of edited posts, written before the run (LiveBuild.write_ahead)."""
+        try:
+            # The errors the browser shows, which a cancelled run may not have recorded.
+            erring = {str(e.get("file", "")) for e in self.state.broker.errors}
+            return live.write_ahead(batch, erring)
+        except Exception:  # only a speed-up: the run shows the page
+            log.exception("internal error while writing the edited page before the run")
+            return set()
+
+    def _publish(self, update: Update, already: set[str]) -> set[str]:
+        """Tell the open pages what changed; returns the pages told to reload."""
         broker = self.state.broker
         broker.set_errors(update.errors)
         if update.full:
             broker.publish("reload")
-            return
-        assert self.live is not None
+            return set()
+        live = self.live
+        assert live is not None
         # The search index is no part of any page: it changes without a reload.
         index = {p for p in update.written | update.removed
                  if p.startswith(SEARCH_FOLDER + "/")}
-        written = update.written - already - index
+        # A page written ahead of the run with these very bytes is shown already.
+        written = {p for p in update.written - already - index
+                   if not live.edited.same_as_written(live.output, p)}
         css = {p for p in written if p.endswith(".css")}
-        pages = {p for p in written | (update.removed - index) if p in self.live.pages
+        pages = {p for p in written | (update.removed - index) if p in live.pages
                  or p in update.removed or p.endswith(".html")}
         other = written - css - pages
         if update.restyled:  # pages that differ only in a renamed stylesheet: swapped in place
@@ -267,6 +314,7 @@ class Session:
             broker.publish("reload")  # an image or a script: any page may show it
         elif pages:
             broker.publish("reload", paths=pages)
+        return pages if not other else written
 
     def _report(self, update: Update, initial: bool = False) -> None:
         for d in update.warnings:
@@ -330,6 +378,19 @@ class Session:
                   (joined - start) * 1000, f", still busy: {', '.join(busy)}" if busy else "",
                   (helpers - joined) * 1000, (time.monotonic() - helpers) * 1000)
         return not busy
+
+
+@contextlib.contextmanager
+def _collector_off() -> Iterator[None]:
+    """Python's cyclic garbage collector off while the reader waits for the edited page: a
+    full collection of a served site's objects takes 50 ms and more (1,000 posts)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def remove_leftovers() -> None:

@@ -1,4 +1,9 @@
-"""Watch a site's sources with watchdog and hand out debounced batches of changed paths."""
+"""Watch a site's sources with watchdog and hand out debounced batches of changed paths.
+
+A batch ends once nothing happened for QUIET seconds, or SETTLED seconds after the last
+event when every file in it was last closed after writing or renamed into place: the file
+is complete then, and the reader should not wait for the debounce (inotify reports both;
+where the platform does not, QUIET holds)."""
 
 from __future__ import annotations
 
@@ -6,11 +11,12 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
 from watchdog.events import (
+    EVENT_TYPE_CLOSED,
     EVENT_TYPE_CLOSED_NO_WRITE,
     EVENT_TYPE_OPENED,
     FileSystemEvent,
@@ -21,6 +27,9 @@ from watchdog.observers import Observer
 #: Editors save in several steps (write a temporary file, rename it, touch the folder) within
 #: a few milliseconds; a batch ends when nothing happened for QUIET seconds.
 QUIET = 0.05
+#: …or this long when each file of the batch was written and closed or renamed into place
+#: (an editor that saves through a temporary file renames it within a millisecond or two).
+SETTLED = 0.01
 #: …or at the latest this long after its first event (a long `git checkout`).
 MAX_WAIT = 1.0
 
@@ -39,10 +48,14 @@ class _Handler(FileSystemEventHandler):
         if event.is_directory and event.event_type == "modified":
             return  # a folder's mtime: the file events tell more
         paths = [_path(event.src_path)]
+        complete = set()  # written and closed, or renamed into place (not the old name)
+        if event.event_type == EVENT_TYPE_CLOSED:
+            complete.add(paths[0])
         if event.dest_path:
             paths.append(_path(event.dest_path))
+            complete.add(paths[-1])
         self.watcher.notify(paths, created_dir=event.is_directory
-                            and event.event_type in ("created", "moved"))
+                            and event.event_type in ("created", "moved"), complete=complete)
 
 
 class Watcher:
@@ -50,19 +63,21 @@ class Watcher:
 
     def __init__(self, trees: Iterable[Path], files: Iterable[Path], *,
                  ignore: Callable[[Path], bool] = lambda p: False,
-                 quiet: float = QUIET, max_wait: float = MAX_WAIT,
+                 quiet: float = QUIET, max_wait: float = MAX_WAIT, settled: float = SETTLED,
                  changed: Callable[[], None] = lambda: None) -> None:
         self.trees = [Path(t).resolve() for t in trees]
         self.files = {Path(f).resolve() for f in files}
         self.ignore = ignore
         self.quiet = quiet
         self.max_wait = max_wait
+        self.settled = settled
         #: Called (from the observer's thread) on every change that goes into a batch.
         self.changed = changed
         self._observer: Any = Observer()
         self._handler = _Handler(self)
         self._scheduled: set[Path] = set()
         self._pending: set[Path] = set()
+        self._open: set[Path] = set()  # pending files whose last event was not `complete`
         self._first = 0.0
         self._last = 0.0
         self._stopped = False
@@ -82,7 +97,10 @@ class Watcher:
                 self._observer.schedule(self._handler, str(tree), recursive=True)
                 self._scheduled.add(tree)
 
-    def notify(self, paths: Iterable[Path], *, created_dir: bool = False) -> None:
+    def notify(self, paths: Iterable[Path], *, created_dir: bool = False,
+               complete: Collection[Path] = ()) -> None:
+        """Changes of `paths`; those in `complete` were written and closed (or renamed
+        into place) by the event."""
         if created_dir:
             self._schedule_trees()
         interesting = [p for p in paths if not self.ignore(p) and self._watched(p)]
@@ -93,6 +111,8 @@ class Watcher:
             if not self._pending:
                 self._first = now
             self._pending.update(interesting)
+            self._open.update(p for p in interesting if p not in complete)
+            self._open.difference_update(p for p in interesting if p in complete)
             self._last = now
             self._cond.notify_all()
         self.changed()
@@ -112,13 +132,15 @@ class Watcher:
                 self._cond.wait()
             while not self._stopped:
                 now = time.monotonic()
-                due = min(self._last + self.quiet, self._first + self.max_wait)
+                quiet = self.quiet if self._open else self.settled
+                due = min(self._last + quiet, self._first + self.max_wait)
                 if now >= due:
                     break
                 self._cond.wait(due - now)
             if self._stopped:
                 return None
             batch, self._pending = self._pending, set()
+            self._open = set()
             return batch
 
     def stop(self) -> None:
