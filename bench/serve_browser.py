@@ -12,7 +12,10 @@ page runs on every load reports when the mark is in the DOM (a MutationObserver,
 moment the parser puts it there, not when the page finished loading). The figure is that
 moment less the time before the write, both on this machine's clock. Between saves the
 server finishes the whole batch (listings, feeds, search index), or `--gap` seconds pass
-(saves while it works, as when typing). The post is put back afterwards.
+(saves while it works, as when typing). Each save also carries a word no other post has;
+once the text shows, the page asks the site's search index for it (a fresh copy of
+Pagefind's script each time) until it is found: the second figure. The post is put back
+afterwards.
 """
 
 from __future__ import annotations
@@ -47,6 +50,24 @@ REPORTER = r"""
 """
 
 
+#: Search the site's index with a fresh copy of pagefind.js: true once `word` is found.
+FIND = """async ([src, word]) => {
+  const pagefind = await import(src + "?fresh=" + Math.random());
+  await pagefind.options({baseUrl: "/"});
+  const found = await pagefind.search(word);
+  return found.results.length > 0;
+}"""
+
+
+def marker_word(i: int) -> str:
+    """A word of letters only (Pagefind splits words at digits and hyphens)."""
+    n, letters = os.getpid() * 1000 + i, ""
+    while n:
+        n, digit = divmod(n, 26)
+        letters += chr(97 + digit)
+    return f"quux{letters}"
+
+
 class Server:
     """`blogbuild serve --debug` on `site`, its log in a file."""
 
@@ -76,7 +97,9 @@ class Server:
         self.out.close()
 
 
-def measure(site: Path, runs: int, gap: float, port: int, log: Path) -> list[float]:
+def measure(site: Path, runs: int, gap: float, port: int, log: Path,
+            ) -> tuple[list[float], list[float]]:
+    from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
 
     posts = sorted((site / "content" / "posts").glob("*.md"))
@@ -86,6 +109,7 @@ def measure(site: Path, runs: int, gap: float, port: int, log: Path) -> list[flo
     server = Server(site, port, log)
     shown: dict[int, float] = {}
     times: list[float] = []
+    searched: list[float] = []
     try:
         server.wait_ready()
         base = next(line.split(" at ", 1)[1].split()[0] for line in server.text().splitlines()
@@ -102,14 +126,24 @@ def measure(site: Path, runs: int, gap: float, port: int, log: Path) -> list[flo
                 done = server.batches()
                 page.wait_for_timeout(300)
                 before = time.time() * 1000
-                post.write_text(f"{head}{sep}BenchMark-{i}-{os.getpid()} here. {rest}")
+                word = marker_word(i)
+                post.write_text(f"{head}{sep}BenchMark-{i}-{os.getpid()} {word} here. {rest}")
                 deadline = time.monotonic() + TIMEOUT
                 while i not in shown and time.monotonic() < deadline:
                     page.wait_for_timeout(2)
                 if i not in shown:
                     raise SystemExit(f"save {i} did not show within {TIMEOUT:.0f} s")
                 times.append(shown[i] - before)
-                print(f"save {i}: new text in the page after {times[-1]:.0f} ms", flush=True)
+                while time.monotonic() < deadline:
+                    try:
+                        if page.evaluate(FIND, [f"{base}pagefind/pagefind.js", word]):
+                            break
+                    except PlaywrightError:  # the page reloaded under the search
+                        pass
+                    page.wait_for_timeout(20)
+                searched.append(time.time() * 1000 - before)
+                print(f"save {i}: new text in the page after {times[-1]:.0f} ms, found by "
+                      f"search after {searched[-1]:.0f} ms", flush=True)
                 if gap:
                     page.wait_for_timeout(max(0.0, gap * 1000 - times[-1]))
                     continue
@@ -119,7 +153,7 @@ def measure(site: Path, runs: int, gap: float, port: int, log: Path) -> list[flo
     finally:
         post.write_bytes(original)
         server.stop()
-    return times
+    return times, searched
 
 
 def main() -> int:
@@ -133,9 +167,12 @@ def main() -> int:
     parser.add_argument("--log", type=Path, default=Path("serve-browser.log"),
                         help="where the server's --debug log goes")
     args = parser.parse_args()
-    times = measure(args.site.resolve(), args.runs, args.gap, args.port, args.log.resolve())
+    times, searched = measure(args.site.resolve(), args.runs, args.gap, args.port,
+                              args.log.resolve())
     print(f"save → new text in the page: median {statistics.median(times):.0f} ms, "
           f"worst {max(times):.0f} ms, best {min(times):.0f} ms (n={len(times)})")
+    print(f"save → found by search: median {statistics.median(searched):.0f} ms, "
+          f"worst {max(searched):.0f} ms (n={len(searched)})")
     return 0
 
 
