@@ -304,3 +304,27 @@ def test_no_files_means_no_pages(tmp_path: Path) -> None:
     (tmp_path / "out").mkdir()
     summary = summarize(tmp_path / "out", {}, "http://localhost/")
     assert summary == Summary(kinds={}, output_bytes=0, output_files=0, heaviest=[])
+
+
+def test_the_summary_reads_again_only_the_pages_that_changed(
+    heavy_site: tuple[Path, BuildReport], tmp_path: Path,
+) -> None:
+    """With a cache, a page whose file has its size, time and inode of last time is
+    weighed from the tags kept for it; a rewritten page is read again."""
+    from blogbuild.commands.page_tags import PageTags
+
+    out, report = heavy_site
+    copy = tmp_path / "out"
+    shutil.copytree(out, copy)
+    cache = tmp_path / "cache"
+    plain = summarize(copy, report.written, report.base_url)
+    assert summarize(copy, report.written, report.base_url, cache=cache) == plain
+    assert PageTags.load(cache, copy).known  # kept for the next summary
+    assert summarize(copy, report.written, report.base_url, cache=cache) == plain
+    page = copy / "posts/heavy/index.html"
+    page.write_bytes(page.read_bytes().replace(b'<img src="', b'<img src="x', 1))
+    fresh = summarize(copy, report.written, report.base_url)
+    assert fresh != plain
+    assert summarize(copy, report.written, report.base_url, cache=cache) == fresh
+    known = PageTags.load(cache, copy)
+    assert known.get("posts/heavy/index.html", (0, 0, 0)) is None

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urljoin, urlsplit
 
+from blogbuild.commands.page_tags import PageTags, Stamp
 from blogbuild.urls import url_problem
 
 if TYPE_CHECKING:
@@ -94,13 +95,29 @@ def kind_of(template: str) -> str:
     return _TEMPLATE_KINDS.get(template, "other")
 
 
-def summarize(output: Path, written: Mapping[str, str], base_url: str) -> Summary:
-    """Count `written` (output path -> template) by kind and weigh its HTML pages in `output`."""
+def summarize(output: Path, written: Mapping[str, str], base_url: str, *,
+              cache: Path | None = None) -> Summary:
+    """Count `written` (output path -> template) by kind and weigh its HTML pages in `output`.
+
+    With a `cache` folder, a page whose file is as the last summary saw it is not read
+    again (blogbuild.commands.page_tags)."""
     counts = {kind: 0 for kind in KINDS}
     for template in written.values():
         counts[kind_of(template)] += 1
-    resources = _Resources(output, sizes := file_sizes(output), base_url)
-    weights = [resources.weigh(path) for path in sorted(written) if path.endswith(".html")]
+    sizes, stamps = _file_stats(output)
+    resources = _Resources(output, sizes, base_url)
+    known = PageTags.load(cache, output)
+    weights = []
+    for path in sorted(written):
+        if path.endswith(".html"):
+            stamp = stamps.get(path)
+            tags = known.get(path, stamp) if stamp is not None else None
+            if tags is None:
+                tags = resources.tags(path)
+                if stamp is not None:
+                    known.put(path, stamp, tags)
+            weights.append(resources.weigh(path, tags))
+    known.save()
     weights.sort(key=lambda w: (-w.total, w.path))
     return Summary(
         kinds={kind: n for kind, n in counts.items() if n},
@@ -112,12 +129,19 @@ def summarize(output: Path, written: Mapping[str, str], base_url: str) -> Summar
 
 def page_weight(output: Path, path: str, base_url: str) -> PageWeight:
     """The weight of the one page `path` (relative to `output`)."""
-    return _Resources(output, file_sizes(output), base_url).weigh(path)
+    resources = _Resources(output, file_sizes(output), base_url)
+    return resources.weigh(path, resources.tags(path))
 
 
 def file_sizes(folder: Path) -> dict[str, int]:
     """Size of every file under `folder`, keyed by its POSIX path relative to it."""
+    return _file_stats(folder)[0]
+
+
+def _file_stats(folder: Path) -> tuple[dict[str, int], dict[str, Stamp]]:
+    """`file_sizes`, and the size, time and inode of every HTML file (one stat each)."""
     sizes: dict[str, int] = {}
+    stamps: dict[str, Stamp] = {}
     stack = [(str(folder), "")]
     while stack:
         top, prefix = stack.pop()
@@ -126,8 +150,11 @@ def file_sizes(folder: Path) -> dict[str, int]:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((entry.path, prefix + entry.name + "/"))
                 elif entry.is_file():
-                    sizes[prefix + entry.name] = entry.stat().st_size
-    return sizes
+                    st = entry.stat()
+                    sizes[prefix + entry.name] = st.st_size
+                    if entry.name.endswith(".html"):
+                        stamps[prefix + entry.name] = (st.st_size, st.st_mtime_ns, st.st_ino)
+    return sizes, stamps
 
 
 class _Resources:
@@ -145,19 +172,25 @@ class _Resources:
         # it loads; looked up once, not once per page.
         self.shared: dict[bytes, frozenset[str]] = {}
 
-    def weigh(self, path: str) -> PageWeight:
-        data = self.read(path)
+    def tags(self, path: str) -> tuple[bytes, ...]:
+        """The distinct tags of the page that may load a file, in the order they come."""
+        return tuple(dict.fromkeys(match.group(0) for match in _tags(self.read(path))))
+
+    def weigh(self, path: str, tags: tuple[bytes, ...]) -> PageWeight:
+        """The page's weight from its `tags` and the sizes of the files they load."""
         page_url = self.base_path + path
         loaded: set[str] = set()
-        for match in _tags(data):
-            files = self.shared.get(match.group(0))
+        for tag in tags:
+            files = self.shared.get(tag)
             if files is None:
-                files = self.files_of(match, page_url)
+                match = _TAG.match(tag)
+                files = self.files_of(match, page_url) if match is not None else frozenset()
             loaded |= files
         loaded.discard(path)
         url = self.base_path + (path[: -len("index.html")] if path.endswith("/index.html")
                                 or path == "index.html" else path)
-        return PageWeight(path, url, len(data), len(data) + sum(self.sizes[r] for r in loaded))
+        size = self.sizes[path]
+        return PageWeight(path, url, size, size + sum(self.sizes[r] for r in loaded))
 
     def files_of(self, match: re.Match[bytes], page_url: str) -> frozenset[str]:
         """The files one tag (or comment: none) loads, with what they load in turn."""

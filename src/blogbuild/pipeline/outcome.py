@@ -30,6 +30,8 @@ class BuildReport:
     errors: list[Diagnostic] = field(default_factory=list)  # lenient runs: what was kept back
     #: Sources whose runnable blocks ran at build time (or came from its cache), by file.
     executions: dict[str, Execution] = field(default_factory=dict)
+    #: The cache folder the build used (None with --no-cache): the summary keeps its own.
+    cache: Path | None = None
 
     def execution_lines(self) -> list[str]:
         """What ran at build time: a line per source that ran blocks, one for the blocks
