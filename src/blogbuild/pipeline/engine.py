@@ -57,15 +57,8 @@ from blogbuild.pipeline.sources import (
     snippets_in,
     targets_of,
 )
-from blogbuild.pipeline.state import (
-    SourceEntry,
-    State,
-    intact,
-    load_state,
-    prune_states,
-    save_state,
-    state_key,
-)
+from blogbuild.pipeline.state import SourceEntry, State, intact, state_key
+from blogbuild.pipeline.state_files import load_state, prune_states, save_state
 from blogbuild.pipeline.store import RenderCache
 from blogbuild.pipeline.workers import (
     PAGE_POOL_MIN,
@@ -410,7 +403,7 @@ class Engine:
         self.state = state
         self.site = site
         if self.persist:
-            save_state(self.cache_root, state)
+            save_state(self.cache_root, state, last)
             prune_states(self.cache_root, state.key)
         return BuildReport(
             output=self.output, posts=len(site.posts), pages=len(pages),
