@@ -164,14 +164,14 @@ def write_placeholder(output: Path, files: dict[str, bytes]) -> set[str]:
 def files_under(folder: Path) -> set[str]:
     """Every file (and symbolic link) under `folder`, as POSIX paths relative to it."""
     found: set[str] = set()
-    stack = [(folder, "")]
+    stack = [(str(folder), "")]  # strings: a Path per folder costs more than the walk
     while stack:
         path, prefix = stack.pop()
         with os.scandir(path) as entries:
             for entry in entries:
                 rel = prefix + entry.name
                 if entry.is_dir(follow_symlinks=False):
-                    stack.append((Path(entry.path), rel + "/"))
+                    stack.append((entry.path, rel + "/"))
                 else:
                     found.add(rel)
     return found
