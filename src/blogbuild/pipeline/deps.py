@@ -11,7 +11,7 @@ import dataclasses
 import datetime as dt
 import hashlib
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -155,9 +155,3 @@ def compact(deps: Iterable[Dep], shared: dict[frozenset[str], frozenset[str]]) -
         attributes = frozenset(sys.intern(a) for a in grouped[source])
         out.append((sys.intern(source), shared.setdefault(attributes, attributes)))
     return tuple(out)
-
-
-def pairs(reads: Reads) -> Iterator[Dep]:
-    for source, attributes in reads:
-        for attribute in attributes:
-            yield source, attribute

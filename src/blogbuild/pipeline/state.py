@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from blogbuild.pipeline.deps import Dep, Reads
+    from blogbuild.pipeline.deps import Reads
     from blogbuild.pipeline.records import RenderResult
 
 #: Bump when the layout of these classes changes (the code fingerprint covers it too).
-FORMAT = 2
+FORMAT = 3
 
 
 @dataclass
@@ -64,8 +64,9 @@ class State:
     sources: dict[str, SourceEntry] = field(default_factory=dict)
     pages: dict[str, PageEntry] = field(default_factory=dict)
     files: dict[str, FileEntry] = field(default_factory=dict)
-    #: Fingerprint of every (source, attribute) some page read, as the pages saw it.
-    values: dict[Dep, bytes] = field(default_factory=dict)
+    #: Fingerprint of every attribute of a source (a post's, SITE or CONFIG) that some page
+    #: read, as the pages saw it: source -> attribute -> fingerprint.
+    values: dict[str, dict[str, bytes]] = field(default_factory=dict)
     posts: dict[str, bytes] = field(default_factory=dict)  # source -> post fingerprint
     templates: str = ""  # fingerprint of every template file
     closures: dict[str, bytes] = field(default_factory=dict)  # template -> what it loads

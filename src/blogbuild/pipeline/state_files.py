@@ -63,15 +63,11 @@ def _shard_of(memo: dict[str, int], name: str) -> int:
     return found
 
 
-def _split(part: str, items: dict[Any, Any], memo: dict[str, int]) -> list[dict[Any, Any]]:
-    """`items` in `SHARDS` dicts, by the source (of a value's (source, attribute)) or path."""
+def _split(items: dict[Any, Any], memo: dict[str, int]) -> list[dict[Any, Any]]:
+    """`items` in `SHARDS` dicts, by their key (a source or an output path)."""
     shards: list[dict[Any, Any]] = [{} for _ in range(SHARDS)]
-    if part == "values":
-        for dep, value in items.items():
-            shards[_shard_of(memo, dep[0])][dep] = value
-    else:
-        for name, value in items.items():
-            shards[_shard_of(memo, name)][name] = value
+    for name, value in items.items():
+        shards[_shard_of(memo, name)][name] = value
     return shards
 
 
@@ -137,7 +133,7 @@ def save_state(cache: Path, state: State, last: State | None = None) -> bool:
         folder.mkdir(parents=True, exist_ok=True)
         present = set(os.listdir(folder))
         for part in _PARTS:
-            for n, shard in enumerate(_split(part, getattr(state, part), memo)):
+            for n, shard in enumerate(_split(getattr(state, part), memo)):
                 name = f"{part}-{n:02d}"
                 _save_shard(folder, part, name, shard, before, saved, present)
         index = {"format": FORMAT, "key": state.key, "templates": state.templates,
