@@ -86,7 +86,10 @@ def shape(value: Any) -> Any:
     if kind is Post:
         return ("post", value.source)
     if kind is list or kind is tuple:
-        return tuple([shape(v) for v in value])
+        return tuple([v if type(v) in _PLAIN else shape(v) for v in value])
+    fields = _FIELDS.get(kind)
+    if fields is not None:  # a dataclass met before (tags, covers, entries of a TOC)
+        return (kind.__name__, *[shape(getattr(value, name)) for name in fields])
     if isinstance(value, Mapping):
         return ("map", tuple([(shape(k), shape(v)) for k, v in value.items()]))
     if isinstance(value, set | frozenset):

@@ -25,8 +25,7 @@ import pickle
 import shutil
 import tempfile
 import zlib
-from collections.abc import Callable, Hashable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,27 +70,20 @@ def _split(items: dict[Any, Any], memo: dict[str, int]) -> list[dict[Any, Any]]:
     return shards
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def load_state(cache: Path, key: str) -> State | None:
     """The state a build with this key left, or None (missing, damaged, other code)."""
-    folder = state_dir(cache, key)
+    enabled = gc.isenabled()
+    gc.disable()
+    state = None
     try:
-        with _collector_paused():
-            state = _load(folder, key)
+        state = _load(state_dir(cache, key), key)
     except Exception:  # a damaged or foreign file is only a cold start
         return None
-    if state is not None:
-        gc.freeze()
+    finally:
+        if state is not None:  # before the collector runs again: it would go through all
+            gc.freeze()
+        if enabled:
+            gc.enable()
     return state
 
 
