@@ -2,9 +2,10 @@
 
 Weighing a page means reading it and finding its `<link>`, `<script>`, `<img>` and
 `<video>` tags: over a thousand pages of 80 kB that is most of the summary's time, and an
-incremental build writes a handful of them. A page whose file has the size, modification
-time and inode it had when it was last read has the same tags, so only the others are read
-again. What the tags load is resolved afresh every time (another file may have appeared).
+incremental build writes a handful of them. A page whose file has the size and
+modification time it had when it was last read has the same tags (the build trusts them
+as much for its own output), so only the others are read again. What the tags load is
+resolved afresh every time (another file may have appeared).
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from pathlib import Path
 from blogbuild.pipeline.state import save_pickle
 
 #: Bump when what is kept changes (tags found another way, another layout).
-FORMAT = 1
+FORMAT = 3
 
-Stamp = tuple[int, int, int]  # the page file's size, mtime_ns and inode
+Stamp = tuple[int, int]  # the page file's size and mtime_ns
 
 
 class PageTags:

@@ -96,15 +96,21 @@ def kind_of(template: str) -> str:
 
 
 def summarize(output: Path, written: Mapping[str, str], base_url: str, *,
-              cache: Path | None = None) -> Summary:
+              cache: Path | None = None,
+              files: Mapping[str, tuple[int, int]] | None = None) -> Summary:
     """Count `written` (output path -> template) by kind and weigh its HTML pages in `output`.
 
     With a `cache` folder, a page whose file is as the last summary saw it is not read
-    again (blogbuild.commands.page_tags)."""
+    again (blogbuild.commands.page_tags). `files`: the size and modification time of every
+    file in `output`, when the build knows them (else the folder is walked)."""
     counts = {kind: 0 for kind in KINDS}
     for template in written.values():
         counts[kind_of(template)] += 1
-    sizes, stamps = _file_stats(output)
+    if files is None:
+        sizes, stamps = _file_stats(output)
+    else:
+        sizes = {rel: size for rel, (size, _) in files.items()}
+        stamps = {rel: stamp for rel, stamp in files.items() if rel.endswith(".html")}
     resources = _Resources(output, sizes, base_url)
     known = PageTags.load(cache, output)
     weights = []
@@ -139,7 +145,7 @@ def file_sizes(folder: Path) -> dict[str, int]:
 
 
 def _file_stats(folder: Path) -> tuple[dict[str, int], dict[str, Stamp]]:
-    """`file_sizes`, and the size, time and inode of every HTML file (one stat each)."""
+    """`file_sizes`, and the size and time of every HTML file (one stat each)."""
     sizes: dict[str, int] = {}
     stamps: dict[str, Stamp] = {}
     stack = [(str(folder), "")]
@@ -153,7 +159,7 @@ def _file_stats(folder: Path) -> tuple[dict[str, int], dict[str, Stamp]]:
                     st = entry.stat()
                     sizes[prefix + entry.name] = st.st_size
                     if entry.name.endswith(".html"):
-                        stamps[prefix + entry.name] = (st.st_size, st.st_mtime_ns, st.st_ino)
+                        stamps[prefix + entry.name] = (st.st_size, st.st_mtime_ns)
     return sizes, stamps
 
 
@@ -171,10 +177,13 @@ class _Resources:
         # A tag whose URLs do not depend on the page (most: the theme's <head>) -> the files
         # it loads; looked up once, not once per page.
         self.shared: dict[bytes, frozenset[str]] = {}
+        self.sums: dict[frozenset[str], int] = {}  # files loaded -> their bytes
 
     def tags(self, path: str) -> tuple[bytes, ...]:
-        """The distinct tags of the page that may load a file, in the order they come."""
-        return tuple(dict.fromkeys(match.group(0) for match in _tags(self.read(path))))
+        """The distinct tags of the page that name a file to load, in the order they come
+        (a `<link rel="canonical">` loads nothing, whatever the output holds)."""
+        found = dict.fromkeys(match.group(0) for match in _tags(self.read(path)))
+        return tuple(tag for tag in found if tag in self.shared or _loads_something(tag))
 
     def weigh(self, path: str, tags: tuple[bytes, ...]) -> PageWeight:
         """The page's weight from its `tags` and the sizes of the files they load."""
@@ -190,7 +199,11 @@ class _Resources:
         url = self.base_path + (path[: -len("index.html")] if path.endswith("/index.html")
                                 or path == "index.html" else path)
         size = self.sizes[path]
-        return PageWeight(path, url, size, size + sum(self.sizes[r] for r in loaded))
+        key = frozenset(loaded)  # most pages load the same files: their sum is kept
+        extra = self.sums.get(key)
+        if extra is None:
+            extra = self.sums[key] = sum(self.sizes[r] for r in loaded)
+        return PageWeight(path, url, size, size + extra)
 
     def files_of(self, match: re.Match[bytes], page_url: str) -> frozenset[str]:
         """The files one tag (or comment: none) loads, with what they load in turn."""
@@ -273,6 +286,12 @@ class _Resources:
         result = frozenset(found)
         self.pulled[rel] = result
         return result
+
+
+def _loads_something(tag: bytes) -> bool:
+    """Whether the tag (a match of `_TAG`) names a URL to load at all."""
+    match = _TAG.match(tag)
+    return match is not None and bool(_urls_of(match.group(1), match.group(2)))
 
 
 def _first_group(match: re.Match[bytes]) -> str:

@@ -41,6 +41,7 @@ from blogbuild.pipeline.quick import (
     Sources,
     Summary,
     inputs_fingerprint,
+    listing,
     read_sources,
     save_summary,
 )
@@ -69,7 +70,6 @@ from blogbuild.pipeline.workers import (
     template_one,
 )
 from blogbuild.progress import Progress, no_progress
-from blogbuild.runtimes.python import prune as prune_runs
 
 #: Renders no source of this build names are kept this long (other output folders, a
 #: drafts build, may still use them).
@@ -259,17 +259,23 @@ class Engine:
         report.diagnostics = sorted({*diagnostics, *self.search_notes})
         report.errors = sorted({*errors, *report.errors})
         # An output that lacks its search index is not up to date: the next build tries again.
-        if self.persist and self.state is not None and not report.errors \
-                and not self.search_notes:
+        outputs = {}
+        if self.state is not None:
             outputs = {rel: e.out for rel, e in self.state.pages.items()}
             outputs.update((rel, e.out) for rel, e in self.state.files.items())
+        if self.persist and self.state is not None and not report.errors \
+                and not self.search_notes:
             save_summary(self.cache_root, Summary(self.state.key, inputs, outputs, report))
             if report.rendered:  # renders of older versions of these sources may go
                 self.store.prune({e.digest for e in entries.values()},
                                  older_than=STORE_KEEP_SECONDS)
             prune_cards(self.cards_dir, cards, older_than=STORE_KEEP_SECONDS)
             if renderer.executions:
+                from blogbuild.runtimes.python import prune as prune_runs
+
                 prune_runs(self.cache_root / "exec", older_than=STORE_KEEP_SECONDS)
+        if self.state is not None and not report.errors:
+            report.outputs = listing(self.output, outputs)
         return report
 
     def _fall_back(self, entries: dict[str, SourceEntry], fresh: set[str],
@@ -396,7 +402,10 @@ class Engine:
             keep.discard(MARKER)
             token.check()  # the last moment: after the commit, the state must follow
             self.progress("committing", 0, 0)
-            written, removed = stage.commit(keep)
+            # The check for no change listed the output (a build's first run only: the
+            # live server's output changes between runs).
+            written, removed = stage.commit(keep, self.sources.outputs)
+            self.sources.outputs = None
         self.progress("saving the state", 0, 0)
         state = stale.next_state(last, entries, pages, inputs, closures, templates_fp, done,
                                  files, prints, values, written, self.output)

@@ -32,6 +32,9 @@ class BuildReport:
     executions: dict[str, Execution] = field(default_factory=dict)
     #: The cache folder the build used (None with --no-cache): the summary keeps its own.
     cache: Path | None = None
+    #: Every file the build left in the output folder: path -> (size, mtime_ns), as it
+    #: knows them (the summary reads them instead of walking the folder); None: unknown.
+    outputs: dict[str, tuple[int, int]] | None = None
 
     def execution_lines(self) -> list[str]:
         """What ran at build time: a line per source that ran blocks, one for the blocks

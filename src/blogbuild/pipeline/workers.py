@@ -10,11 +10,8 @@ same functions: starting workers costs more than it saves.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -68,6 +65,11 @@ def run_jobs(items: Sequence[J], work: Callable[[J], R], init: Callable[..., Non
         finally:
             init(*[None] * len(initargs))
         return
+    # Only now: a build that renders a few sources in its own process never needs them.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["blogbuild.pipeline.workers"])
     at_close(CHILDREN, stop_helpers)
