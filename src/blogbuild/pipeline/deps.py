@@ -158,3 +158,11 @@ def compact(deps: Iterable[Dep], shared: dict[frozenset[str], frozenset[str]]) -
         attributes = frozenset(sys.intern(a) for a in grouped[source])
         out.append((sys.intern(source), shared.setdefault(attributes, attributes)))
     return tuple(out)
+
+
+def share(reads: Reads, shared: dict[frozenset[str], frozenset[str]]) -> Reads:
+    """`reads` (as a worker compacted them) with one copy of each attribute set, kept in
+    `shared`, and the names interned: what comes back from thousands of pages costs
+    little more than the sets they have in common."""
+    return tuple([(sys.intern(source), shared.setdefault(attributes, attributes))
+                  for source, attributes in reads])

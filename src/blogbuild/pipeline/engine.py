@@ -28,6 +28,7 @@ from blogbuild.output.writer import Stage
 from blogbuild.pipeline import pages as stale
 from blogbuild.pipeline.assemble import assemble, resolve_refs
 from blogbuild.pipeline.cards import card_files, make_cards, prune_cards, site_cards
+from blogbuild.pipeline.deps import share
 from blogbuild.pipeline.files import (
     FileSpec,
     claim_files,
@@ -105,6 +106,9 @@ class Engine:
         self.sources: Sources | None = None  # what the last run read
         self.stylesheets: dict[frozenset[str], str] = {}  # a page's needs -> its stylesheet
         self._scratch: Path | None = None
+        #: One copy of each set of attributes that pages read of a post (thousands of list
+        #: pages read the same ones), for the whole session.
+        self._shared_reads: dict[frozenset[str], frozenset[str]] = {}
         from blogbuild import diskcache
 
         # Formulas and highlighted code, shared with the worker processes.
@@ -439,7 +443,7 @@ class Engine:
         done = []
         for n, result in enumerate(run_jobs(items, template_one, init_pages, initargs,
                                             jobs=self.jobs, minimum=PAGE_POOL_MIN), 1):
-            done.append(result)
+            done.append(replace(result, deps=share(result.deps, self._shared_reads)))
             if result.written:
                 stage.staged.add(result.path)
             self.progress("writing pages", n, len(items))

@@ -23,7 +23,6 @@ from blogbuild.pipeline.deps import (
     SITE,
     Dep,
     Reads,
-    compact,
     fingerprint,
     other_value,
     post_fingerprint,
@@ -186,7 +185,6 @@ def next_state(last: State, entries: dict[str, SourceEntry], pages: list[Planned
     state = State(last.key, sources=entries, templates=templates_fp,
                   closures=dict(closures), posts=prints)
     templated = {d.path: d for d in done}
-    shared: dict[frozenset[str], frozenset[str]] = {}
     for page in pages:
         result = templated.get(page.path)
         if result is None:
@@ -196,8 +194,7 @@ def next_state(last: State, entries: dict[str, SourceEntry], pages: list[Planned
             continue
         out = result.out if result.written else last.pages[page.path].out \
             if page.path in last.pages else result.out
-        state.pages[page.path] = PageEntry(page.template, inputs[page.path],
-                                           compact(result.deps, shared),
+        state.pages[page.path] = PageEntry(page.template, inputs[page.path], result.deps,
                                            out)
     for rel in written:
         entry: PageEntry | FileEntry | None = state.pages.get(rel) or files.get(rel)

@@ -23,7 +23,7 @@ from blogbuild.content.models import MissingBody, SourceJob
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
 from blogbuild.perprocess import CHILDREN, at_close
 from blogbuild.pipeline.bibliography import still_same
-from blogbuild.pipeline.deps import Dep, Tracker
+from blogbuild.pipeline.deps import Reads, Tracker, compact
 from blogbuild.pipeline.quick import RenderJob
 from blogbuild.pipeline.records import RenderResult, lookups_hold
 from blogbuild.pipeline.state import OutputEntry, file_digest
@@ -190,7 +190,7 @@ def _here(result: RenderResult, job: SourceJob) -> RenderResult:
 @dataclass(frozen=True)
 class PageDone:
     path: str
-    deps: frozenset[Dep]
+    deps: Reads  # what the page read, by source (blogbuild.pipeline.deps.compact)
     out: OutputEntry | None  # None: the template failed
     written: bool  # the bytes differ from the output's (and were staged)
     error: Diagnostic | None = None
@@ -231,12 +231,12 @@ def template_one(item: tuple[str, bytes | None]) -> PageDone:
         text = render_template(_PAGES["env"], page.template, url_path=page.url, **page.context)
     except BlogbuildError as exc:
         tracker.stop()
-        return PageDone(path, frozenset(), None, False,
+        return PageDone(path, (), None, False,
                         error(exc.file or page.template, exc.line, exc.message))
     except MissingBody as exc:
         tracker.stop()
-        return PageDone(path, frozenset(), None, False, missing=exc.digest)
-    deps = tracker.stop()
+        return PageDone(path, (), None, False, missing=exc.digest)
+    deps = compact(tracker.stop(), {})  # a few tuples to send back, not one per read
     data = text.encode("utf-8")
     digest = file_digest(data)
     stage: Path = _PAGES["stage"]
