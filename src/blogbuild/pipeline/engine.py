@@ -37,7 +37,7 @@ from blogbuild.pipeline.files import (
     stage_files,
     static_rels,
 )
-from blogbuild.pipeline.outcome import BuildReport
+from blogbuild.pipeline.outcome import BuildReport, first_per_place
 from blogbuild.pipeline.quick import (
     Sources,
     Summary,
@@ -263,10 +263,7 @@ class Engine:
         report.diagnostics = sorted({*diagnostics, *self.search_notes})
         report.errors = sorted({*errors, *report.errors})
         # An output that lacks its search index is not up to date: the next build tries again.
-        outputs = {}
-        if self.state is not None:
-            outputs = {rel: e.out for rel, e in self.state.pages.items()}
-            outputs.update((rel, e.out) for rel, e in self.state.files.items())
+        outputs = self.state.outputs() if self.state is not None else {}
         if self.persist and self.state is not None and not report.errors \
                 and not self.search_notes:
             save_summary(self.cache_root, Summary(self.state.key, inputs, outputs, report))
@@ -424,7 +421,7 @@ class Engine:
             templated={p.path for p in todo}, base_url=config.base_url,
             written={p.path: p.template for p in pages},
             changed=written, removed=removed, fresh=fresh,
-            errors=_first_per_place([d.error for d in failed if d.error is not None]),
+            errors=first_per_place([d.error for d in failed if d.error is not None]),
         )
 
     def _template(self, site: Site, paths: list[str], last: State, stage: Stage,
@@ -448,13 +445,6 @@ class Engine:
                 stage.staged.add(result.path)
             self.progress("writing pages", n, len(items))
         return done
-
-def _first_per_place(errors: list[Diagnostic]) -> list[Diagnostic]:
-    """One error per template line: a broken footer fails every page the same way."""
-    seen: dict[tuple[str, int], Diagnostic] = {}
-    for found in errors:
-        seen.setdefault((found.file, found.line), found)
-    return list(seen.values())
 
 
 __all__ = ["BuildReport", "Engine"]

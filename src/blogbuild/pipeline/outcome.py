@@ -51,3 +51,11 @@ class BuildReport:
             blocks = "block" if reused == 1 else "blocks"
             lines.append(f"reused {reused} executed {blocks} from the cache")
         return lines
+
+
+def first_per_place(errors: list[Diagnostic]) -> list[Diagnostic]:
+    """One error per template line: a broken footer fails every page the same way."""
+    seen: dict[tuple[str, int], Diagnostic] = {}
+    for found in errors:
+        seen.setdefault((found.file, found.line), found)
+    return list(seen.values())

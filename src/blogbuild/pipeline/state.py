@@ -74,6 +74,12 @@ class State:
     #: What its files on disk hold, once it was loaded or saved (state_files.Saved).
     saved: Any = field(default=None, compare=False, repr=False)
 
+    def outputs(self) -> dict[str, OutputEntry]:
+        """Every file the build left in the output (but the marker): pages and files."""
+        found = {rel: entry.out for rel, entry in self.pages.items()}
+        found.update((rel, entry.out) for rel, entry in self.files.items())
+        return found
+
 
 def state_key(code: str, output: Path, drafts: bool) -> str:
     return hashlib.sha256(f"{FORMAT}\0{code}\0{output}\0{drafts}".encode()).hexdigest()
