@@ -177,16 +177,19 @@ def test_cache_survives_moving_the_site_folder(tmp_path: Path) -> None:
     assert build(moved / "site.yaml").rendered == 1
 
 
-def test_cache_key_covers_code_and_library_versions(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cache_key_covers_code_and_library_versions(monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path: Path) -> None:
+    import sys
     from importlib import metadata
 
     from blogbuild import fingerprints as render
     from blogbuild.config import Config
 
+    assert render._versions(render.RENDER_LIBRARIES) == {
+        name: metadata.version(name) for name in render.RENDER_LIBRARIES}
     before = render.digest_of(b"# post", Config())
-    real = metadata.version
-    monkeypatch.setattr(metadata, "version",
-                        lambda name: "99.0" if name == "Pygments" else real(name))
+    (tmp_path / "pygments-99.0.dist-info").mkdir()  # an upgrade, first on the import path
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
     render.code_fingerprint.cache_clear()
     try:
         assert render.digest_of(b"# post", Config()) != before  # a Pygments upgrade

@@ -304,3 +304,55 @@ def test_no_files_means_no_pages(tmp_path: Path) -> None:
     (tmp_path / "out").mkdir()
     summary = summarize(tmp_path / "out", {}, "http://localhost/")
     assert summary == Summary(kinds={}, output_bytes=0, output_files=0, heaviest=[])
+
+
+def test_the_summary_reads_again_only_the_pages_that_changed(
+    heavy_site: tuple[Path, BuildReport], tmp_path: Path,
+) -> None:
+    """With a cache, a page whose file has its size, time and inode of last time is
+    weighed from the tags kept for it; a rewritten page is read again."""
+    from blogbuild.commands.page_tags import PageTags
+
+    out, report = heavy_site
+    copy = tmp_path / "out"
+    shutil.copytree(out, copy)
+    cache = tmp_path / "cache"
+    plain = summarize(copy, report.written, report.base_url)
+    assert summarize(copy, report.written, report.base_url, cache=cache) == plain
+    assert PageTags.load(cache, copy).known  # kept for the next summary
+    assert summarize(copy, report.written, report.base_url, cache=cache) == plain
+    page = copy / "posts/heavy/index.html"
+    page.write_bytes(page.read_bytes().replace(b'<img src="', b'<img src="x', 1))
+    fresh = summarize(copy, report.written, report.base_url)
+    assert fresh != plain
+    assert summarize(copy, report.written, report.base_url, cache=cache) == fresh
+    known = PageTags.load(cache, copy)
+    assert known.get("posts/heavy/index.html", (0, 0)) is None
+
+
+def test_the_files_a_build_knows_are_those_of_the_output(
+    heavy_site: tuple[Path, BuildReport],
+) -> None:
+    """The summary takes sizes and times from the report instead of walking the folder:
+    they must be exactly what is there."""
+    out, report = heavy_site
+    assert report.outputs is not None
+    assert set(report.outputs) == set(all_files(out))
+    assert {rel: size for rel, (size, _) in report.outputs.items()} == all_files(out)
+    assert summarize(out, report.written, report.base_url, files=report.outputs) == \
+        summarize(out, report.written, report.base_url)
+
+
+def test_an_incremental_build_knows_its_files_too(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(BASIC, site, ignore=shutil.ignore_patterns("expected"))
+    build(site / "site.yaml")
+    post = next((site / "content/posts").glob("*.md"))
+    post.write_text(post.read_text() + "\nOne more line.\n")
+    for report in (build(site / "site.yaml"), build(site / "site.yaml")):  # edit, no change
+        out = site / "_site"
+        assert report.outputs is not None
+        assert {rel: size for rel, (size, _) in report.outputs.items()} == all_files(out)
+        assert {rel: t for rel, (_, t) in report.outputs.items()} == {
+            p.relative_to(out).as_posix(): p.stat().st_mtime_ns
+            for p in out.rglob("*") if p.is_file()}

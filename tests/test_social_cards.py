@@ -109,6 +109,11 @@ def test_invisible_characters_are_not_drawn() -> None:
     assert cards.missing_glyphs("\x1e\u200b") == ""
 
 
+def test_the_card_font_draws_every_printable_ascii_character() -> None:
+    """What lets `missing_glyphs` answer for an ASCII title without Pillow."""
+    assert all(cards.has_glyph(chr(c)) for c in range(0x20, 0x7f))
+
+
 def test_long_titles_are_cut_to_four_lines() -> None:
     size, lines = cards.title_lines("word " * 200)
     assert size == cards.TITLE_SIZES[-1] and len(lines) == cards.MAX_LINES

@@ -291,7 +291,8 @@ def _build(args: argparse.Namespace) -> int:
         if not args.quiet:
             progress("summing up the output", 0, 0)
         summary = None if args.quiet else summarize(report.output, report.written,
-                                                    report.base_url)
+                                                    report.base_url, cache=report.cache,
+                                                    files=report.outputs)
     finally:
         if bar is not None:
             bar.close()

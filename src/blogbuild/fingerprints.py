@@ -10,7 +10,6 @@ import functools
 import hashlib
 import os
 import sys
-from importlib import metadata
 from pathlib import Path
 
 from blogbuild import __version__
@@ -37,17 +36,51 @@ def code_fingerprint() -> str:
     for path in _code_files():
         h.update(path.relative_to(PACKAGE).as_posix().encode())
         h.update(path.read_bytes())
-    for name in RENDER_LIBRARIES:
-        try:
-            h.update(f"{name}={metadata.version(name)}".encode())
-        except metadata.PackageNotFoundError:
-            h.update(f"{name}=?".encode())
+    for name, version in _versions(RENDER_LIBRARIES).items():
+        h.update(f"{name}={version}".encode())
     for name, path in sorted(RUNTIME_VERSIONS.items()):
         try:
             h.update(f"{name}={path.read_text(encoding='utf-8').strip()}".encode())
         except OSError:
             h.update(f"{name}=?".encode())
     return h.hexdigest()
+
+
+def _versions(names: tuple[str, ...]) -> dict[str, str]:
+    """The installed version of each distribution (`?` when it is not installed).
+
+    Read from the names of the `.dist-info` folders on the import path, as
+    `importlib.metadata` finds them (the first on the path wins); only a distribution
+    installed another way is asked of `importlib.metadata`, whose METADATA parsing loads
+    the email package: a tenth of a build with nothing to do."""
+    wanted = {_normal(name): name for name in names}
+    found: dict[str, str] = {}
+    for folder in sys.path:
+        try:
+            entries = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.endswith(".dist-info") and "-" in entry:
+                dist, version = entry[: -len(".dist-info")].split("-", 1)
+                name = wanted.get(_normal(dist))
+                if name is not None and name not in found:
+                    found[name] = version
+    for name in names:
+        if name not in found:
+            from importlib import metadata
+
+            try:
+                found[name] = metadata.version(name)
+            except metadata.PackageNotFoundError:
+                found[name] = "?"
+    return {name: found[name] for name in names}
+
+
+def _normal(name: str) -> str:
+    """A distribution's name as package indexes compare them (PEP 503)."""
+    return "-".join(part for part in name.replace("_", "-").replace(".", "-").lower()
+                    .split("-") if part)
 
 
 def _code_files() -> list[Path]:
@@ -91,6 +124,8 @@ def may_execute(data: bytes, config: Config) -> bool:
 def execution_fingerprint(capture: Path) -> str:
     """What code executed at build time runs with: this Python, every installed
     distribution and its version, the capture module's source and the driver's."""
+    from importlib import metadata
+
     h = hashlib.sha256(sys.version.encode())
     names = set()
     for dist in metadata.distributions():

@@ -46,6 +46,7 @@ def build(
         report, sources = up_to_date(config, config.root / CACHE_DIR, target, drafts=drafts)
         if report is not None:
             report.seconds = time.perf_counter() - start
+            report.cache = config.root / CACHE_DIR
             if strict and report.diagnostics:
                 raise BuildFailed(report.diagnostics, strict=True)
             return report
@@ -55,6 +56,8 @@ def build(
                     clean=clean, jobs=jobs, progress=progress,
                     option=option)
     try:
-        return engine.run(sources=sources)
+        report = engine.run(sources=sources)
+        report.cache = config.root / CACHE_DIR if use_cache else None
+        return report
     finally:
         engine.close()

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urljoin, urlsplit
 
+from blogbuild.commands.page_tags import PageTags, Stamp
 from blogbuild.urls import url_problem
 
 if TYPE_CHECKING:
@@ -94,13 +95,35 @@ def kind_of(template: str) -> str:
     return _TEMPLATE_KINDS.get(template, "other")
 
 
-def summarize(output: Path, written: Mapping[str, str], base_url: str) -> Summary:
-    """Count `written` (output path -> template) by kind and weigh its HTML pages in `output`."""
+def summarize(output: Path, written: Mapping[str, str], base_url: str, *,
+              cache: Path | None = None,
+              files: Mapping[str, tuple[int, int]] | None = None) -> Summary:
+    """Count `written` (output path -> template) by kind and weigh its HTML pages in `output`.
+
+    With a `cache` folder, a page whose file is as the last summary saw it is not read
+    again (blogbuild.commands.page_tags). `files`: the size and modification time of every
+    file in `output`, when the build knows them (else the folder is walked)."""
     counts = {kind: 0 for kind in KINDS}
     for template in written.values():
         counts[kind_of(template)] += 1
-    resources = _Resources(output, sizes := file_sizes(output), base_url)
-    weights = [resources.weigh(path) for path in sorted(written) if path.endswith(".html")]
+    if files is None:
+        sizes, stamps = _file_stats(output)
+    else:
+        sizes = {rel: size for rel, (size, _) in files.items()}
+        stamps = {rel: stamp for rel, stamp in files.items() if rel.endswith(".html")}
+    resources = _Resources(output, sizes, base_url)
+    known = PageTags.load(cache, output)
+    weights = []
+    for path in sorted(written):
+        if path.endswith(".html"):
+            stamp = stamps.get(path)
+            tags = known.get(path, stamp) if stamp is not None else None
+            if tags is None:
+                tags = resources.tags(path)
+                if stamp is not None:
+                    known.put(path, stamp, tags)
+            weights.append(resources.weigh(path, tags))
+    known.save()
     weights.sort(key=lambda w: (-w.total, w.path))
     return Summary(
         kinds={kind: n for kind, n in counts.items() if n},
@@ -112,12 +135,19 @@ def summarize(output: Path, written: Mapping[str, str], base_url: str) -> Summar
 
 def page_weight(output: Path, path: str, base_url: str) -> PageWeight:
     """The weight of the one page `path` (relative to `output`)."""
-    return _Resources(output, file_sizes(output), base_url).weigh(path)
+    resources = _Resources(output, file_sizes(output), base_url)
+    return resources.weigh(path, resources.tags(path))
 
 
 def file_sizes(folder: Path) -> dict[str, int]:
     """Size of every file under `folder`, keyed by its POSIX path relative to it."""
+    return _file_stats(folder)[0]
+
+
+def _file_stats(folder: Path) -> tuple[dict[str, int], dict[str, Stamp]]:
+    """`file_sizes`, and the size and time of every HTML file (one stat each)."""
     sizes: dict[str, int] = {}
+    stamps: dict[str, Stamp] = {}
     stack = [(str(folder), "")]
     while stack:
         top, prefix = stack.pop()
@@ -126,8 +156,11 @@ def file_sizes(folder: Path) -> dict[str, int]:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((entry.path, prefix + entry.name + "/"))
                 elif entry.is_file():
-                    sizes[prefix + entry.name] = entry.stat().st_size
-    return sizes
+                    st = entry.stat()
+                    sizes[prefix + entry.name] = st.st_size
+                    if entry.name.endswith(".html"):
+                        stamps[prefix + entry.name] = (st.st_size, st.st_mtime_ns)
+    return sizes, stamps
 
 
 class _Resources:
@@ -144,20 +177,33 @@ class _Resources:
         # A tag whose URLs do not depend on the page (most: the theme's <head>) -> the files
         # it loads; looked up once, not once per page.
         self.shared: dict[bytes, frozenset[str]] = {}
+        self.sums: dict[frozenset[str], int] = {}  # files loaded -> their bytes
 
-    def weigh(self, path: str) -> PageWeight:
-        data = self.read(path)
+    def tags(self, path: str) -> tuple[bytes, ...]:
+        """The distinct tags of the page that name a file to load, in the order they come
+        (a `<link rel="canonical">` loads nothing, whatever the output holds)."""
+        found = dict.fromkeys(match.group(0) for match in _tags(self.read(path)))
+        return tuple(tag for tag in found if tag in self.shared or _loads_something(tag))
+
+    def weigh(self, path: str, tags: tuple[bytes, ...]) -> PageWeight:
+        """The page's weight from its `tags` and the sizes of the files they load."""
         page_url = self.base_path + path
         loaded: set[str] = set()
-        for match in _tags(data):
-            files = self.shared.get(match.group(0))
+        for tag in tags:
+            files = self.shared.get(tag)
             if files is None:
-                files = self.files_of(match, page_url)
+                match = _TAG.match(tag)
+                files = self.files_of(match, page_url) if match is not None else frozenset()
             loaded |= files
         loaded.discard(path)
         url = self.base_path + (path[: -len("index.html")] if path.endswith("/index.html")
                                 or path == "index.html" else path)
-        return PageWeight(path, url, len(data), len(data) + sum(self.sizes[r] for r in loaded))
+        size = self.sizes[path]
+        key = frozenset(loaded)  # most pages load the same files: their sum is kept
+        extra = self.sums.get(key)
+        if extra is None:
+            extra = self.sums[key] = sum(self.sizes[r] for r in loaded)
+        return PageWeight(path, url, size, size + extra)
 
     def files_of(self, match: re.Match[bytes], page_url: str) -> frozenset[str]:
         """The files one tag (or comment: none) loads, with what they load in turn."""
@@ -240,6 +286,12 @@ class _Resources:
         result = frozenset(found)
         self.pulled[rel] = result
         return result
+
+
+def _loads_something(tag: bytes) -> bool:
+    """Whether the tag (a match of `_TAG`) names a URL to load at all."""
+    match = _TAG.match(tag)
+    return match is not None and bool(_urls_of(match.group(1), match.group(2)))
 
 
 def _first_group(match: re.Match[bytes]) -> str:

@@ -97,16 +97,18 @@ class Stage:
         target.parent.mkdir(parents=True, exist_ok=True)
         os.replace(self.dir / rel, target)
 
-    def commit(self, keep: set[str]) -> tuple[set[str], set[str]]:
+    def commit(self, keep: set[str], present: set[str] | None = None
+               ) -> tuple[set[str], set[str]]:
         """Put the staged files in place; remove every other file not in `keep` (the paths
-        the site has now). Returns (paths written, paths removed)."""
+        the site has now). `present`: the files of the output, when the caller listed them
+        since it last wrote there. Returns (paths written, paths removed)."""
         if not is_previous_output(self.output):
             raise BlogbuildError(f"{self.output} was not made by blogbuild (it has no {MARKER} "
                                  "file): refusing to replace it; empty or remove it yourself")
         if self.fresh or not self.output.is_dir():
             self._swap()
             return set(self.staged), set()
-        removed = {rel for rel in files_under(self.output)
+        removed = {rel for rel in (files_under(self.output) if present is None else present)
                    if rel not in keep and rel != MARKER}
         if not (self.output / MARKER).is_file():
             (self.output / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
@@ -165,14 +167,14 @@ def write_now(output: Path, files: dict[str, bytes]) -> set[str]:
 def files_under(folder: Path) -> set[str]:
     """Every file (and symbolic link) under `folder`, as POSIX paths relative to it."""
     found: set[str] = set()
-    stack = [(folder, "")]
+    stack = [(str(folder), "")]  # strings: a Path per folder costs more than the walk
     while stack:
         path, prefix = stack.pop()
         with os.scandir(path) as entries:
             for entry in entries:
                 rel = prefix + entry.name
                 if entry.is_dir(follow_symlinks=False):
-                    stack.append((Path(entry.path), rel + "/"))
+                    stack.append((entry.path, rel + "/"))
                 else:
                     found.add(rel)
     return found

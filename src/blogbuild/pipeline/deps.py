@@ -11,7 +11,7 @@ import dataclasses
 import datetime as dt
 import hashlib
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -86,7 +86,10 @@ def shape(value: Any) -> Any:
     if kind is Post:
         return ("post", value.source)
     if kind is list or kind is tuple:
-        return tuple([shape(v) for v in value])
+        return tuple([v if type(v) in _PLAIN else shape(v) for v in value])
+    fields = _FIELDS.get(kind)
+    if fields is not None:  # a dataclass met before (tags, covers, entries of a TOC)
+        return (kind.__name__, *[shape(getattr(value, name)) for name in fields])
     if isinstance(value, Mapping):
         return ("map", tuple([(shape(k), shape(v)) for k, v in value.items()]))
     if isinstance(value, set | frozenset):
@@ -157,7 +160,9 @@ def compact(deps: Iterable[Dep], shared: dict[frozenset[str], frozenset[str]]) -
     return tuple(out)
 
 
-def pairs(reads: Reads) -> Iterator[Dep]:
-    for source, attributes in reads:
-        for attribute in attributes:
-            yield source, attribute
+def share(reads: Reads, shared: dict[frozenset[str], frozenset[str]]) -> Reads:
+    """`reads` (as a worker compacted them) with one copy of each attribute set, kept in
+    `shared`, and the names interned: what comes back from thousands of pages costs
+    little more than the sets they have in common."""
+    return tuple([(sys.intern(source), shared.setdefault(attributes, attributes))
+                  for source, attributes in reads])

@@ -28,6 +28,7 @@ from blogbuild.output.writer import Stage
 from blogbuild.pipeline import pages as stale
 from blogbuild.pipeline.assemble import assemble, resolve_refs
 from blogbuild.pipeline.cards import card_files, make_cards, prune_cards, site_cards
+from blogbuild.pipeline.deps import share
 from blogbuild.pipeline.files import (
     FileSpec,
     claim_files,
@@ -36,11 +37,12 @@ from blogbuild.pipeline.files import (
     stage_files,
     static_rels,
 )
-from blogbuild.pipeline.outcome import BuildReport
+from blogbuild.pipeline.outcome import BuildReport, first_per_place
 from blogbuild.pipeline.quick import (
     Sources,
     Summary,
     inputs_fingerprint,
+    listing,
     read_sources,
     save_summary,
 )
@@ -57,15 +59,8 @@ from blogbuild.pipeline.sources import (
     snippets_in,
     targets_of,
 )
-from blogbuild.pipeline.state import (
-    SourceEntry,
-    State,
-    intact,
-    load_state,
-    prune_states,
-    save_state,
-    state_key,
-)
+from blogbuild.pipeline.state import SourceEntry, State, intact, state_key
+from blogbuild.pipeline.state_files import load_state, prune_states, save_state
 from blogbuild.pipeline.store import RenderCache
 from blogbuild.pipeline.workers import (
     PAGE_POOL_MIN,
@@ -76,7 +71,6 @@ from blogbuild.pipeline.workers import (
     template_one,
 )
 from blogbuild.progress import Progress, no_progress
-from blogbuild.runtimes.python import prune as prune_runs
 
 #: Renders no source of this build names are kept this long (other output folders, a
 #: drafts build, may still use them).
@@ -113,6 +107,9 @@ class Engine:
         self.links: LinkMap | None = None  # the link map the last run rendered with
         self.stylesheets: dict[frozenset[str], str] = {}  # a page's needs -> its stylesheet
         self._scratch: Path | None = None
+        #: One copy of each set of attributes that pages read of a post (thousands of list
+        #: pages read the same ones), for the whole session.
+        self._shared_reads: dict[frozenset[str], frozenset[str]] = {}
         from blogbuild import diskcache
 
         # Formulas and highlighted code, shared with the worker processes.
@@ -268,17 +265,20 @@ class Engine:
         report.diagnostics = sorted({*diagnostics, *self.search_notes})
         report.errors = sorted({*errors, *report.errors})
         # An output that lacks its search index is not up to date: the next build tries again.
+        outputs = self.state.outputs() if self.state is not None else {}
         if self.persist and self.state is not None and not report.errors \
                 and not self.search_notes:
-            outputs = {rel: e.out for rel, e in self.state.pages.items()}
-            outputs.update((rel, e.out) for rel, e in self.state.files.items())
             save_summary(self.cache_root, Summary(self.state.key, inputs, outputs, report))
             if report.rendered:  # renders of older versions of these sources may go
                 self.store.prune({e.digest for e in entries.values()},
                                  older_than=STORE_KEEP_SECONDS)
             prune_cards(self.cards_dir, cards, older_than=STORE_KEEP_SECONDS)
             if renderer.executions:
+                from blogbuild.runtimes.python import prune as prune_runs
+
                 prune_runs(self.cache_root / "exec", older_than=STORE_KEEP_SECONDS)
+        if self.state is not None and not report.errors:
+            report.outputs = listing(self.output, outputs)
         return report
 
     def _fall_back(self, entries: dict[str, SourceEntry], fresh: set[str],
@@ -405,14 +405,17 @@ class Engine:
             keep.discard(MARKER)
             token.check()  # the last moment: after the commit, the state must follow
             self.progress("committing", 0, 0)
-            written, removed = stage.commit(keep)
+            # The check for no change listed the output (a build's first run only: the
+            # live server's output changes between runs).
+            written, removed = stage.commit(keep, self.sources.outputs)
+            self.sources.outputs = None
         self.progress("saving the state", 0, 0)
         state = stale.next_state(last, entries, pages, inputs, closures, templates_fp, done,
                                  files, prints, values, written, self.output)
         self.state = state
         self.site = site
         if self.persist:
-            save_state(self.cache_root, state)
+            save_state(self.cache_root, state, last)
             prune_states(self.cache_root, state.key)
         return BuildReport(
             output=self.output, posts=len(site.posts), pages=len(pages),
@@ -420,7 +423,7 @@ class Engine:
             templated={p.path for p in todo}, base_url=config.base_url,
             written={p.path: p.template for p in pages},
             changed=written, removed=removed, fresh=fresh,
-            errors=_first_per_place([d.error for d in failed if d.error is not None]),
+            errors=first_per_place([d.error for d in failed if d.error is not None]),
         )
 
     def bytecode_dir(self) -> Path | None:
@@ -444,18 +447,11 @@ class Engine:
         done = []
         for n, result in enumerate(run_jobs(items, template_one, init_pages, initargs,
                                             jobs=self.jobs, minimum=PAGE_POOL_MIN), 1):
-            done.append(result)
+            done.append(replace(result, deps=share(result.deps, self._shared_reads)))
             if result.written:
                 stage.staged.add(result.path)
             self.progress("writing pages", n, len(items))
         return done
-
-def _first_per_place(errors: list[Diagnostic]) -> list[Diagnostic]:
-    """One error per template line: a broken footer fails every page the same way."""
-    seen: dict[tuple[str, int], Diagnostic] = {}
-    for found in errors:
-        seen.setdefault((found.file, found.line), found)
-    return list(seen.values())
 
 
 __all__ = ["BuildReport", "Engine"]

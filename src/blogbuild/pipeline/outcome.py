@@ -30,6 +30,11 @@ class BuildReport:
     errors: list[Diagnostic] = field(default_factory=list)  # lenient runs: what was kept back
     #: Sources whose runnable blocks ran at build time (or came from its cache), by file.
     executions: dict[str, Execution] = field(default_factory=dict)
+    #: The cache folder the build used (None with --no-cache): the summary keeps its own.
+    cache: Path | None = None
+    #: Every file the build left in the output folder: path -> (size, mtime_ns), as it
+    #: knows them (the summary reads them instead of walking the folder); None: unknown.
+    outputs: dict[str, tuple[int, int]] | None = None
 
     def execution_lines(self) -> list[str]:
         """What ran at build time: a line per source that ran blocks, one for the blocks
@@ -46,3 +51,11 @@ class BuildReport:
             blocks = "block" if reused == 1 else "blocks"
             lines.append(f"reused {reused} executed {blocks} from the cache")
         return lines
+
+
+def first_per_place(errors: list[Diagnostic]) -> list[Diagnostic]:
+    """One error per template line: a broken footer fails every page the same way."""
+    seen: dict[tuple[str, int], Diagnostic] = {}
+    for found in errors:
+        seen.setdefault((found.file, found.line), found)
+    return list(seen.values())

@@ -22,10 +22,9 @@ from blogbuild.pipeline.deps import (
     CONFIG,
     SITE,
     Dep,
-    compact,
+    Reads,
     fingerprint,
     other_value,
-    pairs,
     post_fingerprint,
     post_value,
 )
@@ -119,7 +118,8 @@ class Values:
     site: Site
     config: Config
     documents: dict[str, Post]
-    known: dict[Dep, bytes]  # the last build's, for sources that did not change
+    #: The last build's, by source and attribute, for sources that did not change.
+    known: dict[str, dict[str, bytes]]
     changed: set[str]  # sources whose posts changed (or appeared, or went)
     cache: dict[Dep, bytes] = field(default_factory=dict)
 
@@ -130,10 +130,11 @@ class Values:
         source, attribute = dep
         if source in (SITE, CONFIG):
             value = other_value(self.site, self.config, source, attribute)
-        elif source not in self.changed and dep in self.known:
-            value = self.known[dep]
         else:
-            value = post_value(self.documents.get(source), attribute)
+            known = self.known.get(source) if source not in self.changed else None
+            found = known.get(attribute) if known is not None else None
+            value = found if found is not None else post_value(self.documents.get(source),
+                                                                attribute)
         self.cache[dep] = value
         return value
 
@@ -149,12 +150,12 @@ def changed_posts(documents: dict[str, Post], state: State) -> tuple[set[str], d
 def stale_pages(pages: list[PlannedPage], inputs: dict[str, bytes], state: State,
                 values: Values, intact: Callable[[str], bool]) -> list[str]:
     """Paths of the pages to template again (see the module's docstring)."""
-    suspect = {dep for dep in state.values
-               if dep[0] in (SITE, CONFIG) or dep[0] in values.changed}
     moved: dict[str, set[str]] = {}
-    for dep in suspect:
-        if values(dep) != state.values[dep]:
-            moved.setdefault(dep[0], set()).add(dep[1])
+    for source, known in state.values.items():
+        if source in (SITE, CONFIG) or source in values.changed:
+            for attribute, value in known.items():
+                if values((source, attribute)) != value:
+                    moved.setdefault(source, set()).add(attribute)
     stale = []
     for page in pages:
         last = state.pages.get(page.path)
@@ -184,7 +185,6 @@ def next_state(last: State, entries: dict[str, SourceEntry], pages: list[Planned
     state = State(last.key, sources=entries, templates=templates_fp,
                   closures=dict(closures), posts=prints)
     templated = {d.path: d for d in done}
-    shared: dict[frozenset[str], frozenset[str]] = {}
     for page in pages:
         result = templated.get(page.path)
         if result is None:
@@ -194,8 +194,7 @@ def next_state(last: State, entries: dict[str, SourceEntry], pages: list[Planned
             continue
         out = result.out if result.written else last.pages[page.path].out \
             if page.path in last.pages else result.out
-        state.pages[page.path] = PageEntry(page.template, inputs[page.path],
-                                           compact(result.deps, shared),
+        state.pages[page.path] = PageEntry(page.template, inputs[page.path], result.deps,
                                            out)
     for rel in written:
         entry: PageEntry | FileEntry | None = state.pages.get(rel) or files.get(rel)
@@ -204,8 +203,35 @@ def next_state(last: State, entries: dict[str, SourceEntry], pages: list[Planned
             entry.out = OutputEntry(entry.out.digest or file_digest((output / rel).read_bytes()),
                                     st.st_size, st.st_mtime_ns)
     state.files = files
-    deps: set[Dep] = set()
-    for entry in state.pages.values():
-        deps.update(pairs(entry.deps))
-    state.values = {dep: values(dep) for dep in deps}
+    state.values = next_values(last.values, [state.pages[d.path].deps for d in done
+                                             if d.path in state.pages], values)
     return state
+
+
+def next_values(last: dict[str, dict[str, bytes]], reads: list[Reads],
+                values: Values) -> dict[str, dict[str, bytes]]:
+    """The fingerprints of what pages read, for the next build: those of the last build
+    (the same dicts for the sources that did not change), those of the changed sources
+    afresh, and those that the pages templated now read besides.
+
+    The values of the pages kept are among the last build's. A value no page reads any
+    more may stay (a source has a few dozen attributes): a page that reads it again is
+    templated again, and reads it then; the values of a source that went are dropped."""
+    found: dict[str, dict[str, bytes]] = {}
+    for source, known in last.items():
+        if source in (SITE, CONFIG) or (source in values.changed
+                                        and source in values.documents):
+            found[source] = {attribute: values((source, attribute)) for attribute in known}
+        elif source not in values.changed:
+            found[source] = known
+    more: dict[str, set[str]] = {}
+    for read in reads:
+        for source, attributes in read:
+            more.setdefault(source, set()).update(attributes)
+    for source, wanted in more.items():
+        current = found.get(source, {})
+        missing = wanted.difference(current)
+        if missing:
+            found[source] = {**current,
+                             **{attribute: values((source, attribute)) for attribute in missing}}
+    return found

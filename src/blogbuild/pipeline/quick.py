@@ -44,6 +44,9 @@ class Sources:
     items: dict[str, RenderJob]
     templates: str = ""  # fingerprint of the template files, once read
     inputs: bytes = b""  # fingerprint of everything the build reads, once worked out
+    #: The files the check found in the output folder (None: not looked): the commit
+    #: removes those the site no longer has without walking the folder again.
+    outputs: set[str] | None = None
 
     def template_files(self, config: Config) -> str:
         if not self.templates:
@@ -136,6 +139,18 @@ def save_summary(cache: Path, summary: Summary) -> None:
     save_pickle(summary_path(cache, summary.key), summary)
 
 
+def listing(output: Path, outputs: dict[str, OutputEntry]) -> dict[str, tuple[int, int]]:
+    """Size and modification time of every file of the output folder, from what the build
+    knows of its files (`outputs`) and the marker's."""
+    found = {rel: (entry.size, entry.mtime_ns) for rel, entry in outputs.items()}
+    try:
+        st = (output / MARKER).stat()
+        found[MARKER] = (st.st_size, st.st_mtime_ns)
+    except OSError:
+        pass
+    return found
+
+
 def up_to_date(config: Config, cache: Path, output: Path, *, drafts: bool,
                extra_head: str = "") -> tuple[BuildReport | None, Sources | None]:
     """The last build's report when nothing it read or wrote changed since (else None), and
@@ -156,11 +171,13 @@ def up_to_date(config: Config, cache: Path, output: Path, *, drafts: bool,
     inputs = inputs_fingerprint(config, sources, drafts=drafts, extra_head=extra_head)
     if inputs != summary.inputs:
         return None, sources
-    if files_under(output) != set(summary.outputs) | {MARKER}:
+    sources.outputs = files_under(output)
+    if sources.outputs != set(summary.outputs) | {MARKER}:
         return None, sources
     if not all(intact(output, rel, entry) for rel, entry in summary.outputs.items()):
         return None, sources
     report = summary.report
+    report.outputs = listing(output, summary.outputs)
     report.seconds = 0.0
     report.rendered = 0
     report.templated = set()

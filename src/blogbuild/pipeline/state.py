@@ -1,5 +1,7 @@
 """What the last build knew, kept beside the render cache so a new process is incremental.
 
+(blogbuild.pipeline.state_files says how it is kept on disk.)
+
 Per source: its digest and render record (no body). Per output page: what it read, the
 fingerprints it was made from, and the bytes it has in the output. Per copied file: where it
 came from. The state describes one output folder; it is only trusted when that folder still
@@ -15,14 +17,14 @@ import pickle
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from blogbuild.pipeline.deps import Dep, Reads
+    from blogbuild.pipeline.deps import Reads
     from blogbuild.pipeline.records import RenderResult
 
 #: Bump when the layout of these classes changes (the code fingerprint covers it too).
-FORMAT = 1
+FORMAT = 3
 
 
 @dataclass
@@ -62,12 +64,21 @@ class State:
     sources: dict[str, SourceEntry] = field(default_factory=dict)
     pages: dict[str, PageEntry] = field(default_factory=dict)
     files: dict[str, FileEntry] = field(default_factory=dict)
-    #: Fingerprint of every (source, attribute) some page read, as the pages saw it.
-    values: dict[Dep, bytes] = field(default_factory=dict)
+    #: Fingerprint of every attribute of a source (a post's, SITE or CONFIG) that some page
+    #: read, as the pages saw it: source -> attribute -> fingerprint.
+    values: dict[str, dict[str, bytes]] = field(default_factory=dict)
     posts: dict[str, bytes] = field(default_factory=dict)  # source -> post fingerprint
     templates: str = ""  # fingerprint of every template file
     closures: dict[str, bytes] = field(default_factory=dict)  # template -> what it loads
     format: int = FORMAT
+    #: What its files on disk hold, once it was loaded or saved (state_files.Saved).
+    saved: Any = field(default=None, compare=False, repr=False)
+
+    def outputs(self) -> dict[str, OutputEntry]:
+        """Every file the build left in the output (but the marker): pages and files."""
+        found = {rel: entry.out for rel, entry in self.pages.items()}
+        found.update((rel, entry.out) for rel, entry in self.files.items())
+        return found
 
 
 def state_key(code: str, output: Path, drafts: bool) -> str:
@@ -75,23 +86,8 @@ def state_key(code: str, output: Path, drafts: bool) -> str:
 
 
 def state_path(cache: Path, key: str) -> Path:
-    return cache / "state" / f"{key[:32]}.pickle"
-
-
-def load_state(cache: Path, key: str) -> State | None:
-    """The state a build with this key left, or None (missing, damaged, other code)."""
-    try:
-        with open(state_path(cache, key), "rb") as fh:
-            state = pickle.load(fh)
-    except Exception:  # a damaged or foreign file is only a cold start
-        return None
-    if not isinstance(state, State) or state.format != FORMAT or state.key != key:
-        return None
-    return state
-
-
-def save_state(cache: Path, state: State) -> None:
-    save_pickle(state_path(cache, state.key), state)
+    """The folder of the state (blogbuild.pipeline.state_files keeps it there)."""
+    return cache / "state" / key[:32]
 
 
 def save_pickle(path: Path, value: object) -> bool:
@@ -109,28 +105,6 @@ def save_pickle(path: Path, value: object) -> bool:
             Path(tmp).unlink(missing_ok=True)
         return False
     return True
-
-
-#: States of other output folders kept beside the current one (previews, drafts builds).
-KEEP_STATES = 4
-
-
-def prune_states(cache: Path, key: str) -> None:
-    """Keep the current state and the few most recently written others."""
-    current = state_path(cache, key).name.removesuffix(".pickle")
-    try:
-        found = sorted(((p.stat().st_mtime, p) for p in (cache / "state").iterdir()),
-                       reverse=True)
-    except OSError:
-        return
-    names: list[str] = []
-    for _, path in found:
-        name = path.name.split(".")[0]
-        if name != current and name not in names:
-            names.append(name)
-    for _, path in found:
-        if path.name.split(".")[0] in names[KEEP_STATES:]:
-            path.unlink(missing_ok=True)
 
 
 def file_digest(data: bytes) -> bytes:

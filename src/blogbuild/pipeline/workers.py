@@ -10,11 +10,8 @@ same functions: starting workers costs more than it saves.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,7 +23,7 @@ from blogbuild.content.models import MissingBody, SourceJob
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
 from blogbuild.perprocess import CHILDREN, at_close
 from blogbuild.pipeline.bibliography import still_same
-from blogbuild.pipeline.deps import Dep, Tracker
+from blogbuild.pipeline.deps import Reads, Tracker, compact
 from blogbuild.pipeline.quick import RenderJob
 from blogbuild.pipeline.records import RenderResult, lookups_hold
 from blogbuild.pipeline.state import OutputEntry, file_digest
@@ -68,6 +65,11 @@ def run_jobs(items: Sequence[J], work: Callable[[J], R], init: Callable[..., Non
         finally:
             init(*[None] * len(initargs))
         return
+    # Only now: a build that renders a few sources in its own process never needs them.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["blogbuild.pipeline.workers"])
     at_close(CHILDREN, stop_helpers)
@@ -188,7 +190,7 @@ def _here(result: RenderResult, job: SourceJob) -> RenderResult:
 @dataclass(frozen=True)
 class PageDone:
     path: str
-    deps: frozenset[Dep]
+    deps: Reads  # what the page read, by source (blogbuild.pipeline.deps.compact)
     out: OutputEntry | None  # None: the template failed
     written: bool  # the bytes differ from the output's (and were staged)
     error: Diagnostic | None = None
@@ -229,12 +231,12 @@ def template_one(item: tuple[str, bytes | None]) -> PageDone:
         text = render_template(_PAGES["env"], page.template, url_path=page.url, **page.context)
     except BlogbuildError as exc:
         tracker.stop()
-        return PageDone(path, frozenset(), None, False,
+        return PageDone(path, (), None, False,
                         error(exc.file or page.template, exc.line, exc.message))
     except MissingBody as exc:
         tracker.stop()
-        return PageDone(path, frozenset(), None, False, missing=exc.digest)
-    deps = tracker.stop()
+        return PageDone(path, (), None, False, missing=exc.digest)
+    deps = compact(tracker.stop(), {})  # a few tuples to send back, not one per read
     data = text.encode("utf-8")
     digest = file_digest(data)
     stage: Path = _PAGES["stage"]
