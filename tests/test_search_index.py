@@ -147,7 +147,7 @@ def edit(site: Path, step: str) -> None:
         path = posts / "2024-01-03-p2.md"
         path.write_text(path.read_text() + "\nAn appended sentence about quasars.\n")
     elif step == "top":
-        path = posts / "2024-01-05-p4.md"
+        path = posts / "2024-01-02-p1.md"  # naïve, résumé, Zürich: diacritic variants
         text = path.read_text()
         cut = text.index("\n---\n", 4) + 5
         path.write_text(text[:cut] + "\nA new first paragraph moves every word.\n" + text[cut:])

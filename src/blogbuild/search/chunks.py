@@ -14,6 +14,9 @@ import array
 import bisect
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+import cbor2
 
 from blogbuild.pipeline.state import file_digest
 from blogbuild.search import format as fmt
@@ -165,6 +168,52 @@ def _apply(entry: fmt.Word, change: _Change) -> None:
     entry.variants = {v: p for v, p in entry.variants.items() if p}
 
 
+def _patch_pages(pages: list[list[Any]], change: dict[int, fmt.Posting | None],
+                 ) -> tuple[list[list[Any]], int]:
+    """A word's page list with the postings of `change` put in (None: taken out), and
+    its weight."""
+    found: dict[int, tuple[Any, Any]] = {}
+    number = 0
+    for delta, locs, meta_locs in pages:
+        number += delta
+        found[number] = (locs, meta_locs)
+    for number, posting in change.items():
+        if posting is None:
+            found.pop(number, None)
+        else:
+            found[number] = fmt.posting_lists(posting[0])
+    out, last, units = [], 0, 0
+    for number in sorted(found):
+        locs, meta_locs = found[number]
+        out.append([number - last, locs, meta_locs])
+        last = number
+        units += len(locs) + 1
+    return out, units
+
+
+def _patch(data: bytes, change: _Change) -> fmt.Item | None:
+    """A word's CBOR with `change` applied, decoded and written again as a whole (a
+    common word is on every page: one call of the CBOR library, not one per page);
+    None when it is on no page any more. cbor2 writes what `format.write_word` writes."""
+    try:
+        word, pages, variants = cbor2.loads(data)
+    except (cbor2.CBORDecodeError, TypeError, ValueError) as exc:
+        raise fmt.FormatError(f"an index chunk has another shape ({exc})") from None
+    pages, units = _patch_pages(pages, {n: main for n, (main, _v) in change.items()})
+    by_variant = {v: p for v, p in variants}
+    names = set(by_variant) | {v for _main, vs in change.values() for v in vs}
+    out_variants = []
+    for variant in sorted(names):
+        patched, more = _patch_pages(by_variant.get(variant, []), {
+            n: vs.get(variant) for n, (_main, vs) in change.items()})
+        if patched:
+            out_variants.append([variant, patched])
+            units += more
+    if not pages and not out_variants:
+        return None
+    return word, units, cbor2.dumps([word, pages, out_variants])
+
+
 def update(old: list[str], keys: list[str], part: Callable[[str], PageIndex | None],
            old_fields: list[str], fields: list[str], chunks: list[Chunk]) -> list[Chunk] | None:
     """The chunks for pages `keys` made from `chunks`, those of pages `old`, or None when
@@ -201,12 +250,17 @@ def update(old: list[str], keys: list[str], part: Callable[[str], PageIndex | No
         items = {item[0]: item for item in chunk.items()}
         for word in touched or ():
             old_item = items.get(word)
-            entry = fmt.Word() if old_item is None else fmt.read_word(old_item[2])
-            _apply(entry, changes[word])
-            if entry.empty():
-                items.pop(word, None)
+            if old_item is None:
+                entry = fmt.Word()
+                _apply(entry, changes[word])
+                if not entry.empty():
+                    items[word] = _item(word, entry)
+                continue
+            patched = _patch(old_item[2], changes[word])
+            if patched is None:
+                del items[word]
             else:
-                items[word] = _item(word, entry)
+                items[word] = patched
         for word in sorted(items) if touched else items:
             chunker.add(items[word])
         out.extend(_make(i) for i in chunker.take())
