@@ -204,3 +204,19 @@ def start(tmp_path: Path) -> Iterator[Callable[..., Session]]:
         for session in sessions:
             session.stop()
     wait_for(lambda: not (set(threading.enumerate()) - before), "threads to end", 5)
+
+
+@pytest.fixture
+def pagefind_reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
+    """The URLs of the pages the build gave Pagefind to read, call by call."""
+    made: list[list[str]] = []
+    from blogbuild.pipeline import search
+
+    real = search.read_pages
+
+    def counted(config: Any, docs: list[Any], *args: Any) -> Any:
+        made.append(sorted(p.url for p in docs))
+        return real(config, docs, *args)
+
+    monkeypatch.setattr(search, "read_pages", counted)
+    yield made

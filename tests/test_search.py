@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,6 @@ import pytest
 
 from blogbuild.cli import main
 from blogbuild.commands.build import build
-from blogbuild.pipeline import search
 
 SITE_YAML = 'title: "Search"\nbase_url: "https://example.org/blog/"\nposts_per_page: 1\n'
 POSTS = {
@@ -37,20 +35,6 @@ def site(tmp_path: Path) -> Path:
         (root / "content" / "posts" / name).write_text(text)
     (root / "content" / "about.md").write_text("---\ntitle: About\n---\n\nAbout this blog.\n")
     return root
-
-
-@pytest.fixture
-def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
-    """The pages the build gave Pagefind to read, call by call."""
-    made: list[list[str]] = []
-    real = search.read_pages
-
-    def counted(config: Any, docs: list[Any], *args: Any) -> Any:
-        made.append(sorted(p.url for p in docs))
-        return real(config, docs, *args)
-
-    monkeypatch.setattr(search, "read_pages", counted)
-    yield made
 
 
 def fragments(out: Path) -> dict[str, dict[str, Any]]:
@@ -105,27 +89,29 @@ def test_pages_carry_the_search_control(site: Path) -> None:
     assert "/blog/js/search.js" in scripts
 
 
-def test_nothing_indexed_changed_keeps_the_index(site: Path, calls: list[list[str]]) -> None:
+def test_nothing_indexed_changed_keeps_the_index(site: Path,
+                                                pagefind_reads: list[list[str]]) -> None:
     build(site / "site.yaml")
-    assert calls == [["/about/", "/posts/first/", "/posts/second/"]]
+    assert pagefind_reads == [["/about/", "/posts/first/", "/posts/second/"]]
     before = tree(site / "_site" / "pagefind")
     build(site / "site.yaml")  # nothing changed at all
     # The pages change, the index does not: the engine runs and keeps the index's files.
     config = site / "site.yaml"
     config.write_text(config.read_text().replace('"Search"', '"Another title"'))
     report = build(site / "site.yaml")
-    assert len(calls) == 1
+    assert len(pagefind_reads) == 1
     assert report.templated and not {r for r in report.changed if r.startswith("pagefind/")}
     assert tree(site / "_site" / "pagefind") == before
 
 
-def test_an_edit_reads_only_the_edited_page_again(site: Path, calls: list[list[str]]) -> None:
+def test_an_edit_reads_only_the_edited_page_again(site: Path,
+                                                  pagefind_reads: list[list[str]]) -> None:
     build(site / "site.yaml")
     old = set(tree(site / "_site" / "pagefind"))
     source = site / "content" / "posts" / "2024-01-01-first.md"
     source.write_text(source.read_text().replace("aardvark", "okapi"))
     report = build(site / "site.yaml")
-    assert calls[1:] == [["/posts/first/"]]
+    assert pagefind_reads[1:] == [["/posts/first/"]]
     first = fragments(site / "_site")["/blog/posts/first/"]["content"]
     assert "okapi" in first and "aardvark" not in first
     now = set(tree(site / "_site" / "pagefind"))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blogbuild.commands.build import build
-from blogbuild.pipeline import search
 from blogbuild.search import format as fmt
+from search_helpers import pagefinds_own_index
 
 SITE_YAML = 'title: "Index"\nbase_url: "https://example.org/blog/"\nposts_per_page: 5\n'
 WORDS = ("latency", "throughput", "gradient", "tensor", "kernel", "cache", "café", "naïve",
@@ -54,20 +53,6 @@ def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fmt, "MIN_UNITS", 40)
     monkeypatch.setattr(fmt, "EVERY", 4)
     monkeypatch.setattr(fmt, "MAX_UNITS", 160)
-
-
-@pytest.fixture
-def reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
-    """The pages given to Pagefind, call by call."""
-    made: list[list[str]] = []
-    real = search.read_pages
-
-    def counted(config: Any, docs: list[Any], *args: Any) -> Any:
-        made.append(sorted(p.url for p in docs))
-        return real(config, docs, *args)
-
-    monkeypatch.setattr(search, "read_pages", counted)
-    yield made
 
 
 def _unpack(path: Path) -> Any:
@@ -115,21 +100,9 @@ def test_the_index_holds_what_pagefinds_own_index_holds(
     build(site / "site.yaml")
     ours = read_index(site / "_site" / "pagefind")
     # Pagefind's own index of the same pages, read in one process, kept as it wrote it.
-    captured: list[dict[str, bytes]] = []
-    real_split = search.split
-
-    def keep(files: dict[str, bytes]) -> Any:
-        captured.append(files)
-        return real_split(files)
-
-    monkeypatch.setattr(search, "_TWO_PROCESSES", 10**9)
-    monkeypatch.setattr(search, "split", keep)
-    build(site / "site.yaml", output=tmp_path / "ref", use_cache=False)
-    assert len(captured) == 1
     theirs_folder = tmp_path / "theirs"
-    for rel, data in captured[0].items():
-        (theirs_folder / rel).parent.mkdir(parents=True, exist_ok=True)
-        (theirs_folder / rel).write_bytes(data)
+    pagefinds_own_index(monkeypatch, lambda: build(site / "site.yaml", output=tmp_path / "ref",
+                                                   use_cache=False), theirs_folder)
     theirs = read_index(theirs_folder)
     assert len(ours[0]) == 41
     assert ours[0] == theirs[0]
@@ -168,17 +141,17 @@ def edit(site: Path, step: str) -> None:
 
 
 def test_every_edit_gives_the_bytes_of_a_clean_build(
-        tmp_path: Path, small_chunks: None, reads: list[list[str]]) -> None:
+        tmp_path: Path, small_chunks: None, pagefind_reads: list[list[str]]) -> None:
     site = make_site(tmp_path / "site", 12)
     build(site / "site.yaml")
     for n, step in enumerate(EDITS):
         edit(site, step)
-        reads.clear()
+        pagefind_reads.clear()
         build(site / "site.yaml")
         if step == "append":  # only the edited page is read again
-            assert reads == [["/posts/p2/"]]
+            assert pagefind_reads == [["/posts/p2/"]]
         if step == "undo":  # both were read before: nothing is read
-            assert reads == []
+            assert pagefind_reads == []
         clean = tmp_path / f"clean-{n}"
         shutil.rmtree(clean, ignore_errors=True)
         build(site / "site.yaml", output=clean, use_cache=False)

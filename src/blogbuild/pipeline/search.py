@@ -265,13 +265,7 @@ class Search:
             search_pages.keep_runtime(options, runtime)
 
         def part(key: str) -> PageIndex | None:
-            blob = blobs.get(key) or search_pages.cached_bytes(key)
-            if blob is None:
-                return None
-            try:
-                return PageIndex.loads(blob)
-            except (ValueError, TypeError, EOFError):
-                return None
+            return search_pages.decoded(blobs.get(key) or search_pages.cached_bytes(key))
 
         def need(key: str) -> PageIndex:
             found = part(key)

@@ -133,6 +133,17 @@ def split(files: dict[str, bytes]) -> tuple[Runtime, dict[str, PageIndex]]:
     return runtime, dict(zip(urls, pages, strict=True))
 
 
+def decoded(data: bytes | None) -> PageIndex | None:
+    """A part from `PageIndex.dumps`'s bytes; None for none or for bytes of another
+    format."""
+    if data is None:
+        return None
+    try:
+        return PageIndex.loads(data)
+    except (ValueError, TypeError, EOFError):
+        return None
+
+
 def cached_bytes(key: str) -> bytes | None:
     """A page's part as `PageIndex.dumps` wrote it, or None."""
     return diskcache.get_bytes(TABLE, key)
