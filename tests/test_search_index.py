@@ -207,3 +207,26 @@ def test_a_word_is_written_as_cbor2_writes_it(word: str, main: dict[int, Any],
     assert fmt.write_word(word, entry) == cbor2.dumps(expected)
     assert fmt.read_word(fmt.write_word(word, entry)) == fmt.Word(
         ours(main), {v: ours(p) for v, p in variants.items() if p})
+
+
+@given(st.text(min_size=1, max_size=12), _postings,
+       st.dictionaries(st.text(min_size=1, max_size=8), _postings, max_size=2),
+       st.lists(st.tuples(st.integers(1, 300), st.tuples(_ints, _ints)), min_size=1,
+                max_size=4))
+@settings(max_examples=200, deadline=None)
+def test_postings_appended_to_a_word_are_its_bytes_written_anew(
+        word: str, main: dict[int, Any], variants: dict[str, dict[int, Any]],
+        new: list[tuple[int, Any]]) -> None:
+    """The splice a new post at the end takes gives the bytes, weight and last page of
+    the word written whole with the new pages."""
+    def ours(p: dict[int, Any]) -> fmt.Postings:
+        return {n: fmt.posting(locs, meta) for n, (locs, meta) in p.items()}
+
+    before = fmt.Word(ours(main), {v: ours(p) for v, p in variants.items()})
+    start = max(main, default=-1) + 1
+    numbers = []
+    for gap, _lists in new:
+        numbers.append((numbers[-1] if numbers else start - 1) + gap)
+    added = [(n, fmt.posting(*lists)) for n, (_gap, lists) in zip(numbers, new, strict=True)]
+    after = fmt.Word({**before.main, **dict(added)}, before.variants)
+    assert fmt.appended(fmt.word_item(word, before), added) == fmt.word_item(word, after)

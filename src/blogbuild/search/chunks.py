@@ -33,6 +33,8 @@ class Chunk:
     words: list[str]
     units: array.array[int]  # each word's weight
     ends: array.array[int]  # where each word's CBOR ends in raw
+    lasts: array.array[int]  # each word's last page number (-1: only variants)
+    pages_ends: array.array[int]  # where the list of its pages ends in its CBOR
     raw: bytes  # uncompressed file
     digest: str  # of raw: its file name
     out: bytes | None = None  # digest of the served file, once made
@@ -48,8 +50,9 @@ class Chunk:
 
     def items(self) -> Iterator[fmt.Item]:
         begin = len(fmt.chunk_head(len(self.words)))
-        for word, units, end in zip(self.words, self.units, self.ends, strict=True):
-            yield word, units, self.raw[begin:end]
+        for word, units, end, last, pages_end in zip(self.words, self.units, self.ends,
+                                                     self.lasts, self.pages_ends, strict=True):
+            yield word, units, self.raw[begin:end], last, pages_end
             begin = end
 
     def served(self) -> bytes:
@@ -87,16 +90,17 @@ def _make(items: list[fmt.Item]) -> Chunk:
     head = fmt.chunk_head(len(items))
     ends = array.array("q")
     at = len(head)
-    for _w, _u, data in items:
-        at += len(data)
+    for item in items:
+        at += len(item[2])
         ends.append(at)
-    raw = head + b"".join(data for _w, _u, data in items)
-    return Chunk([w for w, _u, _d in items], array.array("q", (u for _w, u, _d in items)),
-                 ends, raw, fmt.digest(raw))
+    raw = head + b"".join(item[2] for item in items)
+    return Chunk([i[0] for i in items], array.array("q", (i[1] for i in items)), ends,
+                 array.array("q", (i[3] for i in items)), array.array("q", (i[4] for i in items)),
+                 raw, fmt.digest(raw))
 
 
 def _item(word: str, entry: fmt.Word) -> fmt.Item:
-    return word, entry.units(), fmt.write_word(word, entry)
+    return fmt.word_item(word, entry)
 
 
 def from_scratch(count: int, page: Callable[[int], PageIndex], fields: list[str],
@@ -169,9 +173,9 @@ def _apply(entry: fmt.Word, change: _Change) -> None:
 
 
 def _patch_pages(pages: list[list[Any]], change: dict[int, fmt.Posting | None],
-                 ) -> tuple[list[list[Any]], int]:
-    """A word's page list with the postings of `change` put in (None: taken out), and
-    its weight."""
+                 ) -> tuple[list[list[Any]], int, int]:
+    """A word's page list with the postings of `change` put in (None: taken out), its
+    weight and its last page number (-1: none)."""
     found: dict[int, tuple[Any, Any]] = {}
     number = 0
     for delta, locs, meta_locs in pages:
@@ -188,7 +192,7 @@ def _patch_pages(pages: list[list[Any]], change: dict[int, fmt.Posting | None],
         out.append([number - last, locs, meta_locs])
         last = number
         units += len(locs) + 1
-    return out, units
+    return out, units, last if out else -1
 
 
 def _patch(data: bytes, change: _Change) -> fmt.Item | None:
@@ -199,19 +203,22 @@ def _patch(data: bytes, change: _Change) -> fmt.Item | None:
         word, pages, variants = cbor2.loads(data)
     except (cbor2.CBORDecodeError, TypeError, ValueError) as exc:
         raise fmt.FormatError(f"an index chunk has another shape ({exc})") from None
-    pages, units = _patch_pages(pages, {n: main for n, (main, _v) in change.items()})
+    pages, units, last = _patch_pages(pages, {n: main for n, (main, _v) in change.items()})
     by_variant = {v: p for v, p in variants}
     names = set(by_variant) | {v for _main, vs in change.values() for v in vs}
     out_variants = []
     for variant in sorted(names):
-        patched, more = _patch_pages(by_variant.get(variant, []), {
+        patched, more, _last = _patch_pages(by_variant.get(variant, []), {
             n: vs.get(variant) for n, (_main, vs) in change.items()})
         if patched:
             out_variants.append([variant, patched])
             units += more
     if not pages and not out_variants:
         return None
-    return word, units, cbor2.dumps([word, pages, out_variants])
+    head = cbor2.dumps(word)
+    pages_data = cbor2.dumps(pages)
+    return (word, units, b"\x83" + head + pages_data + cbor2.dumps(out_variants), last,
+            1 + len(head) + len(pages_data))
 
 
 def update(old: list[str], keys: list[str], part: Callable[[str], PageIndex | None],
@@ -256,7 +263,14 @@ def update(old: list[str], keys: list[str], part: Callable[[str], PageIndex | No
                 if not entry.empty():
                     items[word] = _item(word, entry)
                 continue
-            patched = _patch(old_item[2], changes[word])
+            change = changes[word]
+            if all(n >= len(old) and main is not None and not variants
+                   for n, (main, variants) in change.items()):
+                # Only pages new at the end: their postings go after the word's others.
+                items[word] = fmt.appended(old_item, [
+                    (n, main) for n, (main, _v) in sorted(change.items()) if main is not None])
+                continue
+            patched = _patch(old_item[2], change)
             if patched is None:
                 del items[word]
             else:

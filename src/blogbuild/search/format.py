@@ -202,13 +202,42 @@ def _encode_postings(postings: Postings) -> bytes:
     return b"".join(parts)
 
 
-def write_word(word: str, entry: Word) -> bytes:
-    """One word's entry as CBOR, `[word, pages, variants]`: a chunk is their
-    concatenation in an array."""
+def word_item(word: str, entry: Word) -> Item:
+    """One word's entry as CBOR, `[word, pages, variants]` (a chunk is their concatenation
+    in an array), with what the chunk keeps of it."""
+    text = _text(word)
+    pages = _encode_postings(entry.main)
     variants = sorted((v, p) for v, p in entry.variants.items() if p)
-    return b"".join([b"\x83", _text(word), _encode_postings(entry.main),
-                     _head(_ARRAY, len(variants)),
+    data = b"".join([b"\x83", text, pages, _head(_ARRAY, len(variants)),
                      *(b"\x82" + _text(v) + _encode_postings(p) for v, p in variants)])
+    return (word, entry.units(), data, max(entry.main, default=-1),
+            1 + len(text) + len(pages))
+
+
+def write_word(word: str, entry: Word) -> bytes:
+    """One word's entry as CBOR."""
+    return word_item(word, entry)[2]
+
+
+def appended(item: Item, postings: list[tuple[int, Posting]]) -> Item:
+    """`item` with postings on new pages, numbered after every page it is on, added to
+    its pages: its bytes spliced, not decoded."""
+    word, units, data, last, end = item
+    start = 1 + len(_text(word))
+    info = data[start] & 0x1F
+    size = 1 if info < 24 else 1 + (1 << (info - 24))
+    count = info if info < 24 else int.from_bytes(data[start + 1:start + size], "big")
+    added = []
+    for number, (posting, more) in postings:
+        delta = number - max(last, 0)
+        added.append(_SMALL_UINT[delta] if delta < 24 else b"\x83" + _head(_UINT, delta))
+        added.append(posting)
+        units += more
+        last = number
+    head = _head(_ARRAY, count + len(postings))
+    body = b"".join(added)
+    new = b"".join([data[:start], head, data[start + size:end], body, data[end:]])
+    return word, units, new, last, end + len(head) - size + len(body)
 
 
 class Run:
@@ -234,13 +263,14 @@ class Run:
 
 
 def write_runs(word: str, main: Run | None, variants: dict[str, Run] | None) -> Item:
-    """What write_word writes, from runs."""
+    """What word_item writes, from runs."""
     units = (0 if main is None else main.units) + sum(r.units for r in (variants or {}).values())
     ordered = sorted((variants or {}).items())
-    data = b"".join([b"\x83", _text(word), b"\x80" if main is None else main.encoded(),
-                     _head(_ARRAY, len(ordered)),
+    text = _text(word)
+    pages = b"\x80" if main is None else main.encoded()
+    data = b"".join([b"\x83", text, pages, _head(_ARRAY, len(ordered)),
                      *(b"\x82" + _text(v) + r.encoded() for v, r in ordered)])
-    return word, units, data
+    return word, units, data, -1 if main is None else main.last, 1 + len(text) + len(pages)
 
 
 def chunk_head(count: int) -> bytes:
@@ -252,8 +282,9 @@ def _cut_here(word: str) -> bool:
     return zlib.crc32(word.encode()) % EVERY == 0
 
 
-#: A word ready for a chunk: the word, its weight, its CBOR.
-Item = tuple[str, int, bytes]
+#: A word ready for a chunk: the word, its weight, its CBOR, the last page number of its
+#: postings (-1: none) and where in its CBOR their list ends.
+Item = tuple[str, int, bytes, int, int]
 
 
 class Chunker:

@@ -24,7 +24,7 @@ from blogbuild.search.pages import PageIndex, Runtime
 
 _FILE = "search-layout.pickle"
 #: Bump when these classes change.
-_FORMAT = 1
+_FORMAT = 2
 
 
 @dataclass
