@@ -230,3 +230,33 @@ def test_postings_appended_to_a_word_are_its_bytes_written_anew(
     added = [(n, fmt.posting(*lists)) for n, (_gap, lists) in zip(numbers, new, strict=True)]
     after = fmt.Word({**before.main, **dict(added)}, before.variants)
     assert fmt.appended(fmt.word_item(word, before), added) == fmt.word_item(word, after)
+
+
+def test_old_parts_leave_the_cache_and_current_ones_stay(
+        tmp_path: Path, pagefind_reads: list[list[str]]) -> None:
+    import sqlite3
+
+    site = make_site(tmp_path / "site", 6)  # 7 pages: pruned past 2 × 8 + 16 rows
+    build(site / "site.yaml")
+    path = site / "content" / "posts" / "2024-01-03-p2.md"
+    text = path.read_text()
+
+    def rows() -> int:
+        db = sqlite3.connect(next((site / ".blogbuild-cache").glob("*.sqlite")))
+        try:
+            return int(db.execute("SELECT count(*) FROM search_pages").fetchone()[0])
+        finally:
+            db.close()
+
+    counts = []
+    for n in range(30):
+        path.write_text(text + f"\nEdit number {n}.\n")
+        build(site / "site.yaml")
+        counts.append(rows())
+    # Each edit leaves its old part behind until there are more than 2 × 8 + 16 rows.
+    assert counts[0] == 9 and max(counts) <= 2 * 8 + 16 + 1 and min(counts[1:]) < 10, counts
+    pagefind_reads.clear()
+    other = site / "content" / "posts" / "2024-01-04-p3.md"
+    other.write_text(other.read_text() + "\nAnother edit.\n")
+    build(site / "site.yaml")
+    assert pagefind_reads == [["/posts/p3/"]]  # the other pages' parts were kept

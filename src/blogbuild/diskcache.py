@@ -169,6 +169,31 @@ class DiskCache:
                 with contextlib.suppress(sqlite3.Error):
                     db.execute("ROLLBACK")
 
+    def prune(self, table: str, keep: set[str], over: int) -> int:
+        """Once `table` holds more than `over` rows, delete those whose key is not in
+        `keep`; returns how many went. Never fails (a lock: the next build tries)."""
+        with self.lock:
+            self.flush()
+            db = self.connection()
+            if db is None:
+                return 0
+            try:
+                (count,) = db.execute(f"SELECT count(*) FROM {table}").fetchone()
+                if count <= over:
+                    return 0
+                gone = [(key,) for (key,) in db.execute(f"SELECT key FROM {table}")
+                        if key not in keep]
+                db.execute("BEGIN")
+                db.executemany(f"DELETE FROM {table} WHERE key = ?", gone)
+                db.execute("COMMIT")
+                return len(gone)
+            except sqlite3.Error as exc:
+                if not self._damaged(exc):
+                    log.warning("result cache prune failed: %s", exc)
+                    with contextlib.suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
+                return 0
+
     def close(self) -> None:
         """Write what is pending and close the connection (the next use opens it again)."""
         with self.lock:
@@ -261,6 +286,11 @@ def get(table: str, key: str) -> str | None:
 def put(table: str, key: str, result: str | bytes) -> bool:
     """This process's `DiskCache.put`."""
     return _cache.put(table, key, result)
+
+
+def prune(table: str, keep: set[str], over: int) -> int:
+    """This process's `DiskCache.prune`."""
+    return _cache.prune(table, keep, over)
 
 
 def get_bytes(table: str, key: str) -> bytes | None:

@@ -230,6 +230,7 @@ class Search:
         for chunk in index.layout.chunks:
             chunk.data = None  # written: the live server keeps the layout, not the bytes
         index.layout.save()
+        search_pages.prune(keys, index.layout.key)
         self.layout = index.layout
         return entries, []
 

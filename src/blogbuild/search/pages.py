@@ -149,6 +149,14 @@ def cached_bytes(key: str) -> bytes | None:
     return diskcache.get_bytes(TABLE, key)
 
 
+def prune(keys: list[str], runtime_key: str) -> int:
+    """Let go of the parts of pages that are no longer as they were (each edit leaves
+    one behind), once there are twice as many as the site has pages: a second
+    configuration of the same site (another base URL) keeps its parts."""
+    keep = {*keys, f"runtime:{runtime_key}"}
+    return diskcache.prune(TABLE, keep, over=2 * len(keep) + 16)
+
+
 def keep(key: str, data: bytes) -> bool:
     """Keep a page's part in the result cache; False when there is none."""
     return diskcache.put(TABLE, key, data)
