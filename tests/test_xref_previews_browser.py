@@ -55,3 +55,25 @@ def test_hover_shows_the_other_posts_theorem_without_a_request(
         assert not any("/posts/b/" in url for url in requests[loaded:]), requests[loaded:]
     finally:
         context.close()
+
+
+def test_the_hover_that_loads_the_script_gets_its_preview(
+        built: Path, http_server: Callable[..., str], browser: Any) -> None:
+    """The previews' script loads when the browser is first idle or on the first
+    interaction; with the browser never idle, the hover that loads it still opens the
+    preview (it used to open only on the next hover)."""
+    root = http_server(built)
+    context = browser.new_context(viewport={"width": 1100, "height": 800})
+    try:
+        page = context.new_page()
+        page.add_init_script("window.requestIdleCallback = () => 0;")
+        page.goto(root + "posts/a/")
+        page.wait_for_load_state("load")
+        page.wait_for_timeout(300)
+        block = page.locator("script[data-widget-script$='previews.js']")
+        assert block.get_attribute("data-loaded") is None  # nothing loaded it yet
+        page.hover("a.xref-external[href='/posts/b/#thm-b']")
+        page.wait_for_selector(POPOVER, timeout=5000)
+        assert "Every bounded monotone sequence converges." in page.locator(POPOVER).inner_text()
+    finally:
+        context.close()

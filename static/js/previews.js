@@ -245,6 +245,17 @@ function previews() {
   };
   addEventListener("scroll", replace, { passive: true, capture: true });
   addEventListener("resize", replace);
+
+  // This script may have been loaded by the very hover or focus that wants a preview
+  // (js/widgets.js loads it on the first interaction): answer that one too.
+  const hovered = document.querySelectorAll(":hover");
+  const under = hovered.length ? linkOf(hovered[hovered.length - 1]) : null;
+  const focused = linkOf(document.activeElement);
+  if (focused?.matches(":focus-visible")) show(focused);
+  else if (under) {
+    pending = under;
+    openTimer = setTimeout(() => show(under), OPEN_DELAY);
+  }
 }
 
 // --- sidenotes ---------------------------------------------------------------------------
