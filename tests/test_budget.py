@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -143,8 +144,15 @@ WIDGET_SCRIPTS = {"copy.js": ".codeblock", "comments.js": "[data-comments]",
 
 @pytest.fixture(scope="module")
 def showcase(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_site(SHOWCASE, tmp_path_factory.mktemp("showcase"),
-                      base_url="http://127.0.0.1/")
+    """The showcase built from a copy that borrows the example blog's pictures (made by
+    scripts/make_*_image.py), so the repository holds them once."""
+    site = tmp_path_factory.mktemp("showcase-site") / "site"
+    shutil.copytree(SHOWCASE, site, ignore=shutil.ignore_patterns(".blogbuild-cache", "_site"))
+    images = site / "content" / "assets" / "images"
+    images.mkdir(parents=True, exist_ok=True)
+    for name in ("sigmoid.png", "compare-before.png"):
+        shutil.copy2(ROOT / "content" / "assets" / "images" / name, images / name)
+    return build_site(site, tmp_path_factory.mktemp("showcase"), base_url="http://127.0.0.1/")
 
 
 def own_part(path: str, data: bytes) -> bytes:
