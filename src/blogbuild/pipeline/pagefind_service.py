@@ -2,8 +2,9 @@
 
 Pagefind's own Python API (`pagefind.index.PagefindIndex`) speaks this same protocol, but
 its reader sleeps a tenth of a second before every answer, so 1,000 pages cost 100 s. This
-client sends the same messages (`NewIndex`, `AddFile`, `GetFiles`) one at a time and reads
-each answer as soon as it comes, so the time is Pagefind's own indexing. Only the program is
+client sends the same messages (`NewIndex`, `AddFile`, `GetFiles`), the pages' while their
+answers are read, and reads each answer as soon as it comes, so the time is Pagefind's own
+indexing. Only the program is
 found through the `pagefind` package (`PAGEFIND_BINARY_PATH`, `pagefind_bin`, the PATH).
 """
 
@@ -102,11 +103,6 @@ class Service:
         """Stop it now, from any thread: a request waiting for its answer fails."""
         with contextlib.suppress(OSError):
             self.process.kill()
-
-    def add_html(self, url: str, html: str) -> None:
-        """Index one page whose URL is `url` (Pagefind keeps it as given)."""
-        self._send({"type": "AddFile", "index_id": self.index, "url": url,
-                    "file_contents": html, "file_path": None})
 
     def add_many(self, pages: Iterable[tuple[str, str]]) -> None:
         """Index pages `(url, html)`, the requests sent while the answers are read: one

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import array
 import bisect
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,10 +80,6 @@ def _field_table(page: PageIndex, fields: list[str]) -> list[int] | None:
         return None
     index = {f: i for i, f in enumerate(fields)}
     return [index[f] for f in page.fields]
-
-
-def fields_of(pages: Sequence[PageIndex]) -> list[str]:
-    return sorted({f for p in pages for f in p.fields})
 
 
 def _make(items: list[fmt.Item]) -> Chunk:
@@ -281,6 +277,3 @@ def update(old: list[str], keys: list[str], part: Callable[[str], PageIndex | No
     out.extend(_make(i) for i in chunker.finish())
     return out
 
-
-def names(language: str, chunks: list[Chunk]) -> list[str]:
-    return list(fmt.names(language, (c.digest for c in chunks)))
