@@ -32,6 +32,19 @@ def build_site(
     return out_dir
 
 
+def showcase_site(folder: Path) -> Path:
+    """A copy of tests/sites/showcase in `folder`, with the example blog's pictures (made by
+    scripts/make_*_image.py) that it shows, so the repository holds them once."""
+    site = folder / "site"
+    shutil.copytree(ROOT / "tests" / "sites" / "showcase", site,
+                    ignore=shutil.ignore_patterns(".blogbuild-cache", "_site"))
+    images = site / "content" / "assets" / "images"
+    images.mkdir(parents=True, exist_ok=True)
+    for name in ("sigmoid.png", "compare-before.png"):
+        shutil.copy2(ROOT / "content" / "assets" / "images" / name, images / name)
+    return site
+
+
 class _Handler(http.server.SimpleHTTPRequestHandler):
     prefix = "/"
     extensions_map: ClassVar[dict[str, str]] = {

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gzip
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -20,7 +19,7 @@ from urllib.parse import urlsplit
 import html5lib
 import pytest
 
-from conftest import ROOT, build_site
+from conftest import build_site, showcase_site
 from css_helpers import stylesheets
 
 #: Bytes of the theme's own CSS and JS, gzipped at level 9, one page may load.
@@ -134,7 +133,6 @@ def test_every_page_links_one_stylesheet_of_its_own(example_site: Path) -> None:
 
 # --- the showcase: every widget, comments, previews and search on one page ------------------
 
-SHOWCASE = ROOT / "tests" / "sites" / "showcase"
 SHOWCASE_POST = "posts/showcase/"
 #: The data blocks of widget scripts the showcase has, and the widget each waits for.
 WIDGET_SCRIPTS = {"copy.js": ".codeblock", "comments.js": "[data-comments]",
@@ -144,14 +142,7 @@ WIDGET_SCRIPTS = {"copy.js": ".codeblock", "comments.js": "[data-comments]",
 
 @pytest.fixture(scope="module")
 def showcase(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The showcase built from a copy that borrows the example blog's pictures (made by
-    scripts/make_*_image.py), so the repository holds them once."""
-    site = tmp_path_factory.mktemp("showcase-site") / "site"
-    shutil.copytree(SHOWCASE, site, ignore=shutil.ignore_patterns(".blogbuild-cache", "_site"))
-    images = site / "content" / "assets" / "images"
-    images.mkdir(parents=True, exist_ok=True)
-    for name in ("sigmoid.png", "compare-before.png"):
-        shutil.copy2(ROOT / "content" / "assets" / "images" / name, images / name)
+    site = showcase_site(tmp_path_factory.mktemp("showcase-site"))
     return build_site(site, tmp_path_factory.mktemp("showcase"), base_url="http://127.0.0.1/")
 
 

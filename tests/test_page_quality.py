@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, build_site
+from conftest import ROOT, build_site, showcase_site
 from quality_tools import failing_audits, lighthouse, nu_errors, pages_server, scores
 
 pytestmark = [pytest.mark.browser, pytest.mark.server, pytest.mark.xdist_group("lighthouse")]
@@ -48,8 +48,8 @@ def served_showcase(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The showcase page with every widget (tests/sites/showcase), served the same way."""
     root = tmp_path_factory.mktemp("showcase-pages")
     with pages_server(root) as url:
-        build_site(ROOT / "tests" / "sites" / "showcase", root / SUB.rstrip("/"),
-                   base_url=url + SUB)
+        build_site(showcase_site(tmp_path_factory.mktemp("showcase-site")),
+                   root / SUB.rstrip("/"), base_url=url + SUB)
         yield url + SUB
 
 
