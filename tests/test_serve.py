@@ -612,8 +612,12 @@ def test_incremental_output_equals_a_full_build(site: Path, tmp_path: Path) -> N
             assert update.rendered == expect_rendered
         full = tmp_path / f"full-{check.count}"  # type: ignore[attr-defined]
         check.count += 1  # type: ignore[attr-defined]
-        Engine(load_config(site / "site.yaml"), output=full, drafts=True, use_cache=False,
-               extra_head=SNIPPET).run()
+        engine = Engine(load_config(site / "site.yaml"), output=full, drafts=True,
+                        use_cache=False, extra_head=SNIPPET)
+        try:
+            engine.run()
+        finally:
+            engine.close()  # its scratch folder
         ours, theirs = tree(live.output), tree(full)
         differ = sorted(k for k in ours.keys() | theirs.keys() if ours.get(k) != theirs.get(k))
         assert differ == [], f"after editing {path.name}"
