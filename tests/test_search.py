@@ -166,3 +166,45 @@ def test_search_is_a_boolean_in_site_yaml(site: Path, capsys: pytest.CaptureFixt
     (site / "site.yaml").write_text(SITE_YAML + "search: yes please\n")
     assert main(["build", "--config", str(site / "site.yaml")]) != 0
     assert "'search' must be true or false" in capsys.readouterr().err
+
+
+def test_a_failed_run_stops_the_index_made_beside_its_pages(
+        site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The index is made in a thread while pages are templated: a template error fails the
+    build at once, Pagefind's reading is stopped, and the last output stays as it was."""
+    import threading
+    import time
+
+    from blogbuild import cancel
+    from blogbuild.diagnostics import BlogbuildError
+    from blogbuild.pipeline import search
+
+    build(site / "site.yaml")
+    before = tree(site / "_site")
+    source = site / "content" / "posts" / "2024-01-01-first.md"
+    source.write_text(source.read_text().replace("aardvark", "okapi"))
+    (site / "templates").mkdir()
+    (site / "templates" / "tag.html").write_text("{% extends 'base.html' %}"
+                                                 "{% block content %}{{ nope.at_all }}"
+                                                 "{% endblock %}\n")
+    reading, stopped = threading.Event(), threading.Event()
+
+    def slow_pagefind(*args: Any) -> Any:
+        reading.set()
+        token = cancel.current()
+        deadline = time.monotonic() + 30
+        while not token.cancelled and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if token.cancelled:
+            stopped.set()
+        token.check()
+        raise AssertionError("the index's thread was never stopped")
+
+    monkeypatch.setattr(search, "read_pages", slow_pagefind)
+    started = time.monotonic()
+    with pytest.raises(BlogbuildError, match="nope"):
+        build(site / "site.yaml")
+    assert reading.is_set() and stopped.is_set()
+    assert time.monotonic() - started < 20
+    assert tree(site / "_site") == before
+    assert not [t for t in threading.enumerate() if t.name == "search-index"]

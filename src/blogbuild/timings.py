@@ -10,6 +10,7 @@ Off, `section()` is a shared no-op context manager: no clock is read.
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from time import perf_counter
@@ -17,7 +18,9 @@ from types import TracebackType
 
 _enabled = False
 _totals: dict[str, float] = {}
-_inner: list[float] = []  # per open section: the time of the sections inside it
+#: Per thread (the search index is made beside the templating), per open section: the
+#: time of the sections inside it.
+_open = threading.local()
 _OFF = contextlib.nullcontext()
 
 
@@ -29,16 +32,25 @@ class _Section:
         self.start = 0.0
 
     def __enter__(self) -> None:
-        _inner.append(0.0)
+        _stack().append(0.0)
         self.start = perf_counter()
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         elapsed = perf_counter() - self.start
-        own = elapsed - _inner.pop()
+        inner = _stack()
+        own = elapsed - inner.pop()
         _totals[self.name] = _totals.get(self.name, 0.0) + own
-        if _inner:
-            _inner[-1] += elapsed
+        if inner:
+            inner[-1] += elapsed
+
+
+def _stack() -> list[float]:
+    try:
+        return _open.stack  # type: ignore[no-any-return]
+    except AttributeError:
+        _open.stack = []
+        return _open.stack  # type: ignore[no-any-return]
 
 
 def enable(on: bool = True) -> None:

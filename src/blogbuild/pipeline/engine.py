@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -248,11 +249,15 @@ class Engine:
                                diagnostics=[d for d in diagnostics if not d.is_error],
                                errors=sorted({*errors, *problems}), base_url=config.base_url)
 
+        rendering_again = threading.Lock()
+
         def render_again(digests: set[str]) -> None:
-            """Bodies the render store lost (damaged, pruned): render those sources again."""
-            lost = [replace(items[rel], feed=entries[rel].feed)
-                    for rel, e in entries.items() if e.digest in digests and rel in items]
-            entries.update(renderer.render(lost, links, reuse=False))
+            """Bodies the render store lost (damaged, pruned): render those sources again.
+            Called by the templating and by the search index's thread, one at a time."""
+            with rendering_again:
+                lost = [replace(items[rel], feed=entries[rel].feed)
+                        for rel, e in entries.items() if e.digest in digests and rel in items]
+                entries.update(renderer.render(lost, links, reuse=False))
 
         report = self._write(site, pages, chosen, entries, last, fresh, start, render_again,
                              fresh_sources if early is not None and self.lenient else set(),
@@ -335,80 +340,90 @@ class Engine:
         config = self.config
         token = cancel.current()
         with Stage(self.output, fresh=fresh) as stage:
-            self.progress("copying files", 0, 0)
-            files = stage_files(stage, chosen, last.files, self.output, fresh)
-            documents: dict[str, Post] = {p.source: p for p in [*site.posts, *site.pages]}
-            assert self.sources is not None
-            self.progress("deciding stale pages", 0, 0)
-            templates_fp = self.sources.template_files(config)  # read once per run
-            names = {page.template for page in pages}
-            if templates_fp == last.templates and names <= set(last.closures):
-                closures = last.closures
-            else:
-                closures = stale.closures(config, names | set(last.closures))
-            globals_fp = stale.globals_fingerprint(config, self.extra_head)
-            inputs = {p.path: stale.page_inputs(p, closures[p.template], globals_fp,
-                                                self.stylesheets) for p in pages}
-            changed, prints = stale.changed_posts(documents, last)
-            values = stale.Values(site, config, documents, last.values, changed)
-            damaged: set[str] = set()  # in the output, but not as the last build left it
+            # The search index is made while pages are templated; the live server starts
+            # it once the edited page is out (it would compete with that page).
+            indexing = None if early is not None else self.search.start(
+                stage, site, last.files, self.output, fresh, render_again)
+            try:
+                self.progress("copying files", 0, 0)
+                files = stage_files(stage, chosen, last.files, self.output, fresh)
+                documents: dict[str, Post] = {p.source: p for p in [*site.posts, *site.pages]}
+                assert self.sources is not None
+                self.progress("deciding stale pages", 0, 0)
+                templates_fp = self.sources.template_files(config)  # read once per run
+                names = {page.template for page in pages}
+                if templates_fp == last.templates and names <= set(last.closures):
+                    closures = last.closures
+                else:
+                    closures = stale.closures(config, names | set(last.closures))
+                globals_fp = stale.globals_fingerprint(config, self.extra_head)
+                inputs = {p.path: stale.page_inputs(p, closures[p.template], globals_fp,
+                                                    self.stylesheets) for p in pages}
+                changed, prints = stale.changed_posts(documents, last)
+                values = stale.Values(site, config, documents, last.values, changed)
+                damaged: set[str] = set()  # in the output, but not as the last build left it
 
-            def unchanged(rel: str) -> bool:
-                entry = last.pages.get(rel)
-                if entry is None:
-                    return False
-                if not intact(self.output, rel, entry.out):
-                    damaged.add(rel)
-                    return False
-                return True
+                def unchanged(rel: str) -> bool:
+                    entry = last.pages.get(rel)
+                    if entry is None:
+                        return False
+                    if not intact(self.output, rel, entry.out):
+                        damaged.add(rel)
+                        return False
+                    return True
 
-            outdated = {p.path for p in pages} if fresh else set(
-                stale.stale_pages(pages, inputs, last, values, unchanged))
-            # The live server shows the pages of the edited sources first, and the stale
-            # pages open in a browser, before anything else is templated. (After an edit
-            # of a template or a stylesheet, all pages come together: a page that differs
-            # only in its stylesheet's name is not reloaded.)
-            watched = self.watched() if early is not None and edited else set()
-            own = [p.path for p in pages if p.sources & edited
-                   or (p.path in watched and p.path in outdated)] if early is not None else []
-            done = self._template(site, own, last, stage, damaged)
-            shown = stage.publish_now({d.path for d in done if d.written})
-            if early is not None:  # those pages, or no page but the errors
-                early(shown)
-            # What the reader waits for is out: from here on, a newer change cancels the
-            # rest of this run (the live server runs it again with that change).
-            token.defer()
-            token.check()
-            first = set(own)
-            todo = [p for p in pages if p.path in outdated | first]
-            self.progress("writing pages", len(first), len(todo))
-            done += self._template(site, [p.path for p in todo if p.path not in first],
-                                   last, stage, damaged)
-            lost = {d.missing for d in done if d.missing is not None}
-            if lost:
-                render_again(lost)
-                again = self._template(site, [d.path for d in done if d.missing], last, stage,
-                                       damaged)
-                done = [d for d in done if d.missing is None] + again
-            failed = [d for d in done if d.out is None]
-            if failed and not self.lenient:
-                error_ = failed[0].error  # in the order pages are planned: posts first
-                assert error_ is not None
-                more = f" (and {len(failed) - 1} more pages)" if len(failed) > 1 else ""
-                raise TemplateError(error_.message + more, file=error_.file, line=error_.line)
-            token.check()
-            self.progress("indexing for search", 0, 0)
-            index, self.search_notes = self.search.stage(stage, site, last.files, self.output,
-                                                         fresh, render_again)
-            files.update(index)
-            keep = set(chosen) | {p.path for p in pages} | set(index)
-            keep.discard(MARKER)
-            token.check()  # the last moment: after the commit, the state must follow
-            self.progress("committing", 0, 0)
-            # The check for no change listed the output (a build's first run only: the
-            # live server's output changes between runs).
-            written, removed = stage.commit(keep, self.sources.outputs)
-            self.sources.outputs = None
+                outdated = {p.path for p in pages} if fresh else set(
+                    stale.stale_pages(pages, inputs, last, values, unchanged))
+                # The live server shows the pages of the edited sources first, and the stale
+                # pages open in a browser, before anything else is templated. (After an edit
+                # of a template or a stylesheet, all pages come together: a page that differs
+                # only in its stylesheet's name is not reloaded.)
+                watched = self.watched() if early is not None and edited else set()
+                own = [p.path for p in pages if p.sources & edited
+                       or (p.path in watched and p.path in outdated)] if early is not None else []
+                done = self._template(site, own, last, stage, damaged)
+                shown = stage.publish_now({d.path for d in done if d.written})
+                if early is not None:  # those pages, or no page but the errors
+                    early(shown)
+                # What the reader waits for is out: from here on, a newer change cancels the
+                # rest of this run (the live server runs it again with that change).
+                token.defer()
+                token.check()
+                if indexing is None:
+                    indexing = self.search.start(stage, site, last.files, self.output, fresh,
+                                                 render_again)
+                first = set(own)
+                todo = [p for p in pages if p.path in outdated | first]
+                self.progress("writing pages", len(first), len(todo))
+                done += self._template(site, [p.path for p in todo if p.path not in first],
+                                       last, stage, damaged)
+                lost = {d.missing for d in done if d.missing is not None}
+                if lost:
+                    render_again(lost)
+                    again = self._template(site, [d.path for d in done if d.missing], last, stage,
+                                           damaged)
+                    done = [d for d in done if d.missing is None] + again
+                failed = [d for d in done if d.out is None]
+                if failed and not self.lenient:
+                    error_ = failed[0].error  # in the order pages are planned: posts first
+                    assert error_ is not None
+                    more = f" (and {len(failed) - 1} more pages)" if len(failed) > 1 else ""
+                    raise TemplateError(error_.message + more, file=error_.file, line=error_.line)
+                token.check()
+                self.progress("indexing for search", 0, 0)
+                index, self.search_notes = indexing.result()
+                files.update(index)
+                keep = set(chosen) | {p.path for p in pages} | set(index)
+                keep.discard(MARKER)
+                token.check()  # the last moment: after the commit, the state must follow
+                self.progress("committing", 0, 0)
+                # The check for no change listed the output (a build's first run only: the
+                # live server's output changes between runs).
+                written, removed = stage.commit(keep, self.sources.outputs)
+                self.sources.outputs = None
+            finally:
+                if indexing is not None:
+                    indexing.abandon()  # the run failed (at once when it is done)
         self.progress("saving the state", 0, 0)
         state = stale.next_state(last, entries, pages, inputs, closures, templates_fp, done,
                                  files, prints, values, written, self.output)

@@ -11,6 +11,7 @@ the build warns and goes on without search.
 
 from __future__ import annotations
 
+import contextvars
 import datetime as dt
 import hashlib
 import html
@@ -180,6 +181,11 @@ class Search:
     layout: Layout | None = None
     runtime: Runtime | None = None
 
+    def start(self, stage: Stage, site: Site, last: dict[str, FileEntry], output: Path,
+              fresh: bool, render_again: Callable[[set[str]], None]) -> Indexing:
+        """`stage`, in a thread of its own: `render_again` must be safe to call from it."""
+        return Indexing(lambda: self.stage(stage, site, last, output, fresh, render_again))
+
     def stage(self, stage: Stage, site: Site, last: dict[str, FileEntry], output: Path,
               fresh: bool, render_again: Callable[[set[str]], None],
               ) -> tuple[dict[str, FileEntry], list[Diagnostic]]:
@@ -297,6 +303,44 @@ class Search:
         if chunks is None:
             chunks = from_scratch(len(keys), lambda n: need(keys[n]), fields)
         return Made.of(runtime, Layout(options, pages, fields, chunks), need)
+
+
+class Indexing:
+    """The search step of one run, in a thread of its own while the pages are templated:
+    Pagefind reads in processes of its own and zlib compresses outside the GIL, so on two
+    cores most of the index is made in the templating's shadow. It runs under a token of
+    its own, stopped when the run's is cancelled or when the run fails (`abandon`)."""
+
+    def __init__(self, work: Callable[[], tuple[dict[str, FileEntry], list[Diagnostic]]]
+                 ) -> None:
+        parent, self._token = cancel.current(), cancel.Token()
+        self._outcome: tuple[dict[str, FileEntry], list[Diagnostic]] | None = None
+        self._error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                with parent.child(self._token.stop), cancel.scope(self._token):
+                    self._outcome = work()
+            except BaseException as exc:  # handed to the run's thread
+                self._error = exc
+
+        # A copy of this thread's context: the run's timing and settings go with it.
+        self._thread = threading.Thread(target=contextvars.copy_context().run, args=(run,),
+                                        name="search-index", daemon=True)
+        self._thread.start()
+
+    def result(self) -> tuple[dict[str, FileEntry], list[Diagnostic]]:
+        """Wait for it: the index's files' entries, and a warning when there is no index."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._outcome is not None
+        return self._outcome
+
+    def abandon(self) -> None:
+        """The run failed: stop, and wait until it wrote its last file into the stage."""
+        self._token.stop()
+        self._thread.join()
 
 
 def _version(package: str) -> str:
