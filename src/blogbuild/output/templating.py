@@ -83,10 +83,12 @@ def _printable(value: object) -> object:
 
 def create_environment(config: Config, bytecode: Path | None = None,
                        stylesheets: Mapping[frozenset[str], str] | None = None,
-                       ) -> jinja2.Environment:
+                       *, reload: bool = True) -> jinja2.Environment:
     """The environment pages are templated in; `bytecode` is a folder where compiled
     templates are kept between builds (a template is compiled again when its source
-    changes); `stylesheets` maps a page's needs to the path of its stylesheet."""
+    changes); `stylesheets` maps a page's needs to the path of its stylesheet. `reload`:
+    look at a template's file each time it is used (an environment that outlives an edit
+    of a template); without, every `{% include %}` of every page would."""
     theme = jinja2.FileSystemLoader(str(theme_templates()))
     loaders: list[jinja2.BaseLoader] = []
     site_templates = config.root / "templates"
@@ -103,6 +105,7 @@ def create_environment(config: Config, bytecode: Path | None = None,
         keep_trailing_newline=True,
         finalize=_printable,
         bytecode_cache=_bytecode_cache(bytecode),
+        auto_reload=reload,
     )
     urls = config.urls
 
