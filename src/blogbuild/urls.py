@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import ipaddress
 import re
@@ -123,6 +124,23 @@ def split_url(url: str) -> SplitResult:
     return urlsplit(url)
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _site_url(base_url: str, path: str) -> str:
+    """`UrlBuilder.url`, kept: list pages, tag pages and feeds ask for the same posts'
+    URLs thousands of times in a run."""
+    if not is_safe_url(path):
+        return "#"  # refused with a message where the value was read; never written
+    path = normalize(path)
+    if not path.startswith("/") or path.startswith("//"):
+        return path
+    prefix = UrlBuilder(base_url).base_path
+    if prefix == "/":
+        return path
+    if path == prefix.rstrip("/") or path.startswith(prefix):
+        return path
+    return prefix + path[1:]
+
+
 def encode_path(path: str) -> str:
     """Percent-encode a raw site path made from file names (spaces, non-ASCII, `%`)."""
     return quote(path, safe="/!$&'()*+,;=:@-._~")
@@ -158,17 +176,7 @@ class UrlBuilder:
         Root paths (`/x`) get the sub-path prefix unless they already start with it;
         relative paths, fragments and URLs with a scheme pass through unchanged.
         """
-        if not is_safe_url(path):
-            return "#"  # refused with a message where the value was read; never written
-        path = normalize(path)
-        if not path.startswith("/") or path.startswith("//"):
-            return path
-        prefix = self.base_path
-        if prefix == "/":
-            return path
-        if path == prefix.rstrip("/") or path.startswith(prefix):
-            return path
-        return prefix + path[1:]
+        return _site_url(self.base_url, path)
 
     def absolute(self, path: str) -> str:
         """Absolute URL (scheme and host) for feeds, canonical links and the sitemap."""

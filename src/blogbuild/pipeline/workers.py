@@ -21,6 +21,7 @@ from blogbuild.config import Config
 from blogbuild.content.linkmap import LinkMap
 from blogbuild.content.models import MissingBody, SourceJob
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
+from blogbuild.output.writer import Staging
 from blogbuild.perprocess import CHILDREN, at_close
 from blogbuild.pipeline.bibliography import still_same
 from blogbuild.pipeline.deps import Reads, Tracker, compact
@@ -200,7 +201,7 @@ class PageDone:
 _PAGES: dict[str, Any] = {}
 
 
-def init_pages(config: Config | None, site: Any, stage: Path | None,
+def init_pages(config: Config | None, site: Any, stage: Staging | None,
                extra_head: str | None = None, bytecode: Path | None = None,
                stylesheets: dict[frozenset[str], str] | None = None) -> None:
     """Set up templating: the environment, the read tracker and every planned page."""
@@ -210,7 +211,7 @@ def init_pages(config: Config | None, site: Any, stage: Path | None,
     from blogbuild.output.plan import plan
     from blogbuild.output.templating import create_environment
 
-    env = create_environment(config, bytecode, stylesheets)
+    env = create_environment(config, bytecode, stylesheets, reload=False)  # for one run
     env.globals["site"] = site
     env.globals["extra_head"] = extra_head or ""
     tracker = Tracker()
@@ -239,10 +240,8 @@ def template_one(item: tuple[str, bytes | None]) -> PageDone:
     deps = compact(tracker.stop(), {})  # a few tuples to send back, not one per read
     data = text.encode("utf-8")
     digest = file_digest(data)
-    stage: Path = _PAGES["stage"]
-    target = stage / path
     written = digest != previous
     if written:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        staging: Staging = _PAGES["stage"]
+        staging.place(path).write_bytes(data)
     return PageDone(path, deps, OutputEntry(digest, len(data), 0), written)
