@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import importlib
 import os
 import shutil
 import sys
 import tempfile
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
@@ -32,13 +34,36 @@ def bundle_files(need: str) -> list[tuple[Path, str]]:
     return [(src, f"{folder}/{rel}") for src, rel in module.site_files()]
 
 
+@dataclass(frozen=True)
+class Staging:
+    """Where a staged file is written (what a worker process is given). A fresh build's
+    staging folder becomes the output, so it holds the site's tree; an update's holds its
+    files side by side under names made from their paths: the folders of a tree would be
+    made and removed again for a handful of files."""
+
+    dir: Path
+    tree: bool
+
+    def path(self, rel: str) -> Path:
+        if self.tree:
+            return self.dir / rel
+        return self.dir / hashlib.blake2b(rel.encode(), digest_size=16).hexdigest()
+
+    def place(self, rel: str) -> Path:
+        """`path(rel)`, with its folder made."""
+        target = self.path(rel)
+        if self.tree:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        return target
+
+
 class Stage:
     """A staging folder beside `output` that collects this build's new and changed files.
 
-    Workers write pages into `dir`; the build copies files into it. `commit` then moves
-    them into the output folder and removes what the site no longer has; leaving without a
-    commit (an error anywhere) removes the staging folder and the output stays as it was.
-    A `fresh` stage holds the whole site and is swapped in at once.
+    Workers write pages into it (`staging`); the build copies files into it. `commit` then
+    moves them into the output folder and removes what the site no longer has; leaving
+    without a commit (an error anywhere) removes the staging folder and the output stays
+    as it was. A `fresh` stage holds the whole site and is swapped in at once.
     """
 
     def __init__(self, output: Path, *, fresh: bool) -> None:
@@ -48,9 +73,11 @@ class Stage:
         self.dir = Path(tempfile.mkdtemp(prefix=f".{self.output.name}.tmp-",
                                          dir=self.output.parent))
         self.fresh = fresh
+        self.staging = Staging(self.dir, tree=fresh)
         self.staged: set[str] = set()
         self.moved: set[str] = set()  # staged files already put in place (`publish_now`)
         self.committed = False
+        self._folders: set[Path] = set()  # folders of the output known to be there
 
     def __enter__(self) -> Stage:
         return self
@@ -63,8 +90,7 @@ class Stage:
             shutil.rmtree(self.dir, ignore_errors=True)
 
     def _target(self, rel: str) -> Path:
-        target = self.dir / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
+        target = self.staging.place(rel)
         self.staged.add(rel)
         return target
 
@@ -94,8 +120,10 @@ class Stage:
         target = self.output / rel
         if target.is_dir() and not target.is_symlink():
             shutil.rmtree(target)  # a folder the site had where a file is now
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(self.dir / rel, target)
+        if target.parent not in self._folders:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._folders.add(target.parent)
+        os.replace(self.staging.path(rel), target)
 
     def commit(self, keep: set[str], present: set[str] | None = None
                ) -> tuple[set[str], set[str]]:
@@ -105,17 +133,17 @@ class Stage:
         if not is_previous_output(self.output):
             raise BlogbuildError(f"{self.output} was not made by blogbuild (it has no {MARKER} "
                                  "file): refusing to replace it; empty or remove it yourself")
-        if self.fresh or not self.output.is_dir():
+        if self.fresh:
             self._swap()
             return set(self.staged), set()
+        self.output.mkdir(exist_ok=True)  # removed since the run began: the next one sees it
         removed = {rel for rel in (files_under(self.output) if present is None else present)
                    if rel not in keep and rel != MARKER}
         if not (self.output / MARKER).is_file():
             (self.output / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
         for rel in sorted(self.staged):
             self._put(rel)
-        for rel in sorted(removed):
-            _remove_file(self.output, rel)
+        _remove_files(self.output, sorted(removed))
         self.committed = True
         shutil.rmtree(self.dir, ignore_errors=True)
         return self.staged | self.moved, removed
@@ -180,17 +208,21 @@ def files_under(folder: Path) -> set[str]:
     return found
 
 
-def _remove_file(output: Path, rel: str) -> None:
-    """Remove one file of the output and the folders it leaves empty."""
-    target = output / rel
-    target.unlink(missing_ok=True)
-    parent = target.parent
-    while parent != output:
-        try:
-            parent.rmdir()
-        except OSError:
-            break
-        parent = parent.parent
+def _remove_files(output: Path, rels: list[str]) -> None:
+    """Remove files of the output, then the folders they leave empty (each folder once:
+    the old chunks of a search index are hundreds of files in one folder)."""
+    folders = set()
+    for rel in rels:
+        target = output / rel
+        target.unlink(missing_ok=True)
+        folders.add(target.parent)
+    for folder in sorted(folders, key=lambda f: len(f.parts), reverse=True):
+        while folder != output:
+            try:
+                folder.rmdir()
+            except OSError:  # not empty, or gone with a child's
+                break
+            folder = folder.parent
 
 
 _REMOVALS: list[threading.Thread] = []

@@ -457,7 +457,7 @@ class Engine:
             return []
         previous = {rel: e.out.digest for rel, e in last.pages.items() if rel not in damaged}
         items = [(rel, previous.get(rel)) for rel in paths]
-        initargs = (self.config, site, stage.dir, self.extra_head, self.bytecode_dir(),
+        initargs = (self.config, site, stage.staging, self.extra_head, self.bytecode_dir(),
                     self.stylesheets)
         done = []
         for n, result in enumerate(run_jobs(items, template_one, init_pages, initargs,
