@@ -96,8 +96,9 @@ def create_environment(config: Config, bytecode: Path | None = None,
         _check_readable(site_templates, config.root)
         loaders.append(jinja2.FileSystemLoader(str(site_templates)))
     loaders += [theme, jinja2.PrefixLoader({THEME_PREFIX: theme})]
+    loader: jinja2.BaseLoader = jinja2.ChoiceLoader(loaders)
     env = jinja2.Environment(
-        loader=jinja2.ChoiceLoader(loaders),
+        loader=loader if reload else _KnownMissing(loader),
         autoescape=jinja2.select_autoescape(["html", "xml", "j2"], default_for_string=True),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -132,6 +133,29 @@ def create_environment(config: Config, bytecode: Path | None = None,
     env.globals["stylesheet"] = _stylesheet(stylesheets or {}, urls.url)
     env.globals["custom_js"] = (config.root / "static" / CUSTOM_JS).is_file()
     return env
+
+
+class _KnownMissing(jinja2.BaseLoader):
+    """`loader`, remembering the templates it does not have. Jinja keeps the templates
+    it found, not the ones it did not: every page's `{% include "needs/…" ignore missing %}`
+    would look for the same absent files in every template folder again."""
+
+    def __init__(self, loader: jinja2.BaseLoader) -> None:
+        self.loader = loader
+        self.missing: set[str] = set()
+
+    def get_source(self, environment: jinja2.Environment, template: str,
+                   ) -> tuple[str, str | None, Callable[[], bool] | None]:
+        if template in self.missing:
+            raise jinja2.TemplateNotFound(template)
+        try:
+            return self.loader.get_source(environment, template)
+        except jinja2.TemplateNotFound:
+            self.missing.add(template)
+            raise
+
+    def list_templates(self) -> list[str]:
+        return self.loader.list_templates()
 
 
 def _stylesheet(stylesheets: Mapping[frozenset[str], str],

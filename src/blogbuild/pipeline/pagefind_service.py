@@ -4,18 +4,19 @@ Pagefind's own Python API (`pagefind.index.PagefindIndex`) speaks this same prot
 its reader sleeps a tenth of a second before every answer, so 1,000 pages cost 100 s. This
 client sends the same messages (`NewIndex`, `AddFile`, `GetFiles`), the pages' while their
 answers are read, and reads each answer as soon as it comes, so the time is Pagefind's own
-indexing. Only the program is
-found through the `pagefind` package (`PAGEFIND_BINARY_PATH`, `pagefind_bin`, the PATH).
+indexing. The program is found as the `pagefind` package finds it.
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
+import importlib
 import importlib.util
 import json
 import os
 import queue
+import shutil
 import subprocess
 import threading
 from collections.abc import Iterable
@@ -29,15 +30,23 @@ class SearchUnavailable(Exception):
 
 
 def executable() -> Path:
-    """The Pagefind program the `pagefind` package would run."""
-    try:
-        from pagefind.service import get_executable
-    except ImportError:
-        raise SearchUnavailable("the pagefind package is not installed") from None
-    found = get_executable()
+    """The Pagefind program the `pagefind` package would run, found as it finds it:
+    PAGEFIND_BINARY_PATH, then the program a `pagefind_bin_extended` or `pagefind_bin`
+    package carries, then `pagefind_extended` or `pagefind` on the PATH. (Not through
+    `pagefind.service`: it imports asyncio, a tenth of an edit's start.)"""
+    named = os.environ.get("PAGEFIND_BINARY_PATH")
+    if named is not None:
+        return Path(named)
+    for package in ("pagefind_bin_extended", "pagefind_bin"):
+        try:
+            module = importlib.import_module(package)
+            return Path(module.get_executable())
+        except (ImportError, AttributeError, FileNotFoundError):
+            continue
+    found = shutil.which("pagefind_extended") or shutil.which("pagefind")
     if found is None:
         raise SearchUnavailable("the Pagefind program was not found")
-    return found
+    return Path(found)
 
 
 def versions() -> str:
