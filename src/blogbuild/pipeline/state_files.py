@@ -26,7 +26,6 @@ import shutil
 import tempfile
 import zlib
 from collections.abc import Callable, Hashable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -125,16 +124,10 @@ def save_state(cache: Path, state: State, last: State | None = None) -> bool:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         present = set(os.listdir(folder))
-        # Files are written by threads: a new post changes some hundred shards, and making
-        # a file waits on the file system, not on Python.
-        with ThreadPoolExecutor(4) as pool:
-            writes = [pool.submit(_write, folder, file, data)
-                      for part in _PARTS
-                      for n, shard in enumerate(_split(getattr(state, part), memo))
-                      for file, data in _save_shard(part, f"{part}-{n:02d}", shard, before,
-                                                    saved, present)]
-            for write in writes:
-                write.result()
+        for part in _PARTS:
+            for n, shard in enumerate(_split(getattr(state, part), memo)):
+                name = f"{part}-{n:02d}"
+                _save_shard(folder, part, name, shard, before, saved, present)
         index = {"format": FORMAT, "key": state.key, "templates": state.templates,
                  "closures": state.closures, "names": saved.names}
         _write(folder, INDEX, pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL))
@@ -147,22 +140,19 @@ def save_state(cache: Path, state: State, last: State | None = None) -> bool:
     return True
 
 
-def _save_shard(part: str, name: str, shard: dict[Hashable, Any], before: Saved,
-                saved: Saved, present: set[str]) -> list[tuple[str, bytes]]:
-    """Note the shard in `saved`; returns the file to write when it changed."""
+def _save_shard(folder: Path, part: str, name: str, shard: dict[Hashable, Any],
+                before: Saved, saved: Saved, present: set[str]) -> None:
     if not shard:
-        return []
+        return
     file = before.names.get(name)
     held = _held(part, shard)
-    write = []
     if file not in present or before.held.get(name) != held:
         data = pickle.dumps(shard, protocol=pickle.HIGHEST_PROTOCOL)
         file = f"{name}-{hashlib.blake2b(data, digest_size=16).hexdigest()}.pickle"
-        write.append((file, data))
+        _write(folder, file, data)
     assert file is not None
     saved.names[name] = file
     saved.held[name] = held
-    return write
 
 
 def _write(folder: Path, name: str, data: bytes) -> None:
