@@ -199,6 +199,9 @@ class PageDone:
 
 
 _PAGES: dict[str, Any] = {}
+#: The last set-up and what it was made for: a run that templates in this process does
+#: so two or three times (the edited pages first), for the same site.
+_KEPT: dict[str, Any] = {}
 
 
 def init_pages(config: Config | None, site: Any, stage: Staging | None,
@@ -207,6 +210,12 @@ def init_pages(config: Config | None, site: Any, stage: Staging | None,
     """Set up templating: the environment, the read tracker and every planned page."""
     _PAGES.clear()
     if config is None:
+        return
+    same = (config, site, stage, stylesheets)
+    if (len(_KEPT.get("same", ())) == len(same)
+            and all(a is b for a, b in zip(_KEPT["same"], same, strict=True))
+            and _KEPT["other"] == (extra_head, bytecode)):
+        _PAGES.update(_KEPT["pages"])
         return
     from blogbuild.output.plan import plan
     from blogbuild.output.templating import create_environment
@@ -218,6 +227,8 @@ def init_pages(config: Config | None, site: Any, stage: Staging | None,
     tracker.install(env)
     _PAGES.update(config=config, env=env, tracker=tracker, stage=stage,
                   pages={page.path: page for page in plan(site, config)})
+    _KEPT.clear()
+    _KEPT.update(same=same, other=(extra_head, bytecode), pages=dict(_PAGES))
 
 
 def template_one(item: tuple[str, bytes | None]) -> PageDone:
