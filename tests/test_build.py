@@ -185,7 +185,7 @@ def test_cache_key_covers_code_and_library_versions(monkeypatch: pytest.MonkeyPa
     from blogbuild import fingerprints as render
     from blogbuild.config import Config
 
-    assert render._versions(render.RENDER_LIBRARIES) == {
+    assert render.versions_of(render.RENDER_LIBRARIES) == {
         name: metadata.version(name) for name in render.RENDER_LIBRARIES}
     before = render.digest_of(b"# post", Config())
     (tmp_path / "pygments-99.0.dist-info").mkdir()  # an upgrade, first on the import path

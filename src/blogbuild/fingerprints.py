@@ -36,7 +36,7 @@ def code_fingerprint() -> str:
     for path in _code_files():
         h.update(path.relative_to(PACKAGE).as_posix().encode())
         h.update(path.read_bytes())
-    for name, version in _versions(RENDER_LIBRARIES).items():
+    for name, version in versions_of(RENDER_LIBRARIES).items():
         h.update(f"{name}={version}".encode())
     for name, path in sorted(RUNTIME_VERSIONS.items()):
         try:
@@ -46,7 +46,7 @@ def code_fingerprint() -> str:
     return h.hexdigest()
 
 
-def _versions(names: tuple[str, ...]) -> dict[str, str]:
+def versions_of(names: tuple[str, ...]) -> dict[str, str]:
     """The installed version of each distribution (`?` when it is not installed).
 
     Read from the names of the `.dist-info` folders on the import path, as

@@ -25,10 +25,11 @@ Rules = dict[str, dict[str, str]]
 
 def code_css_key() -> str:
     """Changes when the generated styles may: the Pygments version, the styles, this code."""
-    from importlib import metadata
+    from blogbuild.fingerprints import versions_of
 
     code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
-    return f"pygments={metadata.version('Pygments')};styles={','.join(CODE_STYLES)};code={code}"
+    pygments = versions_of(("Pygments",))["Pygments"]
+    return f"pygments={pygments};styles={','.join(CODE_STYLES)};code={code}"
 
 
 def _rules(style: str, background: str) -> Rules:

@@ -20,14 +20,13 @@ import queue
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 from blogbuild import cancel
 from blogbuild.config import Config
 from blogbuild.content.models import MissingBody, Post, Site
 from blogbuild.diagnostics import Diagnostic, warning
-from blogbuild.fingerprints import code_fingerprint
+from blogbuild.fingerprints import code_fingerprint, versions_of
 from blogbuild.output.writer import Stage
 from blogbuild.pipeline.pagefind_service import versions
 from blogbuild.pipeline.state import FileEntry, OutputEntry, file_digest, intact
@@ -196,7 +195,7 @@ class Search:
         docs = documents(site)
         # Pagefind, the CBOR writer, and our code (how pages are shown to Pagefind, how its
         # index is written and compressed) make the index with the pages.
-        programs = f"{versions()};cbor2={_version('cbor2')};{code_fingerprint()}"
+        programs = f"{versions()};cbor2={versions_of(('cbor2',))['cbor2']};{code_fingerprint()}"
         keys = [page_key(post, self.config, programs) for post in docs]
         source = "generated:search:" + hashlib.sha256("".join(keys).encode()).hexdigest()
         previous = {rel: e for rel, e in last.items() if e.source == source}
@@ -341,13 +340,6 @@ class Indexing:
         """The run failed: stop, and wait until it wrote its last file into the stage."""
         self._token.stop()
         self._thread.join()
-
-
-def _version(package: str) -> str:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "?"
 
 
 #: From this many pages to read, two Pagefind processes read them.
