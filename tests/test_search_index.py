@@ -260,3 +260,43 @@ def test_old_parts_leave_the_cache_and_current_ones_stay(
     other.write_text(other.read_text() + "\nAnother edit.\n")
     build(site / "site.yaml")
     assert pagefind_reads == [["/posts/p3/"]]  # the other pages' parts were kept
+
+
+_one_change = st.tuples(st.one_of(st.none(), st.tuples(_ints, _ints)),
+                        st.dictionaries(st.text(min_size=1, max_size=8),
+                                        st.tuples(_ints, _ints), max_size=2))
+
+
+@given(st.text(min_size=1, max_size=12), _postings,
+       st.dictionaries(st.text(min_size=1, max_size=8), _postings, max_size=2), st.data())
+@settings(max_examples=400, deadline=None)
+def test_a_patched_word_is_its_bytes_written_anew(
+        word: str, main: dict[int, Any], variants: dict[str, dict[int, Any]],
+        data: st.DataObject) -> None:
+    """An edit's splice (pages replaced, taken out or added anywhere, its first or last
+    page too, variants as well) gives the bytes, weight and last page of the word written
+    whole after the edit."""
+    pages = sorted({*main, *(n for p in variants.values() for n in p)})
+    number = st.integers(0, 5_100) | st.sampled_from(pages) if pages else st.integers(0, 5_100)
+    change = data.draw(st.dictionaries(number, _one_change, min_size=1, max_size=5))
+
+    def ours(p: dict[int, Any]) -> fmt.Postings:
+        return {n: fmt.posting(locs, meta) for n, (locs, meta) in p.items()}
+
+    before = fmt.Word(ours(main), {v: ours(p) for v, p in variants.items()})
+    after = fmt.Word(dict(before.main), {v: dict(p) for v, p in before.variants.items()})
+    ours_change: fmt.Change = {}
+    for number, (new_main, new_variants) in change.items():
+        posting = None if new_main is None else fmt.posting(*new_main)
+        others = {v: fmt.posting(*lists) for v, lists in new_variants.items()}
+        ours_change[number] = (posting, others)
+        if posting is None:
+            after.main.pop(number, None)
+        else:
+            after.main[number] = posting
+        for postings in after.variants.values():
+            postings.pop(number, None)
+        for variant, one in others.items():
+            after.variants.setdefault(variant, {})[number] = one
+    result = fmt.patched(fmt.word_item(word, before), ours_change)
+    assert result == (None if after.empty() else fmt.word_item(word, after))

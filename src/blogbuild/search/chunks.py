@@ -14,9 +14,6 @@ import array
 import bisect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
-
-import cbor2
 
 from blogbuild.pipeline.state import file_digest
 from blogbuild.search import format as fmt
@@ -131,12 +128,9 @@ def from_scratch(count: int, page: Callable[[int], PageIndex], fields: list[str]
     return out
 
 
-#: A change to one word: page number -> its new (posting or None, variants) there.
-_Change = dict[int, tuple[fmt.Posting | None, dict[str, fmt.Posting]]]
-
 
 def _changes(old: PageIndex | None, new: PageIndex | None, number: int, fields: list[str],
-             into: dict[str, _Change]) -> None:
+             into: dict[str, fmt.Change]) -> None:
     """The words whose postings on page `number` differ from `old` to `new`."""
     old_words = {} if old is None else old.words
     new_words = {} if new is None else new.words
@@ -155,7 +149,7 @@ def _changes(old: PageIndex | None, new: PageIndex | None, number: int, fields: 
             into.setdefault(word, {})[number] = after if after is not None else (None, {})
 
 
-def _apply(entry: fmt.Word, change: _Change) -> None:
+def _apply(entry: fmt.Word, change: fmt.Change) -> None:
     for number, (main, variants) in change.items():
         if main is None:
             entry.main.pop(number, None)
@@ -168,55 +162,6 @@ def _apply(entry: fmt.Word, change: _Change) -> None:
     entry.variants = {v: p for v, p in entry.variants.items() if p}
 
 
-def _patch_pages(pages: list[list[Any]], change: dict[int, fmt.Posting | None],
-                 ) -> tuple[list[list[Any]], int, int]:
-    """A word's page list with the postings of `change` put in (None: taken out), its
-    weight and its last page number (-1: none)."""
-    found: dict[int, tuple[Any, Any]] = {}
-    number = 0
-    for delta, locs, meta_locs in pages:
-        number += delta
-        found[number] = (locs, meta_locs)
-    for number, posting in change.items():
-        if posting is None:
-            found.pop(number, None)
-        else:
-            found[number] = fmt.posting_lists(posting[0])
-    out, last, units = [], 0, 0
-    for number in sorted(found):
-        locs, meta_locs = found[number]
-        out.append([number - last, locs, meta_locs])
-        last = number
-        units += len(locs) + 1
-    return out, units, last if out else -1
-
-
-def _patch(data: bytes, change: _Change) -> fmt.Item | None:
-    """A word's CBOR with `change` applied, decoded and written again as a whole (a
-    common word is on every page: one call of the CBOR library, not one per page);
-    None when it is on no page any more. cbor2 writes what `format.write_word` writes."""
-    try:
-        word, pages, variants = cbor2.loads(data)
-    except (cbor2.CBORDecodeError, TypeError, ValueError) as exc:
-        raise fmt.FormatError(f"an index chunk has another shape ({exc})") from None
-    pages, units, last = _patch_pages(pages, {n: main for n, (main, _v) in change.items()})
-    by_variant = {v: p for v, p in variants}
-    names = set(by_variant) | {v for _main, vs in change.values() for v in vs}
-    out_variants = []
-    for variant in sorted(names):
-        patched, more, _last = _patch_pages(by_variant.get(variant, []), {
-            n: vs.get(variant) for n, (_main, vs) in change.items()})
-        if patched:
-            out_variants.append([variant, patched])
-            units += more
-    if not pages and not out_variants:
-        return None
-    head = cbor2.dumps(word)
-    pages_data = cbor2.dumps(pages)
-    return (word, units, b"\x83" + head + pages_data + cbor2.dumps(out_variants), last,
-            1 + len(head) + len(pages_data))
-
-
 def update(old: list[str], keys: list[str], part: Callable[[str], PageIndex | None],
            old_fields: list[str], fields: list[str], chunks: list[Chunk]) -> list[Chunk] | None:
     """The chunks for pages `keys` made from `chunks`, those of pages `old`, or None when
@@ -227,7 +172,7 @@ def update(old: list[str], keys: list[str], part: Callable[[str], PageIndex | No
                if n >= len(old) or n >= len(keys) or old[n] != keys[n]]
     if len(changed) > MOST_CHANGED:
         return None
-    changes: dict[str, _Change] = {}
+    changes: dict[str, fmt.Change] = {}
     for number in changed:
         before = part(old[number]) if number < len(old) else None
         after = part(keys[number]) if number < len(keys) else None
@@ -266,7 +211,7 @@ def update(old: list[str], keys: list[str], part: Callable[[str], PageIndex | No
                 items[word] = fmt.appended(old_item, [
                     (n, main) for n, (main, _v) in sorted(change.items()) if main is not None])
                 continue
-            patched = _patch(old_item[2], change)
+            patched = fmt.patched(old_item, change)
             if patched is None:
                 del items[word]
             else:
