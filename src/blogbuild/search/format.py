@@ -189,6 +189,11 @@ _UINT, _TEXT, _ARRAY = 0x00, 0x60, 0x80
 _SMALL_UINT = [bytes([0x83, n]) for n in range(24)]
 
 
+def _entry_head(delta: int) -> bytes:
+    """The start of a page's entry: a three-item array and its page number's delta."""
+    return _SMALL_UINT[delta] if delta < 24 else b"\x83" + _head(_UINT, delta)
+
+
 def _text(value: str) -> bytes:
     data = value.encode()
     return _head(_TEXT, len(data)) + data
@@ -199,7 +204,7 @@ def _encode_postings(postings: Postings) -> bytes:
     last = 0
     for number in sorted(postings):
         delta = number - last
-        parts.append(_SMALL_UINT[delta] if delta < 24 else b"\x83" + _head(_UINT, delta))
+        parts.append(_entry_head(delta))
         parts.append(postings[number][0])
         last = number
     return b"".join(parts)
@@ -233,7 +238,7 @@ def appended(item: Item, postings: list[tuple[int, Posting]]) -> Item:
     added = []
     for number, (posting, more) in postings:
         delta = number - max(last, 0)
-        added.append(_SMALL_UINT[delta] if delta < 24 else b"\x83" + _head(_UINT, delta))
+        added.append(_entry_head(delta))
         added.append(posting)
         units += more
         last = number
@@ -353,8 +358,8 @@ def _spliced(data: bytes, start: int, end: int, change: dict[int, Posting | None
 
 
 def _entry(delta: int, posting_bytes: bytes) -> bytes:
-    head = _SMALL_UINT[delta] if delta < 24 else b"\x83" + _head(_UINT, delta)
-    return head + posting_bytes
+    """A page's entry in a word's list of pages: `[delta, locs, meta_locs]`."""
+    return _entry_head(delta) + posting_bytes
 
 
 def _read_head(data: bytes, pos: int) -> tuple[int, int, int]:
@@ -381,7 +386,7 @@ class Run:
 
     def add(self, number: int, posting: Posting) -> None:
         delta = number - self.last
-        self.data += _SMALL_UINT[delta] if delta < 24 else b"\x83" + _head(_UINT, delta)
+        self.data += _entry_head(delta)
         self.data += posting[0]
         self.count += 1
         self.units += posting[1]
