@@ -47,7 +47,7 @@ from blogbuild.pipeline.quick import (
     read_sources,
     save_summary,
 )
-from blogbuild.pipeline.search import Search
+from blogbuild.pipeline.search import Indexing, Search
 from blogbuild.pipeline.sources import (
     Renderer,
     asset_rels,
@@ -340,10 +340,15 @@ class Engine:
         config = self.config
         token = cancel.current()
         with Stage(self.output, fresh=fresh) as stage:
-            # The search index is made while pages are templated; the live server starts
-            # it once the edited page is out (it would compete with that page).
-            indexing = None if early is not None else self.search.start(
-                stage, site, last.files, self.output, fresh, render_again)
+            def index() -> Indexing:
+                return self.search.start(stage, site, last.files, self.output, fresh,
+                                         render_again)
+
+            # An update's search index is made while its pages are templated; the live
+            # server starts it once the edited page is out (it would compete with that
+            # page). A fresh build's waits for its pages: their worker processes fill both
+            # cores, and with Pagefind's in memory at once the peak would be theirs summed.
+            indexing = index() if early is None and not fresh else None
             try:
                 self.progress("copying files", 0, 0)
                 files = stage_files(stage, chosen, last.files, self.output, fresh)
@@ -389,9 +394,8 @@ class Engine:
                 # rest of this run (the live server runs it again with that change).
                 token.defer()
                 token.check()
-                if indexing is None:
-                    indexing = self.search.start(stage, site, last.files, self.output, fresh,
-                                                 render_again)
+                if indexing is None and not fresh:
+                    indexing = index()
                 first = set(own)
                 todo = [p for p in pages if p.path in outdated | first]
                 self.progress("writing pages", len(first), len(todo))
@@ -411,9 +415,11 @@ class Engine:
                     raise TemplateError(error_.message + more, file=error_.file, line=error_.line)
                 token.check()
                 self.progress("indexing for search", 0, 0)
-                index, self.search_notes = indexing.result()
-                files.update(index)
-                keep = set(chosen) | {p.path for p in pages} | set(index)
+                if indexing is None:
+                    indexing = index()
+                indexed, self.search_notes = indexing.result()
+                files.update(indexed)
+                keep = set(chosen) | {p.path for p in pages} | set(indexed)
                 keep.discard(MARKER)
                 token.check()  # the last moment: after the commit, the state must follow
                 self.progress("committing", 0, 0)
