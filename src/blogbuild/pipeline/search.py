@@ -90,8 +90,9 @@ def read_pages(config: Config, docs: list[Post], render_again: Callable[[set[str
                keep: Callable[[str, PageIndex], None]) -> Runtime:
     """Pagefind's reading of `docs`, handed to `keep` page by page with its URL; returns
     Pagefind's runtime. Raises SearchUnavailable. Pages go in batches to Pagefind
-    processes, two at once when there are many (Pagefind reads on one core), so no process
-    holds more than a batch; each document is made as it is sent. `render_again` renders
+    processes, two at once when there are many (Pagefind reads on one core); each process
+    makes a new index for each batch, so none holds more than a batch, and each document
+    is made as it is sent. `render_again` renders
     the sources whose bodies the render store lost."""
     from blogbuild.pipeline.pagefind_service import SearchUnavailable, Service
 
@@ -114,21 +115,31 @@ def read_pages(config: Config, docs: list[Post], render_again: Callable[[set[str
                     digests.add(missing.digest)
 
     def work(batches: queue.SimpleQueue[list[Post] | None]) -> None:
-        while (batch := batches.get()) is not None:
-            if errors:
-                continue
-            try:
-                with Service(options) as service, token.child(service.kill):
-                    service.add_many(documents_of(batch))
-                    files = service.files()
-                runtime, found = split(files)
-                del files
-                with lock:
-                    runtimes.append(runtime)
-                    for url, part in found.items():
-                        keep(url, part)
-            except BaseException as exc:  # handed to the caller's thread
-                errors.append(exc)
+        service: Service | None = None  # one process, a new index for each batch
+        try:
+            while (batch := batches.get()) is not None:
+                if errors:
+                    continue
+                try:
+                    if service is None:
+                        service = Service(options)
+                    else:
+                        service.next_index()
+                    with token.child(service.kill):
+                        service.add_many(documents_of(batch))
+                        files = service.files()
+                    runtime, found = split(files)
+                    del files
+                    with lock:
+                        if not runtimes:  # the same in every batch, a few hundred KiB
+                            runtimes.append(runtime)
+                        for url, part in found.items():
+                            keep(url, part)
+                except BaseException as exc:  # handed to the caller's thread
+                    errors.append(exc)
+        finally:
+            if service is not None:
+                service.close()
 
     todo = docs
     digests: set[str] = set()
@@ -309,5 +320,5 @@ def _version(package: str) -> str:
 
 #: From this many pages to read, two Pagefind processes read them.
 _TWO_PROCESSES = 32
-#: Pages per Pagefind process: its memory grows with the pages it holds.
-_BATCH = 100
+#: Pages per Pagefind index: a process's memory grows with the pages of its index.
+_BATCH = 50
