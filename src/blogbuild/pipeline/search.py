@@ -321,4 +321,4 @@ def _version(package: str) -> str:
 #: From this many pages to read, two Pagefind processes read them.
 _TWO_PROCESSES = 32
 #: Pages per Pagefind index: a process's memory grows with the pages of its index.
-_BATCH = 50
+_BATCH = 25
