@@ -239,8 +239,6 @@ class Search:
                     continue
                 stage.write_bytes(path, data)
                 entries[path] = FileEntry(source, (0, 0), OutputEntry(digest, len(data), 0))
-            for chunk in index.layout.chunks:
-                chunk.data = None  # written: the live server keeps the layout, not the bytes
             index.layout.save()
             search_pages.prune(keys, index.layout.key)
             self.layout = index.layout

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import array
 import bisect
+import gzip
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,17 +31,17 @@ MOST_CHANGED = 64
 
 @dataclass
 class Chunk:
-    """A chunk file, and where each of its words is in it."""
+    """A chunk file, and where each of its words is in it. It is kept as the file it is
+    served as (gzip: half its raw bytes, which only the chunks an edit changes need again)."""
 
     words: list[str]
     units: array.array[int]  # each word's weight
-    ends: array.array[int]  # where each word's CBOR ends in raw
+    ends: array.array[int]  # where each word's CBOR ends in the raw file
     lasts: array.array[int]  # each word's last page number (-1: only variants)
     pages_ends: array.array[int]  # where the list of its pages ends in its CBOR
-    raw: bytes  # uncompressed file
-    digest: str  # of raw: its file name
-    out: bytes | None = None  # digest of the served file, once made
-    data: bytes | None = None  # the served file, while this build has it
+    digest: str  # of the raw file: its file name
+    data: bytes  # the served file
+    out: bytes  # digest of the served file
 
     @property
     def first(self) -> str:
@@ -49,20 +52,12 @@ class Chunk:
         return self.words[-1]
 
     def items(self) -> Iterator[fmt.Item]:
+        raw = gzip.decompress(self.data)
         begin = len(fmt.chunk_head(len(self.words)))
         for word, units, end, last, pages_end in zip(self.words, self.units, self.ends,
                                                      self.lasts, self.pages_ends, strict=True):
-            yield word, units, self.raw[begin:end], last, pages_end
+            yield word, units, raw[begin:end], last, pages_end
             begin = end
-
-    def served(self) -> bytes:
-        if self.data is None:
-            self.data = fmt.compress(self.raw)
-            self.out = file_digest(self.data)
-        return self.data
-
-    def __getstate__(self) -> dict[str, object]:
-        return {**self.__dict__, "data": None}
 
 
 def _remap(posting: fmt.Posting, table: list[int] | None) -> fmt.Posting:
@@ -90,9 +85,43 @@ def _make(items: list[fmt.Item]) -> Chunk:
         at += len(item[2])
         ends.append(at)
     raw = head + b"".join(item[2] for item in items)
+    data = fmt.compress(raw)
     return Chunk([i[0] for i in items], array.array("q", (i[1] for i in items)), ends,
                  array.array("q", (i[3] for i in items)), array.array("q", (i[4] for i in items)),
-                 raw, fmt.digest(raw))
+                 fmt.digest(raw), data, file_digest(data))
+
+
+#: Chunks cut and not yet made, at most: each holds its words' raw bytes until compressed.
+_WAITING = 8
+
+
+class _Maker:
+    """Makes the chunks cut, in order, on two threads (compressing lets go of the GIL)
+    while the cutting goes on; a context manager."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(2, thread_name_prefix="chunks")
+        self._waiting: deque[Future[Chunk]] = deque()
+        self.made: list[Chunk] = []
+
+    def add(self, cut: list[list[fmt.Item]]) -> None:
+        for items in cut:
+            self._waiting.append(self._pool.submit(_make, items))
+            while len(self._waiting) > _WAITING:
+                self.made.append(self._waiting.popleft().result())
+
+    def finish(self) -> list[Chunk]:
+        while self._waiting:
+            self.made.append(self._waiting.popleft().result())
+        return self.made
+
+    def __enter__(self) -> _Maker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for future in self._waiting:  # failed: the rest is not needed
+            future.cancel()
+        self._pool.shutdown(wait=True)
 
 
 def _item(word: str, entry: fmt.Word) -> fmt.Item:
@@ -121,14 +150,14 @@ def from_scratch(count: int, page: Callable[[int], PageIndex], fields: list[str]
                     run = runs[variant] = fmt.Run()
                 run.add(number, other if table is None else _remap(other, table))
     chunker = fmt.Chunker()
-    out: list[Chunk] = []
-    for word in sorted(main.keys() | variants.keys()):
-        # Each word's runs are let go once written, each chunk made once cut: memory
-        # holds about one copy of the index at a time.
-        chunker.add(fmt.write_runs(word, main.pop(word, None), variants.pop(word, None)))
-        out.extend(_make(items) for items in chunker.take())
-    out.extend(_make(items) for items in chunker.finish())
-    return out
+    with _Maker() as maker:
+        for word in sorted(main.keys() | variants.keys()):
+            # Each word's runs are let go once written, each chunk made once cut: memory
+            # holds about one copy of the index at a time, most of it compressed.
+            chunker.add(fmt.write_runs(word, main.pop(word, None), variants.pop(word, None)))
+            maker.add(chunker.take())
+        maker.add(chunker.finish())
+        return maker.finish()
 
 
 #: A change to one word: page number -> its new (posting or None, variants) there.
