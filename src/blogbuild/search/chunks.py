@@ -13,6 +13,7 @@ from __future__ import annotations
 import array
 import bisect
 import gzip
+import itertools
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -131,13 +132,64 @@ def _item(word: str, entry: fmt.Word) -> fmt.Item:
 def from_scratch(count: int, page: Callable[[int], PageIndex], fields: list[str],
                  ) -> list[Chunk]:
     """The chunks of pages 0 to count - 1, read one at a time: memory holds the index's
-    bytes, not an object per posting."""
+    bytes, not an object per posting. A large site's words are gathered in a few passes
+    over its pages, each for a range of words (in order, so the chunks are the same):
+    memory holds the postings of one range at a time."""
+    chunker = fmt.Chunker()
+    with _Maker() as maker:
+        for low, high in itertools.pairwise([None, *_splits(count, page), None]):
+            main, variants = _runs(count, page, fields, low, high)
+            for word in sorted(main.keys() | variants.keys()):
+                # Each word's runs are let go once written, each chunk made once cut.
+                chunker.add(fmt.write_runs(word, main.pop(word, None),
+                                           variants.pop(word, None)))
+                maker.add(chunker.take())
+        maker.add(chunker.finish())
+        return maker.finish()
+
+
+#: Pages whose postings one pass of from_scratch gathers, about: each pass reads every
+#: page again (a 5,000-page site's postings and their objects are about 60 MiB).
+PAGES_PER_PASS = 2000
+#: Pages sampled to split the words into ranges of about as many postings.
+_SAMPLED = 40
+
+
+def _splits(count: int, page: Callable[[int], PageIndex]) -> list[str]:
+    """The words that begin the second and later passes' ranges (none: one pass), from
+    the words of some pages spread over the site. Any split gives the same chunks; a
+    good one gives each pass about as many postings."""
+    passes = -(-count // PAGES_PER_PASS)
+    if passes <= 1:
+        return []
+    weights: dict[str, int] = {}
+    for number in range(0, count, max(1, count // _SAMPLED)):
+        for word, (_posting, others) in page(number).words.items():
+            weights[word] = weights.get(word, 0) + 1 + len(others)
+    total = sum(weights.values())
+    splits: list[str] = []
+    seen = 0  # postings of the words before
+    for word in sorted(weights):
+        if seen >= total * (len(splits) + 1) / passes:
+            splits.append(word)
+            if len(splits) == passes - 1:
+                break
+        seen += weights[word]
+    return splits
+
+
+def _runs(count: int, page: Callable[[int], PageIndex], fields: list[str], low: str | None,
+          high: str | None) -> tuple[dict[str, fmt.Run], dict[str, dict[str, fmt.Run]]]:
+    """The postings of the words from `low` (None: the first) to before `high` (None: to
+    the last), by word and by variant, in page order."""
     main: dict[str, fmt.Run] = {}
     variants: dict[str, dict[str, fmt.Run]] = {}
     for number in range(count):
         part = page(number)
         table = _field_table(part, fields)
         for word, (posting, others) in part.words.items():
+            if (low is not None and word < low) or (high is not None and word >= high):
+                continue
             if posting is not None:
                 run = main.get(word)
                 if run is None:
@@ -149,15 +201,7 @@ def from_scratch(count: int, page: Callable[[int], PageIndex], fields: list[str]
                 if run is None:
                     run = runs[variant] = fmt.Run()
                 run.add(number, other if table is None else _remap(other, table))
-    chunker = fmt.Chunker()
-    with _Maker() as maker:
-        for word in sorted(main.keys() | variants.keys()):
-            # Each word's runs are let go once written, each chunk made once cut: memory
-            # holds about one copy of the index at a time, most of it compressed.
-            chunker.add(fmt.write_runs(word, main.pop(word, None), variants.pop(word, None)))
-            maker.add(chunker.take())
-        maker.add(chunker.finish())
-        return maker.finish()
+    return main, variants
 
 
 #: A change to one word: page number -> its new (posting or None, variants) there.
