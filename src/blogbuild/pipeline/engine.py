@@ -115,7 +115,7 @@ class Engine:
         # Formulas and highlighted code, shared with the worker processes.
         diskcache.set_cache_dir(self.cache_root if use_cache else None)
         self.store = self._store()
-        self.search = Search(config)
+        self.search = Search(config, remember=lenient)  # the live server runs again
         self.search_notes: list[Diagnostic] = []  # the last run's warnings about search
         #: The output paths of the pages open in a browser (the live server's): templated
         #: first, with the pages of the edited sources, when they are stale.

@@ -187,6 +187,10 @@ class Search:
     try again on every save."""
 
     config: Config
+    #: Keep the layout in memory for the next run (the live server's engine runs again; a
+    #: build's runs once, and its layout, tens of MiB for thousands of posts, would only
+    #: take room from what comes after the index).
+    remember: bool = True
     unavailable: str = ""
     layout: Layout | None = None
     runtime: Runtime | None = None
@@ -241,7 +245,7 @@ class Search:
                 entries[path] = FileEntry(source, (0, 0), OutputEntry(digest, len(data), 0))
             index.layout.save()
             search_pages.prune(keys, index.layout.key)
-            self.layout = index.layout
+            self.layout = index.layout if self.remember else None
             return entries, []
 
     def _make(self, docs: list[Post], keys: list[str], programs: str,
