@@ -45,6 +45,8 @@ from blogbuild.pipeline.quick import (
     listing,
     read_sources,
     save_summary,
+    with_bytes,
+    without_bytes,
 )
 from blogbuild.pipeline.search import Search
 from blogbuild.pipeline.sources import (
@@ -222,6 +224,10 @@ class Engine:
         if missing_feeds:
             entries.update(renderer.render([replace(i, feed=True) for i in missing_feeds],
                                            links))
+        if not self.lenient:  # one run: no source is rendered again but a lost render
+            items = without_bytes(items)
+            sources.items = without_bytes(sources.items)
+            todo = missing_feeds = []  # the same bytes
         pages = list(plan(site, config))
         specs, file_problems = site_files(config, site, found.assets)
         cards, card_problems = site_cards(config, site)
@@ -250,7 +256,7 @@ class Engine:
 
         def render_again(digests: set[str]) -> None:
             """Bodies the render store lost (damaged, pruned): render those sources again."""
-            lost = [replace(items[rel], feed=entries[rel].feed)
+            lost = [replace(with_bytes(items[rel], config), feed=entries[rel].feed)
                     for rel, e in entries.items() if e.digest in digests and rel in items]
             entries.update(renderer.render(lost, links, reuse=False))
 
