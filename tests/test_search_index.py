@@ -232,6 +232,41 @@ def test_postings_appended_to_a_word_are_its_bytes_written_anew(
     assert fmt.appended(fmt.word_item(word, before), added) == fmt.word_item(word, after)
 
 
+_page_words = st.dictionaries(
+    st.text(alphabet="abcdeéz東", min_size=1, max_size=4),
+    st.tuples(st.none() | st.tuples(_ints, _ints),
+              st.dictionaries(st.text(alphabet="xyz", min_size=1, max_size=2),
+                              st.tuples(_ints, _ints), max_size=2)),
+    max_size=12)
+
+
+@given(st.lists(_page_words, min_size=1, max_size=30), st.integers(1, 12))
+@settings(max_examples=100, deadline=None)
+def test_the_chunks_are_the_same_whatever_the_passes_over_the_pages(
+        pages: list[Any], per_pass: int) -> None:
+    """A large site's words are gathered in several passes, a range of words each: the
+    chunks are those of one pass."""
+    from blogbuild.search import chunks
+    from blogbuild.search.pages import PageIndex
+
+    parts = [PageIndex(b"", "", 1, ["title"], {
+        word: (None if main is None else fmt.posting(*main),
+               {v: fmt.posting(*p) for v, p in others.items()})
+        for word, (main, others) in words.items() if main is not None or others})
+        for words in pages]
+
+    def made(passes_of: int) -> list[tuple[str, bytes]]:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(chunks, "PAGES_PER_PASS", passes_of)
+            mp.setattr(fmt, "MIN_UNITS", 4)
+            mp.setattr(fmt, "EVERY", 3)
+            mp.setattr(fmt, "MAX_UNITS", 16)
+            return [(c.digest, c.data)
+                    for c in chunks.from_scratch(len(parts), parts.__getitem__, ["title"])]
+
+    assert made(per_pass) == made(10**9)
+
+
 def test_old_parts_leave_the_cache_and_current_ones_stay(
         tmp_path: Path, pagefind_reads: list[list[str]]) -> None:
     import sqlite3

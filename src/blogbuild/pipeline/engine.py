@@ -46,6 +46,8 @@ from blogbuild.pipeline.quick import (
     listing,
     read_sources,
     save_summary,
+    with_bytes,
+    without_bytes,
 )
 from blogbuild.pipeline.search import Indexing, Search
 from blogbuild.pipeline.sources import (
@@ -116,7 +118,7 @@ class Engine:
         # Formulas and highlighted code, shared with the worker processes.
         diskcache.set_cache_dir(self.cache_root if use_cache else None)
         self.store = self._store()
-        self.search = Search(config)
+        self.search = Search(config, remember=lenient)  # the live server runs again
         self.search_notes: list[Diagnostic] = []  # the last run's warnings about search
         #: The output paths of the pages open in a browser (the live server's): templated
         #: first, with the pages of the edited sources, when they are stale.
@@ -223,6 +225,10 @@ class Engine:
         if missing_feeds:
             entries.update(renderer.render([replace(i, feed=True) for i in missing_feeds],
                                            links))
+        if not self.lenient:  # one run: no source is rendered again but a lost render
+            items = without_bytes(items)
+            sources.items = without_bytes(sources.items)
+            todo = missing_feeds = []  # the same bytes
         pages = list(plan(site, config))
         specs, file_problems = site_files(config, site, found.assets)
         cards, card_problems = site_cards(config, site)
@@ -255,7 +261,7 @@ class Engine:
             """Bodies the render store lost (damaged, pruned): render those sources again.
             Called by the templating and by the search index's thread, one at a time."""
             with rendering_again:
-                lost = [replace(items[rel], feed=entries[rel].feed)
+                lost = [replace(with_bytes(items[rel], config), feed=entries[rel].feed)
                         for rel, e in entries.items() if e.digest in digests and rel in items]
                 entries.update(renderer.render(lost, links, reuse=False))
 

@@ -81,6 +81,7 @@ class Service:
                 stderr=subprocess.DEVNULL, cwd=os.getcwd())
         except OSError as exc:
             raise SearchUnavailable(f"cannot run {path}: {exc.strerror or exc}") from None
+        self.config = config
         self.last_id = 0
         self.buffer = bytearray()  # what was read past the last answer
         try:
@@ -112,6 +113,15 @@ class Service:
         """Stop it now, from any thread: a request waiting for its answer fails."""
         with contextlib.suppress(OSError):
             self.process.kill()
+
+    def next_index(self) -> None:
+        """Let go of the index made so far and begin another with the same options: one
+        process makes one index after another, its memory that of one (it gives back what
+        an index held), and is started once. Starting it costs more than its time: until
+        the program is loaded, a process started from a build process is counted (by
+        what sums the memory of processes) as large as that one."""
+        self._send({"type": "DeleteIndex", "index_id": self.index})
+        self.index = int(self._send({"type": "NewIndex", "config": self.config})["index_id"])
 
     def add_many(self, pages: Iterable[tuple[str, str]]) -> None:
         """Index pages `(url, html)`, the requests sent while the answers are read: one

@@ -90,8 +90,9 @@ def read_pages(config: Config, docs: list[Post], render_again: Callable[[set[str
                keep: Callable[[str, PageIndex], None]) -> Runtime:
     """Pagefind's reading of `docs`, handed to `keep` page by page with its URL; returns
     Pagefind's runtime. Raises SearchUnavailable. Pages go in batches to Pagefind
-    processes, two at once when there are many (Pagefind reads on one core), so no process
-    holds more than a batch; each document is made as it is sent. `render_again` renders
+    processes, two at once when there are many (Pagefind reads on one core); each process
+    makes a new index for each batch, so none holds more than a batch, and each document
+    is made as it is sent. `render_again` renders
     the sources whose bodies the render store lost."""
     from blogbuild.pipeline.pagefind_service import SearchUnavailable, Service
 
@@ -114,21 +115,31 @@ def read_pages(config: Config, docs: list[Post], render_again: Callable[[set[str
                     digests.add(missing.digest)
 
     def work(batches: queue.SimpleQueue[list[Post] | None]) -> None:
-        while (batch := batches.get()) is not None:
-            if errors:
-                continue
-            try:
-                with Service(options) as service, token.child(service.kill):
-                    service.add_many(documents_of(batch))
-                    files = service.files()
-                runtime, found = split(files)
-                del files
-                with lock:
-                    runtimes.append(runtime)
-                    for url, part in found.items():
-                        keep(url, part)
-            except BaseException as exc:  # handed to the caller's thread
-                errors.append(exc)
+        service: Service | None = None  # one process, a new index for each batch
+        try:
+            while (batch := batches.get()) is not None:
+                if errors:
+                    continue
+                try:
+                    if service is None:
+                        service = Service(options)
+                    else:
+                        service.next_index()
+                    with token.child(service.kill):
+                        service.add_many(documents_of(batch))
+                        files = service.files()
+                    runtime, found = split(files)
+                    del files
+                    with lock:
+                        if not runtimes:  # the same in every batch, a few hundred KiB
+                            runtimes.append(runtime)
+                        for url, part in found.items():
+                            keep(url, part)
+                except BaseException as exc:  # handed to the caller's thread
+                    errors.append(exc)
+        finally:
+            if service is not None:
+                service.close()
 
     todo = docs
     digests: set[str] = set()
@@ -176,6 +187,10 @@ class Search:
     try again on every save."""
 
     config: Config
+    #: Keep the layout in memory for the next run (the live server's engine runs again; a
+    #: build's runs once, and its layout, tens of MiB for thousands of posts, would only
+    #: take room from what comes after the index).
+    remember: bool = True
     unavailable: str = ""
     layout: Layout | None = None
     runtime: Runtime | None = None
@@ -204,51 +219,50 @@ class Search:
             return previous, []
         from blogbuild.pipeline.pagefind_service import SearchUnavailable
 
-        try:
-            index = self._make(docs, keys, programs, render_again)
-        except SearchUnavailable as exc:
-            cancel.check()  # Pagefind was stopped because the run was cancelled
-            self.unavailable = str(exc)
-            return {}, [warning("site.yaml", 0, f"search: {exc}, so the site is built without "
-                                "search; install it with `pip install 'pagefind[bin]'`, or "
-                                "set `search: false` in site.yaml")]
-        old = {} if fresh else {rel: e for rel, e in last.items()
-                                if e.source.startswith("generated:search:")}
-        entries = {}
-        for rel, (known, make) in index.files.items():
-            path = f"{FOLDER}/{rel}"
-            kept = old.get(path)
-            # Most files outlive an edit (the script, the fragments of other pages, the
-            # chunks that hold none of its words): kept without being made again.
-            if (kept is not None and known is not None and kept.out.digest == known
-                    and intact(output, path, kept.out)):
-                entries[path] = FileEntry(source, (0, 0), kept.out)
-                continue
-            data = make()
-            digest = file_digest(data)
-            if kept is not None and kept.out.digest == digest and intact(output, path,
-                                                                          kept.out):
-                entries[path] = FileEntry(source, (0, 0), kept.out)
-                continue
-            stage.write_bytes(path, data)
-            entries[path] = FileEntry(source, (0, 0), OutputEntry(digest, len(data), 0))
-        for chunk in index.layout.chunks:
-            chunk.data = None  # written: the live server keeps the layout, not the bytes
-        index.layout.save()
-        search_pages.prune(keys, index.layout.key)
-        self.layout = index.layout
-        return entries, []
+        with search_pages.Spill() as spill:
+            try:
+                index = self._make(docs, keys, programs, render_again, spill)
+            except SearchUnavailable as exc:
+                cancel.check()  # Pagefind was stopped because the run was cancelled
+                self.unavailable = str(exc)
+                return {}, [warning("site.yaml", 0, f"search: {exc}, so the site is built without "
+                                    "search; install it with `pip install 'pagefind[bin]'`, or "
+                                    "set `search: false` in site.yaml")]
+            old = {} if fresh else {rel: e for rel, e in last.items()
+                                    if e.source.startswith("generated:search:")}
+            entries = {}
+            for rel, (known, make) in index.files.items():
+                path = f"{FOLDER}/{rel}"
+                kept = old.get(path)
+                # Most files outlive an edit (the script, the fragments of other pages, the
+                # chunks that hold none of its words): kept without being made again.
+                if (kept is not None and known is not None and kept.out.digest == known
+                        and intact(output, path, kept.out)):
+                    entries[path] = FileEntry(source, (0, 0), kept.out)
+                    continue
+                data = make()
+                digest = file_digest(data)
+                if kept is not None and kept.out.digest == digest and intact(output, path,
+                                                                              kept.out):
+                    entries[path] = FileEntry(source, (0, 0), kept.out)
+                    continue
+                stage.write_bytes(path, data)
+                entries[path] = FileEntry(source, (0, 0), OutputEntry(digest, len(data), 0))
+            index.layout.save()
+            search_pages.prune(keys, index.layout.key)
+            self.layout = index.layout if self.remember else None
+            return entries, []
 
     def _make(self, docs: list[Post], keys: list[str], programs: str,
-              render_again: Callable[[set[str]], None]) -> Made:
+              render_again: Callable[[set[str]], None], spill: search_pages.Spill) -> Made:
         layout = self.layout or Layout.load()
         options = hashlib.sha256(json.dumps([FORMAT, programs]).encode()).hexdigest()
         if layout is not None and layout.key != options:
             layout = None
         refs = {} if layout is None else {r.key: r for r in layout.pages}
-        # Parts read or looked up in this run, as bytes (an object per posting would hold
-        # ten times the memory): a part is decoded when it is needed.
-        blobs: dict[str, bytes] = {}
+        # Parts read in this run are kept as bytes (an object per posting would hold ten
+        # times the memory), in the result cache or without one in `spill`, and decoded
+        # when needed.
         runtime = self.runtime or search_pages.cached_runtime(options)
         urls = self.config.urls
 
@@ -263,20 +277,20 @@ class Search:
             def keep(url: str, part: PageIndex) -> None:
                 key = by_url[url]
                 blob = part.dumps()
-                if not search_pages.keep(key, blob):  # no cache: memory holds it
-                    blobs[key] = blob
+                if not search_pages.keep(key, blob):  # no cache
+                    spill.put(key, blob)
                 refs.setdefault(key, PageRef.of(key, part))
 
             runtime = read_pages(self.config, [docs[n] for n in numbers], render_again, keep)
             search_pages.keep_runtime(options, runtime)
 
         def part(key: str) -> PageIndex | None:
-            return search_pages.decoded(blobs.get(key) or search_pages.cached_bytes(key))
+            return search_pages.decoded(spill.get(key) or search_pages.cached_bytes(key))
 
         def need(key: str) -> PageIndex:
             found = part(key)
             if found is None:  # the cache lost it
-                blobs.pop(key, None)
+                spill.pop(key)
                 read([keys.index(key)])
                 found = part(key)
                 assert found is not None
@@ -344,5 +358,5 @@ class Indexing:
 
 #: From this many pages to read, two Pagefind processes read them.
 _TWO_PROCESSES = 32
-#: Pages per Pagefind process: its memory grows with the pages it holds.
-_BATCH = 100
+#: Pages per Pagefind index: a process's memory grows with the pages of its index.
+_BATCH = 25

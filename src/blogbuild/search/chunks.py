@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import array
 import bisect
+import gzip
+import itertools
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from blogbuild.pipeline.state import file_digest
@@ -25,17 +29,17 @@ MOST_CHANGED = 64
 
 @dataclass
 class Chunk:
-    """A chunk file, and where each of its words is in it."""
+    """A chunk file, and where each of its words is in it. It is kept as the file it is
+    served as (gzip: half its raw bytes, which only the chunks an edit changes need again)."""
 
     words: list[str]
     units: array.array[int]  # each word's weight
-    ends: array.array[int]  # where each word's CBOR ends in raw
+    ends: array.array[int]  # where each word's CBOR ends in the raw file
     lasts: array.array[int]  # each word's last page number (-1: only variants)
     pages_ends: array.array[int]  # where the list of its pages ends in its CBOR
-    raw: bytes  # uncompressed file
-    digest: str  # of raw: its file name
-    out: bytes | None = None  # digest of the served file, once made
-    data: bytes | None = None  # the served file, while this build has it
+    digest: str  # of the raw file: its file name
+    data: bytes  # the served file
+    out: bytes  # digest of the served file
 
     @property
     def first(self) -> str:
@@ -46,20 +50,12 @@ class Chunk:
         return self.words[-1]
 
     def items(self) -> Iterator[fmt.Item]:
+        raw = gzip.decompress(self.data)
         begin = len(fmt.chunk_head(len(self.words)))
         for word, units, end, last, pages_end in zip(self.words, self.units, self.ends,
                                                      self.lasts, self.pages_ends, strict=True):
-            yield word, units, self.raw[begin:end], last, pages_end
+            yield word, units, raw[begin:end], last, pages_end
             begin = end
-
-    def served(self) -> bytes:
-        if self.data is None:
-            self.data = fmt.compress(self.raw)
-            self.out = file_digest(self.data)
-        return self.data
-
-    def __getstate__(self) -> dict[str, object]:
-        return {**self.__dict__, "data": None}
 
 
 def _remap(posting: fmt.Posting, table: list[int] | None) -> fmt.Posting:
@@ -87,9 +83,43 @@ def _make(items: list[fmt.Item]) -> Chunk:
         at += len(item[2])
         ends.append(at)
     raw = head + b"".join(item[2] for item in items)
+    data = fmt.compress(raw)
     return Chunk([i[0] for i in items], array.array("q", (i[1] for i in items)), ends,
                  array.array("q", (i[3] for i in items)), array.array("q", (i[4] for i in items)),
-                 raw, fmt.digest(raw))
+                 fmt.digest(raw), data, file_digest(data))
+
+
+#: Chunks cut and not yet made, at most: each holds its words' raw bytes until compressed.
+_WAITING = 8
+
+
+class _Maker:
+    """Makes the chunks cut, in order, on two threads (compressing lets go of the GIL)
+    while the cutting goes on; a context manager."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(2, thread_name_prefix="chunks")
+        self._waiting: deque[Future[Chunk]] = deque()
+        self.made: list[Chunk] = []
+
+    def add(self, cut: list[list[fmt.Item]]) -> None:
+        for items in cut:
+            self._waiting.append(self._pool.submit(_make, items))
+            while len(self._waiting) > _WAITING:
+                self.made.append(self._waiting.popleft().result())
+
+    def finish(self) -> list[Chunk]:
+        while self._waiting:
+            self.made.append(self._waiting.popleft().result())
+        return self.made
+
+    def __enter__(self) -> _Maker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for future in self._waiting:  # failed: the rest is not needed
+            future.cancel()
+        self._pool.shutdown(wait=True)
 
 
 def _item(word: str, entry: fmt.Word) -> fmt.Item:
@@ -99,13 +129,64 @@ def _item(word: str, entry: fmt.Word) -> fmt.Item:
 def from_scratch(count: int, page: Callable[[int], PageIndex], fields: list[str],
                  ) -> list[Chunk]:
     """The chunks of pages 0 to count - 1, read one at a time: memory holds the index's
-    bytes, not an object per posting."""
+    bytes, not an object per posting. A large site's words are gathered in a few passes
+    over its pages, each for a range of words (in order, so the chunks are the same):
+    memory holds the postings of one range at a time."""
+    chunker = fmt.Chunker()
+    with _Maker() as maker:
+        for low, high in itertools.pairwise([None, *_splits(count, page), None]):
+            main, variants = _runs(count, page, fields, low, high)
+            for word in sorted(main.keys() | variants.keys()):
+                # Each word's runs are let go once written, each chunk made once cut.
+                chunker.add(fmt.write_runs(word, main.pop(word, None),
+                                           variants.pop(word, None)))
+                maker.add(chunker.take())
+        maker.add(chunker.finish())
+        return maker.finish()
+
+
+#: Pages whose postings one pass of from_scratch gathers, about: each pass reads every
+#: page again (a 5,000-page site's postings and their objects are about 60 MiB).
+PAGES_PER_PASS = 2000
+#: Pages sampled to split the words into ranges of about as many postings.
+_SAMPLED = 40
+
+
+def _splits(count: int, page: Callable[[int], PageIndex]) -> list[str]:
+    """The words that begin the second and later passes' ranges (none: one pass), from
+    the words of some pages spread over the site. Any split gives the same chunks; a
+    good one gives each pass about as many postings."""
+    passes = -(-count // PAGES_PER_PASS)
+    if passes <= 1:
+        return []
+    weights: dict[str, int] = {}
+    for number in range(0, count, max(1, count // _SAMPLED)):
+        for word, (_posting, others) in page(number).words.items():
+            weights[word] = weights.get(word, 0) + 1 + len(others)
+    total = sum(weights.values())
+    splits: list[str] = []
+    seen = 0  # postings of the words before
+    for word in sorted(weights):
+        if seen >= total * (len(splits) + 1) / passes:
+            splits.append(word)
+            if len(splits) == passes - 1:
+                break
+        seen += weights[word]
+    return splits
+
+
+def _runs(count: int, page: Callable[[int], PageIndex], fields: list[str], low: str | None,
+          high: str | None) -> tuple[dict[str, fmt.Run], dict[str, dict[str, fmt.Run]]]:
+    """The postings of the words from `low` (None: the first) to before `high` (None: to
+    the last), by word and by variant, in page order."""
     main: dict[str, fmt.Run] = {}
     variants: dict[str, dict[str, fmt.Run]] = {}
     for number in range(count):
         part = page(number)
         table = _field_table(part, fields)
         for word, (posting, others) in part.words.items():
+            if (low is not None and word < low) or (high is not None and word >= high):
+                continue
             if posting is not None:
                 run = main.get(word)
                 if run is None:
@@ -117,15 +198,7 @@ def from_scratch(count: int, page: Callable[[int], PageIndex], fields: list[str]
                 if run is None:
                     run = runs[variant] = fmt.Run()
                 run.add(number, other if table is None else _remap(other, table))
-    chunker = fmt.Chunker()
-    out: list[Chunk] = []
-    for word in sorted(main.keys() | variants.keys()):
-        # Each word's runs are let go once written, each chunk made once cut: memory
-        # holds about one copy of the index at a time.
-        chunker.add(fmt.write_runs(word, main.pop(word, None), variants.pop(word, None)))
-        out.extend(_make(items) for items in chunker.take())
-    out.extend(_make(items) for items in chunker.finish())
-    return out
+    return main, variants
 
 
 

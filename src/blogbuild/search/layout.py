@@ -12,7 +12,6 @@ import os
 import pickle
 import tempfile
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from blogbuild.search.pages import PageIndex, Runtime
 
 _FILE = "search-layout.pickle"
 #: Bump when these classes change.
-_FORMAT = 2
+_FORMAT = 3
 
 
 @dataclass
@@ -92,8 +91,7 @@ class Made:
     @classmethod
     def of(cls, runtime: Runtime, layout: Layout,
            part: Callable[[str], PageIndex]) -> Made:
-        """The index's files, by path under its folder. Chunks new to this build are
-        compressed now, on two threads."""
+        """The index's files, by path under its folder."""
         lang = runtime.language
         made = cls(layout)
         for rel, data in sorted(runtime.files.items()):
@@ -101,15 +99,10 @@ class Made:
         fragment_names = list(fmt.names(lang, (p.fragment_digest for p in layout.pages)))
         for name, page in zip(fragment_names, layout.pages, strict=True):
             made.files[f"fragment/{name}.pf_fragment"] = (page.out, _fragment(part, page.key))
-        fresh = [c for c in layout.chunks if c.out is None]
-        with ThreadPoolExecutor(2) as pool:
-            for chunk, data in zip(fresh, pool.map(fmt.compress, (c.raw for c in fresh)),
-                                   strict=True):
-                chunk.data, chunk.out = data, file_digest(data)
         chunk_names = list(fmt.names(lang, (c.digest for c in layout.chunks)))
         bounds = fmt.bounds([(c.first, c.last) for c in layout.chunks])
         for name, chunk in zip(chunk_names, layout.chunks, strict=True):
-            made.files[f"index/{name}.pf_index"] = (chunk.out, chunk.served)
+            made.files[f"index/{name}.pf_index"] = (chunk.out, _given(chunk.data))
         meta = fmt.write_meta(fmt.Meta(
             runtime.version, [(n, p.word_count) for n, p in zip(fragment_names, layout.pages,
                                                                   strict=True)],

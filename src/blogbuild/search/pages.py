@@ -12,8 +12,10 @@ from __future__ import annotations
 import base64
 import json
 import marshal
+import os
+import tempfile
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 from blogbuild import diskcache
 from blogbuild.search import format as fmt
@@ -142,6 +144,46 @@ def decoded(data: bytes | None) -> PageIndex | None:
         return PageIndex.loads(data)
     except (ValueError, TypeError, EOFError):
         return None
+
+
+class Spill:
+    """Page parts a build read when there is no result cache (`--no-cache`), kept in an
+    unnamed temporary file until the index is written: memory holds where each part is,
+    not every page's words and fragment (over 100 MiB for 5,000 pages). A context
+    manager; the file goes when it closes. Not for two threads at once."""
+
+    def __init__(self) -> None:
+        self._at: dict[str, tuple[int, int]] = {}  # key -> offset and size in the file
+        self._file: IO[bytes] | None = None
+
+    def put(self, key: str, data: bytes) -> None:
+        if self._file is None:
+            self._file = tempfile.TemporaryFile(prefix="blogbuild-search-")  # noqa: SIM115
+        self._file.seek(0, os.SEEK_END)
+        self._at[key] = (self._file.tell(), len(data))
+        self._file.write(data)
+
+    def get(self, key: str) -> bytes | None:
+        at = self._at.get(key)
+        if at is None or self._file is None:
+            return None
+        self._file.seek(at[0])
+        return self._file.read(at[1])
+
+    def pop(self, key: str) -> None:
+        self._at.pop(key, None)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        self._at.clear()
+
+    def __enter__(self) -> Spill:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def cached_bytes(key: str) -> bytes | None:
