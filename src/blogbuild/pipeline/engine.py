@@ -14,7 +14,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from blogbuild import cancel, fingerprints
@@ -358,33 +358,9 @@ class Engine:
             try:
                 self.progress("copying files", 0, 0)
                 files = stage_files(stage, chosen, last.files, self.output, fresh)
-                documents: dict[str, Post] = {p.source: p for p in [*site.posts, *site.pages]}
-                assert self.sources is not None
                 self.progress("deciding stale pages", 0, 0)
-                templates_fp = self.sources.template_files(config)  # read once per run
-                names = {page.template for page in pages}
-                if templates_fp == last.templates and names <= set(last.closures):
-                    closures = last.closures
-                else:
-                    closures = stale.closures(config, names | set(last.closures))
-                globals_fp = stale.globals_fingerprint(config, self.extra_head)
-                inputs = {p.path: stale.page_inputs(p, closures[p.template], globals_fp,
-                                                    self.stylesheets) for p in pages}
-                changed, prints = stale.changed_posts(documents, last)
-                values = stale.Values(site, config, documents, last.values, changed)
-                damaged: set[str] = set()  # in the output, but not as the last build left it
-
-                def unchanged(rel: str) -> bool:
-                    entry = last.pages.get(rel)
-                    if entry is None:
-                        return False
-                    if not intact(self.output, rel, entry.out):
-                        damaged.add(rel)
-                        return False
-                    return True
-
-                outdated = {p.path for p in pages} if fresh else set(
-                    stale.stale_pages(pages, inputs, last, values, unchanged))
+                decided = self._decide(site, pages, last, fresh)
+                outdated, damaged = decided.outdated, decided.damaged
                 # The live server shows the pages of the edited sources first, and the stale
                 # pages open in a browser, before anything else is templated. (After an edit
                 # of a template or a stylesheet, all pages come together: a page that differs
@@ -431,14 +407,16 @@ class Engine:
                 self.progress("committing", 0, 0)
                 # The check for no change listed the output (a build's first run only: the
                 # live server's output changes between runs).
+                assert self.sources is not None
                 written, removed = stage.commit(keep, self.sources.outputs)
                 self.sources.outputs = None
             finally:
                 if indexing is not None:
                     indexing.abandon()  # the run failed (at once when it is done)
         self.progress("saving the state", 0, 0)
-        state = stale.next_state(last, entries, pages, inputs, closures, templates_fp, done,
-                                 files, prints, values, written, self.output)
+        state = stale.next_state(last, entries, pages, decided.inputs, decided.closures,
+                                 decided.templates, done, files, decided.prints,
+                                 decided.values, written, self.output)
         self.state = state
         self.site = site
         if self.persist:
@@ -452,6 +430,38 @@ class Engine:
             changed=written, removed=removed, fresh=fresh,
             errors=first_per_place([d.error for d in failed if d.error is not None]),
         )
+
+    def _decide(self, site: Site, pages: list[PlannedPage], last: State, fresh: bool,
+                ) -> _Decided:
+        """Which pages to template again, and what the next state records of them."""
+        config = self.config
+        assert self.sources is not None
+        documents: dict[str, Post] = {p.source: p for p in [*site.posts, *site.pages]}
+        templates_fp = self.sources.template_files(config)  # read once per run
+        names = {page.template for page in pages}
+        if templates_fp == last.templates and names <= set(last.closures):
+            closures = last.closures
+        else:
+            closures = stale.closures(config, names | set(last.closures))
+        globals_fp = stale.globals_fingerprint(config, self.extra_head)
+        inputs = {p.path: stale.page_inputs(p, closures[p.template], globals_fp,
+                                            self.stylesheets) for p in pages}
+        changed, prints = stale.changed_posts(documents, last)
+        values = stale.Values(site, config, documents, last.values, changed)
+        damaged: set[str] = set()
+
+        def unchanged(rel: str) -> bool:
+            entry = last.pages.get(rel)
+            if entry is None:
+                return False
+            if not intact(self.output, rel, entry.out):
+                damaged.add(rel)
+                return False
+            return True
+
+        outdated = {p.path for p in pages} if fresh else set(
+            stale.stale_pages(pages, inputs, last, values, unchanged))
+        return _Decided(templates_fp, closures, inputs, prints, values, outdated, damaged)
 
     def bytecode_dir(self) -> Path | None:
         """Where compiled templates are kept (None without a cache). Jinja folds filters of
@@ -479,6 +489,19 @@ class Engine:
                 stage.staged.add(result.path)
             self.progress("writing pages", n, len(items))
         return done
+
+
+@dataclass
+class _Decided:
+    """What deciding the stale pages found."""
+
+    templates: str  # the fingerprint of the template files
+    closures: dict[str, bytes]
+    inputs: dict[str, bytes]  # each page's, besides what it reads
+    prints: dict[str, bytes]  # each post's fingerprint
+    values: stale.Values
+    outdated: set[str]  # the pages to template again
+    damaged: set[str]  # in the output, but not as the last build left it
 
 
 __all__ = ["BuildReport", "Engine"]
