@@ -11,8 +11,10 @@ the build warns and goes on without search.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import datetime as dt
+import gc
 import hashlib
 import html
 import json
@@ -219,7 +221,7 @@ class Search:
             return previous, []
         from blogbuild.pipeline.pagefind_service import SearchUnavailable
 
-        with search_pages.Spill() as spill:
+        with _collector_paused(not self.remember), search_pages.Spill() as spill:
             try:
                 index = self._make(docs, keys, programs, render_again, spill)
             except SearchUnavailable as exc:
@@ -354,6 +356,22 @@ class Indexing:
         """The run failed: stop, and wait until it wrote its last file into the stage."""
         self._token.stop()
         self._thread.join()
+
+
+@contextlib.contextmanager
+def _collector_paused(paused: bool) -> Iterator[None]:
+    """The cycle collector off while a one-run build makes its index: taking Pagefind's
+    answers apart and gathering the words make millions of short-lived objects and hold
+    a range of words' postings, none of them in cycles, and each full collection they set
+    off went through the postings again (180 of them, 16 s of a 5,000-post build)."""
+    if not paused or not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 #: From this many pages to read, two Pagefind processes read them.
