@@ -122,10 +122,6 @@ class _Maker:
         self._pool.shutdown(wait=True)
 
 
-def _item(word: str, entry: fmt.Word) -> fmt.Item:
-    return fmt.word_item(word, entry)
-
-
 def from_scratch(count: int, page: Callable[[int], PageIndex], fields: list[str],
                  ) -> list[Chunk]:
     """The chunks of pages 0 to count - 1, read one at a time: memory holds the index's
@@ -275,16 +271,9 @@ def update(old: list[str], keys: list[str], part: Callable[[str], PageIndex | No
                 entry = fmt.Word()
                 _apply(entry, changes[word])
                 if not entry.empty():
-                    items[word] = _item(word, entry)
+                    items[word] = fmt.word_item(word, entry)
                 continue
-            change = changes[word]
-            if all(n >= len(old) and main is not None and not variants
-                   for n, (main, variants) in change.items()):
-                # Only pages new at the end: their postings go after the word's others.
-                items[word] = fmt.appended(old_item, [
-                    (n, main) for n, (main, _v) in sorted(change.items()) if main is not None])
-                continue
-            patched = fmt.patched(old_item, change)
+            patched = fmt.patched(old_item, changes[word])
             if patched is None:
                 del items[word]
             else:

@@ -260,6 +260,11 @@ def patched(item: Item, change: Change) -> Item | None:
     costs a walk, not a decoding and an encoding of all its postings. Its variants (a few
     pages, if any) are decoded and written again."""
     word, units, data, last, end = item
+    if data[end:] == _EMPTY and all(main is not None and not others and number > last
+                                    for number, (main, others) in change.items()):
+        # Only postings after every page it is on (a new post), and no variants to mind.
+        return appended(item, [(n, main) for n, (main, _o) in sorted(change.items())
+                               if main is not None])
     start = 1 + len(_text(word))
     pages, more, last = _spliced(data, start, end, {
         n: main for n, (main, _v) in change.items()}, last)
