@@ -276,8 +276,8 @@ def test_another_base_url_is_not_served_from_compiled_templates(site: Path,
 
 
 def test_old_renders_and_states_are_pruned(site: Path, tmp_path: Path) -> None:
-    """Renders no source names any more go once they are old; states of other output
-    folders (previews) are kept only for the few most recent ones."""
+    """Renders no source names any more go once they are old (looked for once a day);
+    states of other output folders (previews) are kept only for the few most recent ones."""
     import os
 
     store = site / ".blogbuild-cache" / "render"
@@ -294,7 +294,17 @@ def test_old_renders_and_states_are_pruned(site: Path, tmp_path: Path) -> None:
         os.utime(path, (month_ago, month_ago))
     edit(posts(site, "p1"), "Second words.", "Third words.")()
     build(site / "site.yaml")
+    # The store is looked through once a day: today's first build did it.
+    assert len(entries()) == len(first) + 2
+    stamp = site / ".blogbuild-cache" / "tidied" / "render"
+    yesterday = stamp.stat().st_mtime - 25 * 3600
+    os.utime(stamp, (yesterday, yesterday))
+    for path in store.rglob("*.pickle"):
+        os.utime(path, (month_ago, month_ago))
+    edit(posts(site, "p1"), "Third words.", "Fourth words.")()
+    build(site / "site.yaml")
     assert len(entries()) == len(first)  # one render per source, nothing older
+    assert stamp.stat().st_mtime > yesterday + 24 * 3600
     assert build(site / "site.yaml", output=tmp_path / "again", use_cache=True).rendered == 0
     for n in range(6):
         build(site / "site.yaml", output=tmp_path / f"preview-{n}")

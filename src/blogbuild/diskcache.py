@@ -314,6 +314,21 @@ def close() -> None:
     _cache.close()
 
 
+def due(stamp: Path, every: float) -> bool:
+    """True at most once per `every` seconds, as told by the time of the file `stamp`
+    (written when it is): tidying a cache that only drops entries weeks old need not
+    list it on every build. True when the stamp cannot be read or written."""
+    try:
+        if time.time() - stamp.stat().st_mtime < every:
+            return False
+    except OSError:
+        pass
+    with contextlib.suppress(OSError):
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.touch()
+    return True
+
+
 def prune_folder(folder: Path, *, older_than: float, keep: frozenset[str] = frozenset()) -> None:
     """Remove the files of a cache folder (cards, executed blocks) that no build has used
     for `older_than` seconds, except those named in `keep`. Never fails."""

@@ -23,6 +23,7 @@ from blogbuild.config import Config
 from blogbuild.content.linkmap import LinkMap, build_link_map
 from blogbuild.content.models import Post, Site
 from blogbuild.diagnostics import BuildFailed, Diagnostic, TemplateError, error
+from blogbuild.diskcache import due
 from blogbuild.output.claims import Claims, Owner
 from blogbuild.output.outdir import CACHE_DIR, MARKER, check_output
 from blogbuild.output.plan import PlannedPage, page_owner, plan
@@ -79,6 +80,8 @@ from blogbuild.progress import Progress, no_progress
 #: Renders no source of this build names are kept this long (other output folders, a
 #: drafts build, may still use them).
 STORE_KEEP_SECONDS = 14 * 24 * 3600
+#: How often those caches are looked through for what may go.
+TIDY_SECONDS = 24 * 3600
 #: Rounds of falling back to last good versions before the live server gives up a batch.
 _LENIENT_ROUNDS = 8
 
@@ -284,11 +287,16 @@ class Engine:
         if self.persist and self.state is not None and not report.errors \
                 and not self.search_notes:
             save_summary(self.cache_root, Summary(self.state.key, inputs, outputs, report))
-            if report.rendered:  # renders of older versions of these sources may go
+            # What is tidied away was unused for weeks: once a day is often enough (listing
+            # the render store alone took a tenth of an edit's build).
+            tidied = self.cache_root / "tidied"
+            if report.rendered and due(tidied / "render", TIDY_SECONDS):
+                # renders of older versions of these sources may go
                 self.store.prune({e.digest for e in entries.values()},
                                  older_than=STORE_KEEP_SECONDS)
-            prune_cards(self.cards_dir, cards, older_than=STORE_KEEP_SECONDS)
-            if renderer.executions:
+            if due(tidied / "cards", TIDY_SECONDS):
+                prune_cards(self.cards_dir, cards, older_than=STORE_KEEP_SECONDS)
+            if renderer.executions and due(tidied / "exec", TIDY_SECONDS):
                 from blogbuild.runtimes.python import prune as prune_runs
 
                 prune_runs(self.cache_root / "exec", older_than=STORE_KEEP_SECONDS)
