@@ -1,0 +1,75 @@
+"""Taking metadata out of JPEG, PNG and WebP files without touching their pixels."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from blogbuild.images.strip import Unreadable, strip
+from image_helpers import SECRET, jpeg_photo, png_picture, srgb_profile, webp_picture
+
+MAKERS = {"jpeg": jpeg_photo, "png": png_picture, "webp": webp_picture}
+
+
+@pytest.mark.parametrize("kind", sorted(MAKERS))
+def test_metadata_goes_and_the_pixels_and_colour_profile_stay(kind: str) -> None:
+    data = MAKERS[kind]()
+    assert SECRET in data  # the helpers wrote GPS, XMP and comments
+    out = strip(data)
+    assert SECRET not in out
+    before, after = Image.open(io.BytesIO(data)), Image.open(io.BytesIO(out))
+    after.load()  # whole and decodable
+    assert after.tobytes() == before.tobytes()
+    assert after.info.get("icc_profile") == srgb_profile()
+    assert dict(after.getexif()) == {}
+    assert 0x8825 not in after.getexif()  # no GPS block
+
+
+@pytest.mark.parametrize("kind", ["jpeg", "png", "webp"])
+def test_an_orientation_is_all_that_is_left_of_the_exif(kind: str) -> None:
+    data = MAKERS[kind]()
+    out = strip(data, orientation=6)
+    assert SECRET not in out
+    assert dict(Image.open(io.BytesIO(out)).getexif()) == {0x0112: 6}
+
+
+def test_a_second_picture_after_the_first_is_dropped() -> None:
+    """Phones write a second JPEG (MPO, a depth map) after the first, with its own EXIF."""
+    out = strip(jpeg_photo(300, 200) + jpeg_photo(64, 64))
+    assert SECRET not in out
+    assert out.endswith(b"\xff\xd9")
+    assert Image.open(io.BytesIO(out)).size == (300, 200)
+
+
+@pytest.mark.parametrize("kind", sorted(MAKERS))
+def test_a_cut_file_is_unreadable(kind: str) -> None:
+    data = MAKERS[kind]()
+    with pytest.raises(Unreadable):
+        strip(data[: len(data) * 2 // 3])
+
+
+def test_other_bytes_are_unreadable() -> None:
+    with pytest.raises(Unreadable):
+        strip(b"GIF89a" + bytes(40))
+
+
+@settings(max_examples=300, deadline=2000)
+@given(kind=st.sampled_from(sorted(MAKERS)), cut=st.integers(0, 10_000),
+       flips=st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 255)), max_size=6))
+def test_damaged_files_never_raise_anything_else(kind: str, cut: int,
+                                                 flips: list[tuple[int, int]]) -> None:
+    data = bytearray(_SMALL[kind][: max(12, len(_SMALL[kind]) - cut)])
+    for at, value in flips:
+        data[at % len(data)] = value
+    try:
+        out = strip(bytes(data))
+    except Unreadable:
+        return
+    assert len(out) <= len(data) + 64  # at most the orientation block was added
+
+
+_SMALL = {"jpeg": jpeg_photo(64, 48), "png": png_picture(40, 30), "webp": webp_picture(40, 30)}
