@@ -23,6 +23,7 @@ from blogbuild.config import (
     CitationsConfig,
     CommentsConfig,
     Config,
+    ImagesConfig,
     MathConfig,
     NavLink,
     RunnableConfig,
@@ -100,6 +101,7 @@ OTHER: dict[str, Any] = {
     "sidenotes": True,
     "social_cards": False,
     "social": SocialConfig(twitter="@other"),
+    "images": ImagesConfig(enabled=False),  # the render records which pictures it shows
     "extra": {"analytics": "x"},
     "bibliography": (str(Path(__file__).parent / "bib" / "refs.bib"),),
     "citations": CitationsConfig(style="numeric"),

@@ -14,6 +14,7 @@ import pytest
 from blogbuild.check.report import SCHEMA_VERSION
 from blogbuild.check.run import Options, check
 from blogbuild.commands.build import build
+from image_helpers import tiny_png
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 SOURCE = "content/posts/2024-01-02-source.md"
@@ -51,7 +52,7 @@ def make_site(root: Path, post: str = POST) -> Path:
     (root / "content/posts").mkdir(parents=True)
     (root / "templates/partials").mkdir(parents=True)
     (root / "static/img").mkdir(parents=True)
-    (root / "static/img/there.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (root / "static/img/there.png").write_bytes(tiny_png())
     (root / "site.yaml").write_text('title: Check\nbase_url: "https://example.org/blog/"\n')
     (root / "templates/partials/footer.html").write_text(
         "<footer><a href=\"{{ '/colophon/' | url }}\">Colophon</a>\n"

@@ -24,12 +24,10 @@ from blogbuild.commands.summary import (
 from blogbuild.diagnostics import warning
 from blogbuild.progress import TerminalBar
 from css_helpers import stylesheets
+from image_helpers import tiny_png
 
 BASIC = Path(__file__).parent / "sites" / "basic"
-PNG = bytes.fromhex(
-    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-    "1f15c4890000000d4944415478da63f8cfc0f01f0005000201e5273ede0000000049454e44ae426082"
-)
+PNG = tiny_png()  # a real picture: the image stage reads it
 MATH_POST = """\
 ---
 title: "Heavy"

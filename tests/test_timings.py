@@ -18,7 +18,8 @@ BASIC = Path(__file__).parent / "sites" / "basic"
 SRC = Path(__file__).resolve().parent.parent / "src"
 
 #: Every step of a build that renders and writes (in the order they come).
-STEPS = ["starting", "reading sources", "rendering posts and pages", "assembling the site",
+STEPS = ["starting", "reading sources", "preparing images", "rendering posts and pages",
+         "assembling the site",
          "drawing social cards", "checking links", "copying files", "deciding stale pages",
          "writing pages", "indexing for search", "committing", "saving the state"]
 

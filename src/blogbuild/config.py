@@ -112,6 +112,20 @@ class CitationsConfig:
 
 
 @dataclass(frozen=True)
+class ImagesConfig:
+    """How pictures are published (`images: false`: as they are, nothing else done)."""
+
+    enabled: bool = True
+    #: The widths (pixels) of the copies made of each picture, never wider than it is.
+    widths: tuple[int, ...] = (480, 800, 1200, 1600)
+    #: Formats made besides the picture's own (which every browser shows): webp, avif.
+    formats: tuple[str, ...] = ("webp",)
+    quality: int = 80  # 1–100, of the lossy formats
+    #: Pictures with more pixels are published as they are (decoding them costs too much).
+    max_pixels: int = 120_000_000
+
+
+@dataclass(frozen=True)
 class Config:
     """The site's configuration. `root` is the folder holding site.yaml."""
 
@@ -144,6 +158,7 @@ class Config:
     #: Draw a social card image for every post without its own `image:`.
     social_cards: bool = True
     social: SocialConfig = field(default_factory=SocialConfig)
+    images: ImagesConfig = field(default_factory=ImagesConfig)
     #: The .bib files every post cites from (paths from the site folder; a post's own
     #: `bibliography:` replaces them). One path or a list in site.yaml, a tuple here.
     bibliography: Any = ()
@@ -236,6 +251,9 @@ class _Reader:
         if dataclasses.is_dataclass(tp) and isinstance(tp, type):
             if is_null(node) and text_of(node) is None:
                 return tp()
+            # `images: false` is `images: {enabled: false}`
+            if node.tag == BOOL and "enabled" in {f.name for f in dataclasses.fields(tp)}:
+                return tp(enabled=to_python(node, self.doc))  # type: ignore[call-arg]
             if not isinstance(node, MappingNode):
                 raise fail(f"'{key}' must be a mapping (indented 'key: value' lines), not "
                            f"{describe(node)}", node)

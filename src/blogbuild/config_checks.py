@@ -117,6 +117,7 @@ def validate(config: Config, source: str, lines: dict[str, int]) -> None:
         if problem is not None:
             raise check.fail(f"nav[{i}].url", f"is not a URL that can be read, "
                                               f"{item.url!r}: {problem}")
+    _check_images(check, config)
     if config.math.output not in MATH_OUTPUTS:
         raise check.fail("math.output", f"must be {', '.join(MATH_OUTPUTS[:-1])} or "
                                         f"{MATH_OUTPUTS[-1]}, not {config.math.output!r}")
@@ -273,3 +274,24 @@ def _check_plugins(check: _Checker, config: Config) -> None:
         key = named[1] if named else ""
         raise ConfigError(exc.message, file=check.source,
                           line=check.line_of(key) if key else 0) from None
+
+
+#: The formats `images.formats` may name.
+IMAGE_FORMATS = ("webp", "avif")
+
+
+def _check_images(check: _Checker, config: Config) -> None:
+    images = config.images
+    for i, width in enumerate(images.widths):
+        if not 16 <= width <= 8192:
+            raise check.fail(f"images.widths[{i}]", f"must be a width in pixels from 16 to "
+                                                    f"8192, not {width}")
+    for i, fmt in enumerate(images.formats):
+        if fmt not in IMAGE_FORMATS:
+            raise check.fail(f"images.formats[{i}]", f"must be webp or avif (the picture's "
+                                                     f"own format is always made), not {fmt!r}")
+    if not 1 <= images.quality <= 100:
+        raise check.fail("images.quality", f"must be from 1 to 100, not {images.quality}")
+    if images.max_pixels < 1_000_000:
+        raise check.fail("images.max_pixels", f"must be at least 1000000, not "
+                                              f"{images.max_pixels}")

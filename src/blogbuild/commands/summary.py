@@ -368,6 +368,14 @@ def summary_lines(report: BuildReport, summary: Summary, where: str) -> list[str
         for weight, total in zip(summary.heaviest, totals, strict=True):
             lines.append(f"  {total:>{width}}  {weight.url:<{url_width}}  "
                          f"(HTML {human_bytes(weight.html)})")
+    if report.images:
+        lines.append("heaviest pictures (the file, and the widest copy a browser may load):")
+        sizes = [(human_bytes(size), human_bytes(copy) if copy else "no copies")
+                 for _, size, copy in report.images]
+        width = max(len(size) for size, _ in sizes)
+        copy_width = max(len(copy) for _, copy in sizes)
+        for (shown, _, _), (size, copy) in zip(report.images, sizes, strict=True):
+            lines.append(f"  {size:>{width}} → {copy:>{copy_width}}  {shown}")
     return lines
 
 

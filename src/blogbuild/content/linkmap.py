@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+from urllib.parse import unquote
 
 import yaml
 
@@ -31,6 +32,7 @@ from blogbuild.content.frontmatter import (
 )
 from blogbuild.content.wikinames import FileIndex, Match, NoteIndex, file_index, fold, note_index
 from blogbuild.diagnostics import ContentError
+from blogbuild.images.process import ImageInfo
 from blogbuild.urls import slugify
 
 #: A preview of another document's id: a digest of its HTML, and the needs (stylesheets)
@@ -134,6 +136,8 @@ class LinkMap:
     previews: Mapping[str, Mapping[str, Preview]] = field(default_factory=dict)
     #: Their HTML (not compared: the digests in `previews` say whether it changed).
     snippets: SnippetSource | None = field(default=None, compare=False)
+    #: Pictures by source, a content path or `static/…` (blogbuild.pipeline.images).
+    images: Mapping[str, ImageInfo] = field(default_factory=dict)
 
     def url_of(self, rel: str) -> str | None:
         found = self.documents.get(rel)
@@ -183,16 +187,39 @@ class LinkMap:
             return None
         return self.snippets.preview_html(rel, fragment)
 
+    @functools.cached_property
+    def _asset_sources(self) -> dict[str, str]:
+        return {url: rel for rel, url in self.assets.items()}
+
+    def image_source(self, lookup: str) -> str | None:
+        """The source of the picture an image names (None: not a picture the stage knows):
+        `lookup` is its content path when it was relative, else its site-root URL."""
+        rel: str | None = lookup
+        if lookup.startswith("/"):
+            path = unquote(lookup.partition("#")[0].partition("?")[0])
+            rel = self._asset_sources.get(path)
+            if rel is None and path[1:] in self.statics:
+                rel = "static/" + path[1:]
+        return rel if rel is not None and rel in self.images else None
+
+    def image_key(self, lookup: str) -> str | None:
+        """What a render records of the picture `lookup` names (see `image_source`)."""
+        source = self.image_source(lookup)
+        return self.images[source].key if source is not None else None
+
     def still_valid(self, resolved: Iterable[tuple[str, str | None]],
                     wiki: Iterable[tuple[str, str]] = (),
-                    xrefs: Iterable[tuple[str, str]] = ()) -> bool:
+                    xrefs: Iterable[tuple[str, str]] = (),
+                    images: Iterable[tuple[str, str | None]] = ()) -> bool:
         """True when every (rel, url) a render resolved still maps to the same URL, every
-        wiki name it looked up still finds the same, and every cross-reference to another
-        document (`rel#id`) still shows the same label."""
+        wiki name it looked up still finds the same, every cross-reference to another
+        document (`rel#id`) still shows the same label, and every picture it showed is
+        still the same file, made with the same options."""
         return (all(self.url_of(rel) == url for rel, url in resolved)
                 and all(self.outcome(key) == found for key, found in wiki)
                 and all(self.xref_outcome(*key.split("#", 1)) == found
-                        for key, found in xrefs))
+                        for key, found in xrefs)
+                and all(self.image_key(lookup) == key for lookup, key in images))
 
 
 def wiki_key(name: str, source_dir: str | None = None) -> str:
@@ -306,7 +333,8 @@ def build_link_map(docs: Iterable[DocumentInfo], assets: Iterable[str], config: 
                    *, drafts: bool, statics: Iterable[str] = (),
                    targets: Mapping[str, Mapping[str, tuple[str, str]]] | None = None,
                    previews: Mapping[str, Mapping[str, Preview]] | None = None,
-                   snippets: SnippetSource | None = None) -> LinkMap:
+                   snippets: SnippetSource | None = None,
+                   images: Mapping[str, ImageInfo] | None = None) -> LinkMap:
     """The URL of every document that will be built and of every file under content/; the
     files of static/ (`statics`) are known too, for wiki embeds. `targets`: the labels of
     each document's ids, from render records (see `LinkMap.targets`), `previews` the digests
@@ -336,4 +364,4 @@ def build_link_map(docs: Iterable[DocumentInfo], assets: Iterable[str], config: 
     known = {rel: dict(found) for rel, found in sorted((targets or {}).items()) if found}
     shown = {rel: dict(found) for rel, found in sorted((previews or {}).items()) if found}
     return LinkMap(documents, asset_urls(assets, bundles), frozenset(left_out), labels,
-                   frozenset(statics), known, shown, snippets)
+                   frozenset(statics), known, shown, snippets, images or {})

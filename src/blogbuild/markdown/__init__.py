@@ -31,6 +31,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.figures import figures_plugin
     from blogbuild.markdown.foreign import foreign_plugin
     from blogbuild.markdown.highlight import highlight_plugin
+    from blogbuild.markdown.images import images_plugin
     from blogbuild.markdown.limits import limits_plugin
     from blogbuild.markdown.links import links_plugin
     from blogbuild.markdown.mark import mark_plugin
@@ -73,6 +74,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(citations_plugin)
     md.use(wikilinks_plugin)
     md.use(links_plugin, urls=config.urls)
+    md.use(images_plugin, urls=config.urls)
     md.use(limits_plugin)
     md.use(more_plugin)
     md.use(unclosed_tags_plugin)  # last: its check of HTML blocks runs first after "block"

@@ -25,7 +25,7 @@ from markdown_it.token import Token
 
 from blogbuild.markdown.env import Env, report, source_line
 
-__all__ = ["attrs_plugin", "parse_attributes"]
+__all__ = ["attrs_plugin", "parse_attributes", "report_problems"]
 
 SAFE = frozenset({"class", "id", "title", "lang", "dir", "width", "height", "align"})
 _DATA = re.compile(r"data-[a-z0-9][a-z0-9._:-]*")
@@ -92,7 +92,7 @@ def parse_attributes(text: str) -> Attributes:
     return Attributes(text)
 
 
-def _report_problems(env: Env, line: int, written: str, found: Attributes) -> None:
+def report_problems(env: Env, line: int, written: str, found: Attributes) -> None:
     if found.refused:
         report(env, line, f"attribute list {written}: refused {', '.join(found.refused)} (only "
                "class, id, title, lang, dir, width, height, align, data-* and a style that loads "
@@ -161,7 +161,7 @@ def block_attrs(state: StateBlock, start_line: int, end_line: int, silent: bool)
         return True
     env = state.env
     found = parse_attributes(match.group(1))
-    _report_problems(env, source_line(env, start_line), match.group(0).strip(), found)
+    report_problems(env, source_line(env, start_line), match.group(0).strip(), found)
     state.line = start_line + 1
     if _attach_before(state, start_line, found):
         return True
@@ -221,7 +221,7 @@ def heading_attrs(state: StateCore) -> None:
         if found.refs or found.unread:
             continue  # `## A {#b c}`? not an attribute list: leave the text alone
         inline.content = inline.content[: match.start()]
-        _report_problems(state.env, source_line(state.env, token.map[0] if token.map else 0),
+        report_problems(state.env, source_line(state.env, token.map[0] if token.map else 0),
                          match.group(0).strip(), found)
         apply(token, found.attrs)
 

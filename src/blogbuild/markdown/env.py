@@ -20,6 +20,8 @@ Keys of env (all optional; ``render_markdown`` fills them):
   resolved: dict[str, str|None]  relative targets resolved through `links`
   wiki: dict[str, str]  wiki names looked up through `links` (blogbuild.markdown.wikilinks)
   xrefs: dict[str, str]  other documents' ids looked up through `links` (markdown.xrefs)
+  images: dict[str, str|None]  pictures looked up through `links` (blogbuild.markdown.images)
+  cover: bool          the page shows a cover picture above the body
   xref_labels: dict[str, tuple[str, str]]  this page's labelled ids -> (kind, label)
   bibliography: Library|None  the entries citations find (blogbuild.bib.library)
   citation_style: str  the CSL style: "author-year", "numeric" or a .csl path

@@ -109,6 +109,8 @@ def make_links_rule(urls: UrlBuilder):  # type: ignore[no-untyped-def]
                 continue
             new, rel = rewrite_target(same_page_anchor(url, env), env, urls)
             child.attrSet(attr, new)
+            if attr == "src":  # what the images plugin looks up
+                child.meta = {**(child.meta or {}), "image": url, "image_rel": rel}
             feed = feed_target(new, env, urls)
             if feed != new:
                 meta = child.meta or {}

@@ -22,6 +22,7 @@ from blogbuild.content.linkmap import (
 )
 from blogbuild.content.models import Bodies, Post, Ref, Site, Tag, link
 from blogbuild.diagnostics import Diagnostic, error, warning
+from blogbuild.images.process import ImageInfo
 from blogbuild.output.claims import Claims, Owner
 from blogbuild.pipeline.covers import cover_of
 from blogbuild.pipeline.nav import group_series, related_posts
@@ -90,6 +91,7 @@ def assemble(
     *,
     drafts: bool = False,
     bodies: Bodies | None = None,
+    images: dict[str, ImageInfo] | None = None,
 ) -> tuple[Site, list[Diagnostic]]:
     """The site from render records (sorted, tagged, linked); `bodies` is where the posts'
     rendered bodies are read from when a template shows them."""
@@ -150,6 +152,7 @@ def assemble(
         tags=tags,
         years=sorted(years.items(), reverse=True),
         assets=asset_urls(assets, bundles),
+        images=dict(images or {}),
         series=series,
     )
     site.link_series()
@@ -188,7 +191,7 @@ def document_post(result: RenderResult, config: Config, bodies: Bodies | None,
         description=shorten(" ".join(description.split()), 300),
         digest=result.digest,
         body_id=_body_id(result.digest, rendered.resolved, rendered.wiki,
-                         rendered.xrefs, rendered.inputs),
+                         rendered.xrefs, rendered.inputs, rendered.images),
         bodies=bodies,
         toc=rendered.toc,
         needs=rendered.needs | {"comments"} if comments else rendered.needs,
@@ -204,7 +207,7 @@ def _covers(site: Site, config: Config) -> list[Diagnostic]:
     by_url = {url: rel for rel, url in site.assets.items()}
     problems = []
     for post in [*site.posts, *site.pages]:
-        post.cover, problem = cover_of(post, site.assets, by_url, config)
+        post.cover, problem = cover_of(post, site.assets, by_url, config, site.images)
         if problem is not None:
             problems.append(problem)
     return problems
@@ -229,10 +232,12 @@ def _wants_comments(meta: PostMeta, config: Config, display: str,
 
 def _body_id(digest: str, resolved: tuple[tuple[str, str | None], ...],
              wiki: tuple[tuple[str, str], ...], xrefs: tuple[tuple[str, str], ...],
-             inputs: tuple[tuple[str, str], ...] = ()) -> str:
+             inputs: tuple[tuple[str, str], ...] = (),
+             images: tuple[tuple[str, str | None], ...] = ()) -> str:
     """Names a body as pages show it: the render and what it looked up elsewhere (link
-    targets, wiki names, other posts' labels, the .bib files it cites from)."""
-    return hashlib.blake2b(repr((digest, resolved, wiki, xrefs, inputs)).encode(),
+    targets, wiki names, other posts' labels, the .bib files it cites from, the pictures
+    it shows)."""
+    return hashlib.blake2b(repr((digest, resolved, wiki, xrefs, inputs, images)).encode(),
                            digest_size=16).hexdigest()
 
 

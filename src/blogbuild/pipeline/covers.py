@@ -6,12 +6,14 @@ build time, let the browser keep its place before it loads (no layout shift)."""
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Mapping
 from pathlib import Path
 
 from blogbuild.config import Config
 from blogbuild.content.models import Cover, Post
 from blogbuild.diagnostics import Diagnostic, warning
-from blogbuild.urls import has_scheme
+from blogbuild.images.process import MIME, ImageInfo
+from blogbuild.urls import encode_path, has_scheme
 
 #: EXIF orientations that turn a picture on its side: its width and height swap.
 _SIDEWAYS = {5, 6, 7, 8}
@@ -20,7 +22,8 @@ _SIDEWAYS = {5, 6, 7, 8}
 _EXIF_FORMATS = {"JPEG", "MPO", "WEBP", "TIFF"}
 
 
-def cover_of(post: Post, assets: dict[str, str], by_url: dict[str, str], config: Config
+def cover_of(post: Post, assets: dict[str, str], by_url: dict[str, str], config: Config,
+             images: Mapping[str, ImageInfo] | None = None,
              ) -> tuple[Cover | None, Diagnostic | None]:
     """The post's cover, or None and a warning when its `image:` names no readable image.
 
@@ -41,6 +44,12 @@ def cover_of(post: Post, assets: dict[str, str], by_url: dict[str, str], config:
                              "folder); fix the path")
     if path.suffix.lower() == ".svg":
         return Cover(url, None, None, alt), None
+    info = (images or {}).get(_source_of(path, config))
+    if info is not None:
+        if not info.usable:
+            return None, warning(post.display, line, f"image {image!r} {info.problem}; "
+                                 "replace the file")
+        return Cover(url, info.width, info.height, alt, *_copies(url, info, config)), None
     size = image_size(path)
     if size is None:
         return None, warning(post.display, line, f"image {image!r} cannot be read as a "
@@ -78,3 +87,30 @@ def image_size(path: Path) -> tuple[int, int] | None:
     except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
         return None
     return width, height
+
+
+def _source_of(path: Path, config: Config) -> str:
+    """The image stage's name of a picture file: its content path, or static/…."""
+    for folder, prefix in ((config.content_path, ""), (config.root / "static", "static/")):
+        try:
+            return prefix + path.relative_to(folder).as_posix()
+        except ValueError:
+            continue
+    return ""
+
+
+def _copies(url: str, info: ImageInfo, config: Config) -> tuple[tuple[tuple[str, str], ...], str]:
+    """The cover's <source> sets and the `src` of its <img> (site URLs)."""
+    folder = posixpath.dirname(url)
+    urls = config.urls
+
+    def site_url(name: str) -> str:
+        return urls.url(encode_path(f"{folder}/{name}"))
+
+    formats = list(dict.fromkeys(v.format for v in info.variants))
+    sources = tuple(
+        (MIME[fmt], ", ".join(f"{site_url(v.name).replace(',', '%2C')} {v.width}w"
+                              for v in info.variants if v.format == fmt))
+        for fmt in formats)
+    widest = [v for v in info.variants if v.format == formats[-1]][-1]
+    return sources, site_url(widest.name)

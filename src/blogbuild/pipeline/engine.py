@@ -24,6 +24,7 @@ from blogbuild.content.linkmap import LinkMap, build_link_map
 from blogbuild.content.models import Post, Site
 from blogbuild.diagnostics import BuildFailed, Diagnostic, TemplateError, error
 from blogbuild.diskcache import due
+from blogbuild.images.process import ImageInfo
 from blogbuild.output.claims import Claims, Owner
 from blogbuild.output.outdir import CACHE_DIR, MARKER, check_output
 from blogbuild.output.plan import PlannedPage, page_owner, plan
@@ -40,6 +41,9 @@ from blogbuild.pipeline.files import (
     stage_files,
     static_rels,
 )
+from blogbuild.pipeline.images import heaviest as heaviest_images
+from blogbuild.pipeline.images import prepare as prepare_images
+from blogbuild.pipeline.images import publish as publish_images
 from blogbuild.pipeline.outcome import BuildReport, first_per_place
 from blogbuild.pipeline.quick import (
     Sources,
@@ -192,7 +196,12 @@ class Engine:
         statics = static_rels(config)
         # The labels of other documents' ids as the last build left them; relinking below
         # puts in the fresh ones and renders again whoever showed a label that changed.
+        self.progress("preparing images", 0, 0)
+        images = prepare_images(config, found.assets, statics,
+                                cache=self.cache_root if self.use_cache else None,
+                                scratch=self._scratch_dir, jobs=self.jobs)
         links = build_link_map(infos, assets, config, drafts=self.drafts, statics=statics,
+                               images=images.images,
                                targets=targets_of(last.sources),
                                previews=previews_of(last.sources),
                                snippets=snippets_in(self.store, last.sources))
@@ -216,7 +225,8 @@ class Engine:
         errors = self._fall_back(entries, fresh_sources, last)
         links, again = renderer.settle(
             entries, items, links,
-            lambda: relink(entries, assets, config, self.drafts, statics, self.store),
+            lambda: relink(entries, assets, config, self.drafts, statics, self.store,
+                           images.images),
             lambda redone: errors.extend(self._fall_back(entries, fresh_sources | redone,
                                                          last)))
         fresh_sources |= again
@@ -224,7 +234,7 @@ class Engine:
 
         self.progress("assembling the site", 0, 0)
         site, diagnostics, more_errors = self._assemble(entries, found.assets, fresh_sources,
-                                                        last)
+                                                        last, images.images)
         errors += more_errors
         missing_feeds = [items[s] for s in feed_sources(site, config)
                          if s in items and not entries[s].feed]
@@ -238,6 +248,7 @@ class Engine:
             _out_of_the_collectors_way()
         pages = list(plan(site, config))
         specs, file_problems = site_files(config, site, found.assets)
+        specs = publish_images(specs, images, site.assets)
         cards, card_problems = site_cards(config, site)
         self.progress("drawing social cards", 0, 0)
         card_dir = make_cards(cards, self.cards_dir, self._scratch_dir, self.jobs)
@@ -280,6 +291,8 @@ class Engine:
         report.rendered = len(renderer.rendered)
         report.cached = len(items) - report.rendered
         report.executions = dict(sorted(renderer.executions.items()))
+        report.images_encoded = images.encoded
+        report.images = heaviest_images(images)
         report.diagnostics = sorted({*diagnostics, *self.search_notes})
         report.errors = sorted({*errors, *report.errors})
         # An output that lacks its search index is not up to date: the next build tries again.
@@ -325,13 +338,14 @@ class Engine:
         return errors
 
     def _assemble(self, entries: dict[str, SourceEntry], assets: list[tuple[Path, str]],
-                  fresh: set[str], last: State,
+                  fresh: set[str], last: State, images: dict[str, ImageInfo],
                   ) -> tuple[Site, list[Diagnostic], list[Diagnostic]]:
         """The site; lenient runs drop back the fresh sources that an error names."""
         errors: list[Diagnostic] = []
         for _ in range(_LENIENT_ROUNDS):
             site, diagnostics = assemble(results_of(entries).values(), asset_rels(assets),
-                                         self.config, drafts=self.drafts, bodies=self.store)
+                                         self.config, drafts=self.drafts, bodies=self.store,
+                                         images=images)
             if not self.lenient:
                 return site, diagnostics, errors
             by_display = {e.result.job.display: rel for rel, e in entries.items()}

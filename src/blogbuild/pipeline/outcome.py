@@ -19,6 +19,9 @@ class BuildReport:
     sources: int = 0  # Markdown files read
     rendered: int = 0  # sources rendered
     cached: int = 0  # sources not rendered (unchanged, or found in the render store)
+    images_encoded: int = 0  # pictures whose variants this build made (not cached)
+    #: The largest pictures: (file as shown, its bytes, its widest copy's bytes).
+    images: tuple[tuple[str, int, int], ...] = ()
     templated: set[str] = field(default_factory=set)  # output paths of the pages templated
     diagnostics: list[Diagnostic] = field(default_factory=list)
     base_url: str = ""

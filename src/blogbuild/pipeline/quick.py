@@ -203,4 +203,5 @@ def up_to_date(config: Config, cache: Path, output: Path, *, drafts: bool,
     report.cached = report.sources
     report.changed, report.removed, report.fresh = set(), set(), False
     report.executions = {}
+    report.images_encoded = 0
     return report, sources

@@ -64,12 +64,16 @@ class Rendered:
     inputs: tuple[tuple[str, str], ...] = ()
     #: What this render ran at build time (None: no block runs at build time).
     execution: Execution | None = None
+    #: The pictures of the site it showed: (content path or site URL, `LinkMap.image_key`
+    #: then: None when the image stage did not know it).
+    images: tuple[tuple[str, str | None], ...] = ()
 
 
 def lookups_hold(rendered: Rendered, links: LinkMap) -> bool:
     """Whether what the render looked up through the link map (relative targets, wiki
     names, other documents' labels and previews) is still what `links` says."""
-    return links.still_valid(rendered.resolved, rendered.wiki, rendered.xrefs)
+    return links.still_valid(rendered.resolved, rendered.wiki, rendered.xrefs,
+                             rendered.images)
 
 
 @dataclass(frozen=True)

@@ -179,12 +179,14 @@ def render_markdown(
     bibliography: Library | None = None,
     citation_style: str = "author-year",
     runnable: RunnableConfig | None = None,
+    cover: bool = False,
 ) -> Rendered:
     """Render a Markdown body into a `Rendered` (HTML, TOC, needs, diagnostics, …).
 
     `links` says where the other documents and files are (relative links get their final
     URL); `feed_base` is this document's absolute URL (for its feed variant), `page_url`
-    its site URL (for the previews of its ids on other pages)."""
+    its site URL (for the previews of its ids on other pages); `cover`: the page shows a
+    cover picture above the body (the body's pictures then all load lazily)."""
     env: dict[str, Any] = {
         "file": file,
         "line_offset": line_offset,
@@ -197,6 +199,8 @@ def render_markdown(
         "resolved": {},
         "wiki": {},
         "xrefs": {},
+        "images": {},
+        "cover": cover,
         "bibliography": bibliography,
         "citation_style": citation_style,
     }
@@ -258,6 +262,7 @@ def render_markdown(
         xrefs=tuple(sorted(env["xrefs"].items())),
         inputs=bibliography.files if bibliography is not None else (),
         execution=execution,
+        images=tuple(sorted(env["images"].items())),
     )
 
 
@@ -354,6 +359,7 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
         citation_style=config.citations.style if config.citations.style in BUILTIN_STYLES
         else str(config.root / config.citations.style),
         runnable=config.runnable,
+        cover=bool(meta.image),
     )
     diagnostics = (*(warning(job.display, line, note) for line, note in meta.notes),
                    *bib.problems, *rendered.diagnostics)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from blogbuild import diskcache, timings
@@ -25,6 +25,7 @@ from blogbuild.content.linkmap import (
     read_info,
 )
 from blogbuild.content.models import Site
+from blogbuild.images.process import ImageInfo
 from blogbuild.pipeline.bibliography import still_same
 from blogbuild.pipeline.quick import RenderJob
 from blogbuild.pipeline.records import Execution, RenderResult, lookups_hold
@@ -195,13 +196,14 @@ class Renderer:
 
 
 def relink(entries: dict[str, SourceEntry], assets: list[str], config: Config,
-           drafts: bool, statics: list[str], store: RenderCache) -> LinkMap:
+           drafts: bool, statics: list[str], store: RenderCache,
+           images: Mapping[str, ImageInfo] | None = None) -> LinkMap:
     """The link map from the full reading of every front matter, with the labels and
     previews of the records in `entries` (their snippets read from `store`)."""
     infos = [info_of(rel, e) for rel, e in entries.items() if e.result.meta is not None]
     return build_link_map(infos, assets, config, drafts=drafts, statics=statics,
                           targets=targets_of(entries), previews=previews_of(entries),
-                          snippets=snippets_in(store, entries))
+                          snippets=snippets_in(store, entries), images=images)
 
 
 def snippets_in(store: RenderCache, entries: dict[str, SourceEntry]) -> StoredSnippets:

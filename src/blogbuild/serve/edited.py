@@ -175,7 +175,7 @@ def _link_like(new: Post, old: Post, site: Site, config: Config) -> None:
         new.series = replace(old.series, posts=tuple(new if p is old else p
                                                      for p in old.series.posts))
     by_url = {url: asset for asset, url in site.assets.items()}
-    new.cover, _ = cover_of(new, site.assets, by_url, config)
+    new.cover, _ = cover_of(new, site.assets, by_url, config, site.images)
 
 
 class _Fresh:

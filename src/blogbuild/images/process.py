@@ -1,0 +1,261 @@
+"""What a picture is (`probe`), which files are made of it (`plan`) and making them
+(`encode`), with Pillow.
+
+A picture is read once for its header: its format, its size as shown (EXIF orientation
+applied) and whether it is whole. Its variants are resized copies at the widths the site
+asks for (never wider than the picture), in the formats it asks for and in the picture's
+own format as the fallback, named by a key of the picture's bytes and the options: the same
+picture and options give the same names and bytes in every build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from dataclasses import dataclass
+from typing import Any
+
+from blogbuild.images.strip import Unreadable, strip
+
+#: Bumped when the files made change for the same picture and options.
+ENCODER_VERSION = "1"
+
+#: Formats read and published with variants; GIF (animations) and SVG pass untouched.
+RASTER = {"JPEG", "PNG", "WEBP", "AVIF", "MPO"}
+#: The file extensions each format may have.
+EXTENSIONS = {"JPEG": (".jpg", ".jpeg", ".jpe", ".jfif"), "MPO": (".jpg", ".jpeg"),
+              "PNG": (".png",), "WEBP": (".webp",), "AVIF": (".avif",), "GIF": (".gif",)}
+#: Extensions of files the image stage looks at.
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".jpe", ".jfif", ".png", ".webp", ".avif"}
+#: MIME types of the formats variants are made in.
+MIME = {"avif": "image/avif", "webp": "image/webp", "jpeg": "image/jpeg", "png": "image/png"}
+_SIDEWAYS = {5, 6, 7, 8}
+
+
+@dataclass(frozen=True)
+class Options:
+    """What `images:` in site.yaml asks for."""
+
+    widths: tuple[int, ...] = (480, 800, 1200, 1600)
+    formats: tuple[str, ...] = ("webp",)  # besides the picture's own
+    quality: int = 80
+    max_pixels: int = 120_000_000  # larger pictures are published as they are
+
+    def key(self) -> str:
+        return f"{ENCODER_VERSION}:{self.widths}:{self.formats}:{self.quality}:{self.max_pixels}"
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What the header of a picture says. `problem`: why it is published as it is (no
+    variants, no size); `misnamed`: the format its name does not say, else ""."""
+
+    digest: str
+    format: str = ""
+    width: int = 0
+    height: int = 0
+    orientation: int = 1
+    animated: bool = False
+    alpha: bool = False  # it has transparency
+    problem: str = ""
+    misnamed: str = ""
+
+    @property
+    def usable(self) -> bool:
+        return not self.problem and self.format in RASTER and not self.animated
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str  # the file's name, beside the picture's
+    format: str  # "webp", "avif", "jpeg", "png"
+    width: int
+    height: int
+
+    @property
+    def file(self) -> str:
+        """Its name in the cache folder of its picture's bytes and options (pictures with
+        the same bytes under other names share it)."""
+        return f"{self.width}.{self.name.rsplit('.', 1)[-1]}"
+
+
+@dataclass(frozen=True)
+class ImageInfo:
+    """What the markup needs of one picture. `variants` sit in the picture's folder."""
+
+    source: str  # shown in messages: content/…, static/…
+    width: int = 0
+    height: int = 0
+    variants: tuple[Variant, ...] = ()
+    problem: str = ""  # why it is published as it is
+    misnamed: str = ""  # the format its name does not say
+    key: str = ""  # changes whenever the markup made of it may
+
+    @property
+    def usable(self) -> bool:
+        return bool(self.variants) and not self.problem
+
+
+def digest_of(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def probe(data: bytes, suffix: str, max_pixels: int) -> Probe:
+    """The picture `data` (a file named with `suffix`) as its header describes it; never
+    decodes the pixels, so a decompression bomb costs nothing here."""
+    from PIL import Image, UnidentifiedImageError
+
+    digest = digest_of(data)
+    # Opening reads the header only; the size is checked against `max_pixels` below, with
+    # a message that says it (Pillow's own check is for decoding: `encode` sets it).
+    Image.MAX_IMAGE_PIXELS = None
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            width, height = image.size
+            fmt = image.format or ""
+            animated = bool(getattr(image, "is_animated", False)) and fmt != "MPO"
+            alpha = image.mode in ("RGBA", "LA", "PA", "La", "RGBa") \
+                or "transparency" in image.info
+            orientation = 1
+            # A PNG's EXIF may follow its pixels (reading it decodes them); cameras write
+            # JPEG, and a PNG's orientation is kept as it is by the stripped copy.
+            if fmt in ("JPEG", "MPO", "WEBP", "AVIF"):
+                value = image.getexif().get(0x0112, 1)
+                orientation = value if isinstance(value, int) and 1 <= value <= 8 else 1
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError,
+            Image.DecompressionBombError):
+        return Probe(digest, problem="cannot be read as a picture (PNG, JPEG, WebP, GIF "
+                     "or AVIF)")
+    misnamed = fmt if fmt in EXTENSIONS and suffix.lower() not in EXTENSIONS[fmt] else ""
+    if orientation in _SIDEWAYS:
+        width, height = height, width
+    found = Probe(digest, fmt, width, height, orientation, animated, alpha,
+                  misnamed=misnamed)
+    if width * height > max_pixels:
+        return _with(found, f"has {width * height / 1e6:.0f} megapixels, more than the "
+                     f"{max_pixels / 1e6:.0f} the build reads")
+    if fmt in ("JPEG", "MPO", "PNG", "WEBP"):
+        try:
+            strip(data, orientation)
+        except Unreadable as exc:
+            return _with(found, f"is damaged: {exc}")
+    return found
+
+
+def _with(found: Probe, problem: str) -> Probe:
+    return Probe(found.digest, found.format, found.width, found.height, found.orientation,
+                 found.animated, found.alpha, problem, found.misnamed)
+
+
+def key_of(found: Probe, options: Options) -> str:
+    """Names the variants: the picture's bytes and everything that shapes the files."""
+    return hashlib.blake2b(f"{found.digest}\0{options.key()}".encode(),
+                           digest_size=5).hexdigest()
+
+
+def own_format(found: Probe) -> str:
+    """The format of the fallback variants, one every browser shows: the picture's own
+    for a JPEG or PNG; for an AVIF or WebP original, PNG when it has transparency, else
+    JPEG."""
+    if found.format in ("JPEG", "MPO", "PNG"):
+        return "png" if found.format == "PNG" else "jpeg"
+    return "png" if found.alpha else "jpeg"
+
+
+def widths_for(found: Probe, options: Options) -> list[int]:
+    """The widths made: those asked for below the picture's, and its own when it is
+    narrower than the widest asked for (never wider than it is)."""
+    widths = sorted({w for w in options.widths if w < found.width})
+    widest = max(options.widths, default=found.width)
+    if found.width <= widest:
+        widths.append(found.width)
+    elif not widths or widths[-1] != widest:
+        widths.append(widest)
+    return widths
+
+
+def plan(found: Probe, stem: str, options: Options) -> list[Variant]:
+    """The files made of a usable picture named `stem` (its name without suffix): every
+    width in each format, the extra formats first (a <source> each), the fallback last."""
+    key = key_of(found, options)
+    fallback = own_format(found)
+    formats = [f for f in options.formats if f != fallback] + [fallback]
+    out = []
+    for fmt in formats:
+        ext = "jpg" if fmt == "jpeg" else fmt
+        for width in widths_for(found, options):
+            height = max(1, round(found.height * width / found.width))
+            out.append(Variant(f"{stem}.{key}.{width}.{ext}", fmt, width, height))
+    return out
+
+
+class EncodeError(Exception):
+    """The pixels could not be read (a damaged file whose header looked whole)."""
+
+
+def encode(data: bytes, found: Probe, variants: list[Variant], quality: int,
+           max_pixels: int) -> dict[str, bytes]:
+    """The bytes of every variant, by `Variant.file`. Decoding is bounded: a JPEG is
+    decoded at the smallest scale that still covers the widest variant."""
+    from PIL import Image, ImageOps
+
+    Image.MAX_IMAGE_PIXELS = max_pixels
+    widest = max(v.width for v in variants)
+    try:
+        with Image.open(io.BytesIO(data)) as opened:
+            icc = opened.info.get("icc_profile")
+            if opened.format in ("JPEG", "MPO"):
+                # DCT scaling: 1/2, 1/4, 1/8 of the pixels, never below what is needed.
+                sideways = found.orientation in {5, 6, 7, 8}
+                need = (found.height, found.width) if sideways else (found.width, found.height)
+                scale = widest / found.width
+                opened.draft("RGB", (max(1, int(need[0] * scale)), max(1, int(need[1] * scale))))
+            opened.load()
+            image = ImageOps.exif_transpose(opened) or opened
+            image = _normalized(image)
+            if image is opened:
+                image = opened.copy()
+            # Pillow writes what `info` holds (a JPEG's comment, XMP) into what it saves:
+            # the variants carry nothing but their pixels and colour profile.
+            image.info = {}
+            out: dict[str, bytes] = {}
+            by_width: dict[int, Image.Image] = {}
+            for variant in sorted(variants, key=lambda v: -v.width):
+                resized = by_width.get(variant.width)
+                if resized is None:
+                    # From the next wider copy: each step shrinks at most a few times.
+                    source = min((im for w, im in by_width.items() if w >= variant.width),
+                                 key=lambda im: im.width, default=image)
+                    resized = source if source.width == variant.width else source.resize(
+                        (variant.width, variant.height), Image.Resampling.LANCZOS)
+                    by_width[variant.width] = resized
+                out[variant.file] = _save(resized, variant.format, quality, icc)
+            return out
+    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:
+        raise EncodeError(str(exc) or type(exc).__name__) from None
+
+
+def _normalized(image: Any) -> Any:
+    """RGB, or RGBA when the picture has transparency (palette and grey scale too)."""
+    if image.mode in ("RGB", "RGBA"):
+        return image
+    if image.mode in ("P", "PA", "LA", "La") or "transparency" in image.info:
+        return image.convert("RGBA")
+    return image.convert("RGB")
+
+
+def _save(image: Any, fmt: str, quality: int, icc: bytes | None) -> bytes:
+    buffer = io.BytesIO()
+    extra = {"icc_profile": icc} if icc else {}
+    if fmt == "jpeg":
+        if image.mode == "RGBA":
+            image = image.convert("RGB")
+        image.save(buffer, "JPEG", quality=quality, optimize=True, progressive=True,
+                   **extra)
+    elif fmt == "png":
+        image.save(buffer, "PNG", optimize=True, **extra)
+    elif fmt == "webp":
+        image.save(buffer, "WEBP", quality=quality, method=4, **extra)
+    else:
+        image.save(buffer, "AVIF", quality=max(1, quality - 20), speed=6, **extra)
+    return buffer.getvalue()

@@ -1,0 +1,254 @@
+"""The image stage: every JPEG, PNG, WebP and AVIF picture of content/ and static/ is
+probed, and its variants made, before any post is rendered, so that the markup a render
+writes (`blogbuild.markdown.images`) names only files that exist.
+
+A picture is probed once per change of its file (size, time, inode; memo in the result
+cache) and encoded once per change of its bytes or of the options (files under
+`.blogbuild-cache/images/<key>/`, made in the worker pool). The published copy of the
+picture itself has its metadata taken out (blogbuild.images.strip); its variants never had
+any. A picture that cannot be read is published as it is, and every post that shows it
+says so at its line.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import posixpath
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from blogbuild import diskcache
+from blogbuild.config import Config
+from blogbuild.images.process import (
+    ENCODER_VERSION,
+    IMAGE_SUFFIXES,
+    EncodeError,
+    ImageInfo,
+    Options,
+    Probe,
+    Variant,
+    encode,
+    key_of,
+    plan,
+    probe,
+)
+from blogbuild.images.strip import Unreadable, strip
+from blogbuild.output.claims import Owner
+from blogbuild.pipeline.files import FileSpec
+from blogbuild.pipeline.workers import run_jobs
+
+#: The result cache's table of probes, by file path, size, time and inode.
+TABLE = "image_probes"
+#: A file changed this recently may change again within the same tick of its clock: its
+#: probe is not remembered (git's "racy" files).
+_SETTLE_NS = 2_000_000_000
+#: Below these many pictures to encode the work stays in this process.
+IMAGE_POOL_MIN = 2
+#: Formats whose published copy is the original without its metadata (an AVIF or a GIF
+#: is published as it is).
+STRIPPED = {"JPEG", "MPO", "PNG", "WEBP"}
+
+
+@dataclass
+class ImageTable:
+    """Pictures by their source: a content path (`posts/a/photo.jpg`) or `static/…`."""
+
+    images: dict[str, ImageInfo] = field(default_factory=dict)
+    #: The cache folder of each usable picture's files.
+    folders: dict[str, Path] = field(default_factory=dict)
+    #: Each picture's file and probe (None: it could not be read).
+    files: dict[Path, tuple[str, Probe | None]] = field(default_factory=dict)
+    encoded: int = 0  # pictures encoded by this build (the others came from the cache)
+
+
+def options_of(config: Config) -> Options | None:
+    images = config.images
+    if not images.enabled:
+        return None
+    return Options(tuple(images.widths), tuple(images.formats), images.quality,
+                   images.max_pixels)
+
+
+def candidates(config: Config, assets: list[tuple[Path, str]], statics: list[str],
+               ) -> dict[str, Path]:
+    """The pictures the stage looks at, by source key."""
+    found = {rel: path for path, rel in assets if Path(rel).suffix.lower() in IMAGE_SUFFIXES}
+    for rel in statics:
+        if Path(rel).suffix.lower() in IMAGE_SUFFIXES:
+            found["static/" + rel] = config.root / "static" / rel
+    return dict(sorted(found.items()))
+
+
+def _probe_memo(path: Path, options: Options) -> tuple[str, Probe | None]:
+    """The memo key of a file as it is now, and its remembered probe (None: probe it)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return "", None
+    key = f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\0{options.max_pixels}"
+    if time.time_ns() - st.st_mtime_ns < _SETTLE_NS:
+        return "", None
+    found = diskcache.get(TABLE, key)
+    if found is None:
+        return key, None
+    try:
+        return key, Probe(**json.loads(found))
+    except (TypeError, ValueError):
+        return key, None
+
+
+def prepare(config: Config, assets: list[tuple[Path, str]], statics: list[str], *,
+            cache: Path | None, scratch: Callable[[], Path], jobs: int) -> ImageTable:
+    """Probe every picture and make the variants the cache lacks."""
+    options = options_of(config)
+    table = ImageTable()
+    if options is None:
+        return table
+    todo: list[tuple[str, str, Probe, tuple[Variant, ...], str, Options]] = []
+    waiting: dict[str, str] = {}  # cache folder -> the picture it is made from
+    for source, path in candidates(config, assets, statics).items():
+        shown = source if source.startswith("static/") else f"{config.content_dir}/{source}"
+        memo_key, found = _probe_memo(path, options)
+        if found is None:
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                table.images[source] = ImageInfo(shown, problem=f"cannot be read: "
+                                                 f"{exc.strerror or exc}")
+                table.files[path] = (source, None)
+                continue
+            found = probe(data, path.suffix, options.max_pixels)
+            if memo_key:
+                diskcache.put(TABLE, memo_key, json.dumps(asdict(found)))
+        table.files[path] = (source, found)
+        if not found.usable:
+            problem = found.problem or ("" if found.animated else "cannot be read")
+            table.images[source] = ImageInfo(shown, found.width, found.height, (),
+                                             problem, found.misnamed, found.digest)
+            continue
+        stem = Path(source).stem
+        variants = tuple(plan(found, stem, options))
+        key = key_of(found, options)
+        table.images[source] = ImageInfo(shown, found.width, found.height, variants, "",
+                                         found.misnamed, key)
+        target = (cache if cache is not None else scratch()) / "images" / key[:2] / key
+        table.folders[source] = target
+        made = all((target / v.file).is_file() for v in variants)
+        if not made and str(target) not in waiting:
+            waiting[str(target)] = source
+            todo.append((source, str(path), found, variants, str(target), options))
+    if todo:
+        for source, problem in zip([t[0] for t in todo],
+                                   run_jobs(todo, _encode_job, _init, (), jobs=jobs,
+                                            minimum=IMAGE_POOL_MIN), strict=True):
+            if not problem:
+                table.encoded += 1
+                continue
+            folder = table.folders[source]
+            for other in [s for s, f in table.folders.items() if f == folder]:
+                info = table.images[other]  # every picture with these bytes
+                table.images[other] = ImageInfo(info.source, info.width, info.height, (),
+                                                problem, info.misnamed, info.key + "!")
+                del table.folders[other]
+    return table
+
+
+def _init(*_: object) -> None:
+    """Nothing to set up: each job carries what it needs."""
+
+
+def _encode_job(job: tuple[str, str, Probe, tuple[Variant, ...], str, Options]) -> str:
+    """Make one picture's variants in its cache folder; "" or why they could not be."""
+    _source, path, found, variants, target, options = job
+    folder = Path(target)
+    try:
+        data = Path(path).read_bytes()
+        files = encode(data, found, list(variants), options.quality, options.max_pixels)
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    except EncodeError as exc:
+        return f"cannot be decoded ({exc})"
+    tmp = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
+    try:
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        for name, content in sorted(files.items()):
+            (tmp / name).write_bytes(content)
+        shutil.rmtree(folder, ignore_errors=True)
+        os.replace(tmp, folder)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        # Another process made it meanwhile, or the cache cannot be written.
+        if not all((folder / v.file).is_file() for v in variants):
+            return "its copies could not be written to the cache folder"
+    return ""
+
+
+def publish(specs: list[FileSpec], table: ImageTable, asset_urls: dict[str, str],
+            ) -> list[FileSpec]:
+    """`specs` with every picture's file made without its metadata, and the variants of
+    every usable picture beside it (`asset_urls`: content path -> site-root URL)."""
+    out = []
+    for spec in specs:
+        known = table.files.get(spec.source) if spec.source is not None else None
+        found = known[1] if known is not None else None
+        if found is None or found.format not in STRIPPED:
+            out.append(spec)
+            continue
+        assert spec.source is not None
+        out.append(FileSpec(spec.rel, None, spec.owner,
+                            functools.partial(stripped, spec.source, found.orientation),
+                            f"image:{found.digest}:{found.orientation}:{ENCODER_VERSION}"))
+    for source, folder in table.folders.items():
+        info = table.images[source]
+        url = "/" + source.removeprefix("static/") if source.startswith("static/") \
+            else asset_urls.get(source)
+        if url is None:
+            continue
+        base = posixpath.dirname(url).strip("/")
+        owner = Owner(f"the variants of {info.source}", "")
+        for variant in info.variants:
+            rel = f"{base}/{variant.name}" if base else variant.name
+            out.append(FileSpec(rel, folder / variant.file, owner))
+    return out
+
+
+def stripped(path: Path, orientation: int) -> bytes:
+    """The picture's bytes without metadata (as they are when the structure is not one
+    the stripper follows: the probe reported such a file)."""
+    data = path.read_bytes()
+    try:
+        return strip(data, orientation)
+    except Unreadable:
+        return data
+
+
+#: Pictures the build summary names.
+HEAVIEST = 3
+
+
+def heaviest(table: ImageTable, count: int = HEAVIEST) -> tuple[tuple[str, int, int], ...]:
+    """The largest picture files: (as shown, bytes, bytes of its widest copy in the first
+    format of its <picture>; 0 when it has no copies), largest first."""
+    found = []
+    for path, (source, _) in table.files.items():
+        try:
+            size = path.stat().st_size
+        except OSError:
+            continue
+        info, folder = table.images[source], table.folders.get(source)
+        copy = 0
+        if folder is not None and info.variants:
+            first = info.variants[0].format
+            widest = [v for v in info.variants if v.format == first][-1]
+            try:
+                copy = (folder / widest.file).stat().st_size
+            except OSError:
+                copy = 0
+        found.append((info.source, size, copy))
+    return tuple(sorted(found, key=lambda f: (-f[1], f[0]))[:count])
