@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Take the screenshots of docs/images/ from the example blog, in headless Chromium.
 
-Usage: python scripts/docs_screenshots.py [OUT_DIR]   (default: docs/images)
+Usage: python scripts/docs_screenshots.py [OUT_DIR] [PATH ...]   (default: docs/images,
+every page below; PATH: only those pages, e.g. /posts/math/)
 
 Builds the example blog of this repository into a temporary folder with blogbuild, serves
 it on 127.0.0.1 (every other request is refused, so nothing leaves the machine) and writes
@@ -140,17 +141,23 @@ def _build_output(page: Page, out: Path) -> None:
     _shot(page, out, "build-output", "div.runnable:has(.runnable-figure)")
 
 
+def _images(page: Page, out: Path) -> None:
+    _shot(page, out, "images", "#figure-1")
+
+
 SHOTS: dict[str, list[Callable[[Page, Path], None]]] = {
     "/posts/widgets/": [_collapsible, _video, _compare, _space],
     "/posts/runnable/": [_runnable],
     "/posts/callouts/": [_callouts, _own_types, _folded],
     "/posts/math/": [_math],
     "/posts/universal-approximation/": [_statements, _preview, _citations, _build_output],
+    "/posts/a-walk-in-pictures/": [_images],
 }
 
 
 def main(argv: list[str]) -> int:
     out = Path(argv[0]) if argv else ROOT / "docs" / "images"
+    shots = {path: SHOTS[path] for path in argv[1:]} if argv[1:] else SHOTS
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="blogbuild-docs-") as tmp:
         site = Path(tmp) / "site"
@@ -167,11 +174,11 @@ def main(argv: list[str]) -> int:
                 context.route("**/*", lambda r: r.continue_()
                               if r.request.url.startswith(base) else r.abort())
                 page = context.new_page()
-                for path, shots in SHOTS.items():
+                for path, taken in shots.items():
                     page.goto(base + path)
                     page.wait_for_load_state("networkidle")
                     scroll_through(page)
-                    for shot in shots:
+                    for shot in taken:
                         shot(page, out)
                 browser.close()
         finally:
