@@ -78,20 +78,40 @@ def test_a_figure_becomes_a_png_image_in_the_page(tmp_path: Path) -> None:
     code = ("import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.title('Rise and fall')\n"
             "print('drawn')")
     site = make_site(tmp_path, post(block(code)))
-    _, page = run_build(site)
+    report, page = run_build(site)
     panel = panels(page)[0]
     assert panel is not None and panel.get("role") == "region"
     assert text(panel, "runnable-caption") == "Output from the build"
     assert text(panel, "runnable-stdout") == "drawn\n"
     images = [img for img in panel.iter("img")]
     assert len(images) == 1
+    # A file beside the page, in the copies the site's pictures have (not a data: URL).
     src = images[0].get("src")
-    assert src.startswith("data:image/png;base64,")
-    picture = Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1], validate=True)))
+    assert src.startswith("/posts/p/output-") and src.endswith(".png")
+    picture = Image.open(report.output / src.lstrip("/"))
     assert picture.format == "PNG"
     assert picture.size == (int(images[0].get("width")), int(images[0].get("height")))
     assert images[0].get("alt") == "Rise and fall"
+    assert images[0].get("loading") == "lazy"
     assert "Software" not in picture.info  # nothing that changes from one install to another
+    [source] = [s for s in panel.iter("source")]
+    assert source.get("type") == "image/webp"
+    for candidate in source.get("srcset").split(", "):
+        url, width = candidate.split()
+        with Image.open(report.output / url.lstrip("/")) as copy:
+            assert (copy.format, f"{copy.width}w") == ("WEBP", width)
+
+
+def test_without_a_cache_a_figure_is_a_data_url(tmp_path: Path) -> None:
+    code = "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])"
+    site = make_site(tmp_path, post(block(code)))
+    build(site / "site.yaml", output=tmp_path / "out", use_cache=False)
+    page = (tmp_path / "out" / "posts" / "p" / "index.html").read_text(encoding="utf-8")
+    [image] = [img for img in panels(page)[0].iter("img")]
+    src = image.get("src")
+    assert src.startswith("data:image/png;base64,")
+    picture = Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1], validate=True)))
+    assert picture.size == (int(image.get("width")), int(image.get("height")))
 
 
 def test_a_dataframe_is_a_table_and_state_is_shared_but_not_with_isolated_blocks(

@@ -45,6 +45,15 @@ class Options:
         return f"{ENCODER_VERSION}:{self.widths}:{self.formats}:{self.quality}:{self.max_pixels}"
 
 
+def options_of(config: Any) -> Options | None:
+    """The options `images:` of a site's Config says (None: `images: false`)."""
+    images = config.images
+    if not images.enabled:
+        return None
+    return Options(tuple(images.widths), tuple(images.formats), images.quality,
+                   images.max_pixels)
+
+
 @dataclass(frozen=True)
 class Probe:
     """What the header of a picture says. `problem`: why it is published as it is (no

@@ -157,22 +157,30 @@ def make_render(urls: UrlBuilder):  # type: ignore[no-untyped-def]
                     + _attrs(token, width, height) + ">")
         sizes = COLUMN_SIZES if fixed is None else \
             f"(max-width: {fixed + 40}px) calc(100vw - 2.5rem), {fixed}px"
-
-        def srcset(fmt: str) -> str:
-            return ", ".join(f"{base}{encode_path(v.name).replace(',', '%2C')} {v.width}w"
-                             for v in info.variants if v.format == fmt)
-
-        parts = ["<picture>"]
-        for fmt in dict.fromkeys(v.format for v in info.variants if v.format != widest.format):
-            parts.append(f'<source type="{MIME[fmt]}" srcset="{escapeHtml(srcset(fmt))}" '
-                         f'sizes="{sizes}">')
-        loading = ' fetchpriority="high"' if token.meta.get("eager") else ' loading="lazy"'
-        parts.append(f'<img src="{escapeHtml(base + encode_path(widest.name))}" '
-                     f'srcset="{escapeHtml(srcset(widest.format))}" sizes="{sizes}" '
-                     f'alt="{alt}"' + _attrs(token, width, height)
-                     + f'{loading} decoding="async"></picture>')
-        return "".join(parts)
+        return picture_html(info, base, f'alt="{alt}"' + _attrs(token, width, height),
+                            sizes, eager=bool(token.meta.get("eager")))
     return render_image
+
+
+def picture_html(info: ImageInfo, base: str, attrs: str, sizes: str = COLUMN_SIZES, *,
+                 eager: bool = False) -> str:
+    """The <picture> of `info`'s copies, which sit at `base` (a URL ending in /); `attrs`:
+    the <img>'s alt and other attributes, escaped."""
+    widest = [v for v in info.variants if v.format == info.variants[-1].format][-1]
+
+    def srcset(fmt: str) -> str:
+        return ", ".join(f"{base}{encode_path(v.name).replace(',', '%2C')} {v.width}w"
+                         for v in info.variants if v.format == fmt)
+
+    parts = ["<picture>"]
+    for fmt in dict.fromkeys(v.format for v in info.variants if v.format != widest.format):
+        parts.append(f'<source type="{MIME[fmt]}" srcset="{escapeHtml(srcset(fmt))}" '
+                     f'sizes="{sizes}">')
+    loading = ' fetchpriority="high"' if eager else ' loading="lazy"'
+    parts.append(f'<img src="{escapeHtml(base + encode_path(widest.name))}" '
+                 f'srcset="{escapeHtml(srcset(widest.format))}" sizes="{sizes}" {attrs}'
+                 f'{loading} decoding="async"></picture>')
+    return "".join(parts)
 
 
 def _attrs(token: Token, width: str | None, height: str | None) -> str:

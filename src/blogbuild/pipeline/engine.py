@@ -42,6 +42,7 @@ from blogbuild.pipeline.files import (
     static_rels,
 )
 from blogbuild.pipeline.images import heaviest as heaviest_images
+from blogbuild.pipeline.images import made_files
 from blogbuild.pipeline.images import prepare as prepare_images
 from blogbuild.pipeline.images import publish as publish_images
 from blogbuild.pipeline.outcome import BuildReport, first_per_place
@@ -248,7 +249,7 @@ class Engine:
             _out_of_the_collectors_way()
         pages = list(plan(site, config))
         specs, file_problems = site_files(config, site, found.assets)
-        specs = publish_images(specs, images, site.assets)
+        specs = publish_images(specs, images, site.assets) + made_files(site, entries)
         cards, card_problems = site_cards(config, site)
         self.progress("drawing social cards", 0, 0)
         card_dir = make_cards(cards, self.cards_dir, self._scratch_dir, self.jobs)

@@ -9,14 +9,18 @@ go into the meta of its closing token, where the widget's render rule shows them
 
 from __future__ import annotations
 
+import base64
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from markdown_it.token import Token
 
 from blogbuild import diskcache
 from blogbuild.config import RunnableConfig
+from blogbuild.images.outputs import made_picture
+from blogbuild.images.process import Options as ImageOptions
 from blogbuild.markdown.env import Env, report, report_error, token_line
 from blogbuild.pipeline.records import Execution
 from blogbuild.runtimes.python import Block, BlockRun, Options, run_page
@@ -70,8 +74,10 @@ def _to_run(tokens: list[Token], env: Env, default: str) -> list[_Found]:
 
 
 def execute_blocks(tokens: list[Token], env: Env, runnable: RunnableConfig,
-                   capture: Path) -> Execution | None:
-    """Run the page's build-time blocks, put their output in the tokens, report problems."""
+                   capture: Path, images: ImageOptions | None = None) -> Execution | None:
+    """Run the page's build-time blocks, put their output in the tokens, report problems.
+    With `images` (and a cache folder), the pictures they draw become files beside the
+    page (`env["files"]`), in the copies the site's own pictures have."""
     found = _to_run(tokens, env, runnable.execute)
     if not found:
         return None
@@ -82,7 +88,7 @@ def execute_blocks(tokens: list[Token], env: Env, runnable: RunnableConfig,
     failed_at = 0
     for item, run in zip(found, page.runs, strict=True):
         if run.status in ("ok", "error"):
-            item.close.meta["outputs"] = list(run.items)
+            item.close.meta["outputs"] = [_as_files(i, env, folder, images) for i in run.items]
         if run.fails(item.block) and not failed_at:
             failed_at = item.line
         _diagnose(env, item, run, failed_at, runnable.timeout)
@@ -90,6 +96,27 @@ def execute_blocks(tokens: list[Token], env: Env, runnable: RunnableConfig,
     if page.cached:
         return Execution(0, count, 0.0)
     return Execution(sum(r.status != "skipped" for r in page.runs), 0, page.seconds)
+
+
+def _as_files(item: dict[str, Any], env: Env, folder: str | None,
+              images: ImageOptions | None) -> dict[str, Any]:
+    """`item`, with the copies of the PNG it holds when it is one (see images.outputs)."""
+    page = env.get("page_url")
+    if (item.get("type") != "image" or item.get("mime") != "image/png" or images is None
+            or folder is None or not page):
+        return item
+    try:
+        data = base64.b64decode(str(item.get("data", "")), validate=True)
+    except ValueError:
+        return item
+    made = made_picture(data, Path(folder), images)
+    if made is None:
+        return item
+    info, cached = made
+    files = env.setdefault("files", {})
+    for variant in info.variants:
+        files[variant.name] = str(cached / variant.file)
+    return {**item, "picture": info, "base": page}
 
 
 def _diagnose(env: Env, item: _Found, run: BlockRun, failed_at: int, timeout: int) -> None:

@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import posixpath
-import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from blogbuild import diskcache
 from blogbuild.config import Config
+from blogbuild.content.models import Site
+from blogbuild.images.cache import complete, folder_of, write
 from blogbuild.images.process import (
     ENCODER_VERSION,
     IMAGE_SUFFIXES,
@@ -34,12 +34,14 @@ from blogbuild.images.process import (
     Variant,
     encode,
     key_of,
+    options_of,
     plan,
     probe,
 )
 from blogbuild.images.strip import Unreadable, strip
 from blogbuild.output.claims import Owner
 from blogbuild.pipeline.files import FileSpec
+from blogbuild.pipeline.state import SourceEntry
 from blogbuild.pipeline.workers import run_jobs
 
 #: The result cache's table of probes, by file path, size, time and inode.
@@ -64,14 +66,6 @@ class ImageTable:
     #: Each picture's file and probe (None: it could not be read).
     files: dict[Path, tuple[str, Probe | None]] = field(default_factory=dict)
     encoded: int = 0  # pictures encoded by this build (the others came from the cache)
-
-
-def options_of(config: Config) -> Options | None:
-    images = config.images
-    if not images.enabled:
-        return None
-    return Options(tuple(images.widths), tuple(images.formats), images.quality,
-                   images.max_pixels)
 
 
 def candidates(config: Config, assets: list[tuple[Path, str]], statics: list[str],
@@ -136,10 +130,9 @@ def prepare(config: Config, assets: list[tuple[Path, str]], statics: list[str], 
         key = key_of(found, options)
         table.images[source] = ImageInfo(shown, found.width, found.height, variants, "",
                                          found.misnamed, key)
-        target = (cache if cache is not None else scratch()) / "images" / key[:2] / key
+        target = folder_of(cache if cache is not None else scratch(), key)
         table.folders[source] = target
-        made = all((target / v.file).is_file() for v in variants)
-        if not made and str(target) not in waiting:
+        if not complete(target, variants) and str(target) not in waiting:
             waiting[str(target)] = source
             todo.append((source, str(path), found, variants, str(target), options))
     if todo:
@@ -173,19 +166,8 @@ def _encode_job(job: tuple[str, str, Probe, tuple[Variant, ...], str, Options]) 
         return f"cannot be read: {exc.strerror or exc}"
     except EncodeError as exc:
         return f"cannot be decoded ({exc})"
-    tmp = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
-    try:
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        for name, content in sorted(files.items()):
-            (tmp / name).write_bytes(content)
-        shutil.rmtree(folder, ignore_errors=True)
-        os.replace(tmp, folder)
-    except OSError:
-        shutil.rmtree(tmp, ignore_errors=True)
-        # Another process made it meanwhile, or the cache cannot be written.
-        if not all((folder / v.file).is_file() for v in variants):
-            return "its copies could not be written to the cache folder"
+    if not write(folder, files, variants):
+        return "its copies could not be written to the cache folder"
     return ""
 
 
@@ -252,3 +234,18 @@ def heaviest(table: ImageTable, count: int = HEAVIEST) -> tuple[tuple[str, int, 
                 copy = 0
         found.append((info.source, size, copy))
     return tuple(sorted(found, key=lambda f: (-f[1], f[0]))[:count])
+
+
+def made_files(site: Site, entries: Mapping[str, SourceEntry]) -> list[FileSpec]:
+    """The files renders made for their pages (images.outputs), beside each page."""
+    specs = []
+    for post in [*site.posts, *site.pages]:
+        entry = entries.get(post.source)
+        rendered = entry.result.rendered if entry is not None else None
+        if rendered is None or not rendered.files:
+            continue
+        base = post.url if post.url.endswith("/") else posixpath.dirname(post.url) + "/"
+        owner = Owner(f"a picture drawn by a block of {post.display}", "")
+        for name, made in rendered.files:
+            specs.append(FileSpec(f"{base.lstrip('/')}{name}", Path(made), owner))
+    return specs

@@ -67,6 +67,9 @@ class Rendered:
     #: The pictures of the site it showed: (content path or site URL, `LinkMap.image_key`
     #: then: None when the image stage did not know it).
     images: tuple[tuple[str, str | None], ...] = ()
+    #: Files its page needs beside it that the render made (the copies of a picture a
+    #: build-time block drew): (name, the file in the cache).
+    files: tuple[tuple[str, str], ...] = ()
 
 
 def lookups_hold(rendered: Rendered, links: LinkMap) -> bool:

@@ -24,6 +24,8 @@ from blogbuild.content.linkmap import LinkMap, document_url
 from blogbuild.content.models import SourceJob, TocEntry
 from blogbuild.diagnostics import ContentError, error, warning
 from blogbuild.fingerprints import CAPTURE_MODULE, digest_of
+from blogbuild.images.process import Options as ImageOptions
+from blogbuild.images.process import options_of
 from blogbuild.markdown import create_markdown
 from blogbuild.markdown.env import html_renderer, report, token_line
 from blogbuild.markdown.feed import render_feed
@@ -180,13 +182,16 @@ def render_markdown(
     citation_style: str = "author-year",
     runnable: RunnableConfig | None = None,
     cover: bool = False,
+    images: ImageOptions | None = None,
 ) -> Rendered:
     """Render a Markdown body into a `Rendered` (HTML, TOC, needs, diagnostics, …).
 
     `links` says where the other documents and files are (relative links get their final
     URL); `feed_base` is this document's absolute URL (for its feed variant), `page_url`
-    its site URL (for the previews of its ids on other pages); `cover`: the page shows a
-    cover picture above the body (the body's pictures then all load lazily)."""
+    its site URL (for the previews of its ids on other pages and the pictures its
+    build-time blocks draw); `cover`: the page shows a cover picture above the body (the
+    body's pictures then all load lazily); `images`: the options of the site's pictures
+    (None: published as they are)."""
     env: dict[str, Any] = {
         "file": file,
         "line_offset": line_offset,
@@ -201,6 +206,7 @@ def render_markdown(
         "xrefs": {},
         "images": {},
         "cover": cover,
+        "page_url": page_url,
         "bibliography": bibliography,
         "citation_style": citation_style,
     }
@@ -213,7 +219,7 @@ def render_markdown(
 
         with timings.section("build-time execution"):
             execution = execute_blocks(tokens, env, runnable,
-                                       theme_static() / CAPTURE_MODULE)
+                                       theme_static() / CAPTURE_MODULE, images)
     title = title_html = subtitle = None
     toc: list[TocEntry] = list(env.get("toc", []))
     if extract_title:
@@ -263,6 +269,7 @@ def render_markdown(
         inputs=bibliography.files if bibliography is not None else (),
         execution=execution,
         images=tuple(sorted(env["images"].items())),
+        files=tuple(sorted(env.get("files", {}).items())),
     )
 
 
@@ -360,6 +367,7 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
         else str(config.root / config.citations.style),
         runnable=config.runnable,
         cover=bool(meta.image),
+        images=options_of(config),
     )
     diagnostics = (*(warning(job.display, line, note) for line, note in meta.notes),
                    *bib.problems, *rendered.diagnostics)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
@@ -119,7 +120,8 @@ class Renderer:
         return (entry is not None and item.data is not None and entry.digest == item.digest
                 and entry.result.rendered is not None and (entry.feed or not item.feed)
                 and lookups_hold(entry.result.rendered, links)
-                and still_same(entry.result.rendered.inputs, self.config.root, self.digests))
+                and still_same(entry.result.rendered.inputs, self.config.root, self.digests)
+                and all(os.path.isfile(made) for _, made in entry.result.rendered.files))
 
     def render(self, items: list[RenderJob], links: LinkMap, *,
                reuse: bool = True) -> dict[str, SourceEntry]:

@@ -15,6 +15,8 @@ from typing import Any
 
 from markdown_it.common.utils import escapeHtml
 
+from blogbuild.markdown.images import picture_html
+
 CAPTION = "Output from the build"
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
 _MIMES = ("image/png", "image/svg+xml")
@@ -30,6 +32,14 @@ def _size(value: Any) -> str | None:
 
 
 def _image(item: Mapping[str, Any]) -> str:
+    info = item.get("picture")
+    if info is not None:  # its copies, beside the page (blogbuild.images.outputs)
+        width = _size(item.get("width")) or str(info.width)  # as the block asked, else its own
+        height = _size(item.get("height")) or str(round(info.height * int(width) / info.width))
+        attrs = f'alt="{escapeHtml(_text(item, "alt"))}" width="{width}" height="{height}"'
+
+        return (f'<figure class="runnable-figure">{picture_html(info, str(item["base"]), attrs)}'
+                "</figure>\n")
     mime, data = _text(item, "mime"), _text(item, "data")
     if mime not in _MIMES:
         return ""

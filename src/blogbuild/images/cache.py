@@ -1,0 +1,35 @@
+"""The cache folder of a picture's copies: `<cache>/images/<key[:2]>/<key>/`, one file
+per copy (`Variant.file`), written whole or not at all."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from blogbuild.images.process import Variant
+
+
+def folder_of(cache: Path, key: str) -> Path:
+    return cache / "images" / key[:2] / key
+
+
+def complete(folder: Path, variants: tuple[Variant, ...] | list[Variant]) -> bool:
+    """Every copy is there (a folder someone emptied is made again)."""
+    return all((folder / v.file).is_file() for v in variants)
+
+
+def write(folder: Path, files: dict[str, bytes], variants: tuple[Variant, ...]) -> bool:
+    """Put `files` in `folder` through a temporary folder renamed into place (two
+    processes may make the same one); False when the copies are not there after."""
+    tmp = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
+    try:
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        for name, content in sorted(files.items()):
+            (tmp / name).write_bytes(content)
+        shutil.rmtree(folder, ignore_errors=True)
+        os.replace(tmp, folder)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return complete(folder, variants)

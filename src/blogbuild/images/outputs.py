@@ -1,0 +1,43 @@
+"""Pictures that a block run at build time draws (a Matplotlib figure): published as files
+beside the page, in the same copies as the site's own pictures, instead of a data: URL
+that every reader downloads in full with the page's HTML.
+
+The render of the page makes them (it runs in the worker pool), in the cache folder of
+the picture's bytes and the options; the render records which files its page needs
+(`Rendered.files`), and the build publishes them beside the page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from blogbuild.images.cache import complete, folder_of, write
+from blogbuild.images.process import (
+    EncodeError,
+    ImageInfo,
+    Options,
+    encode,
+    key_of,
+    plan,
+    probe,
+)
+
+
+def made_picture(data: bytes, cache: Path, options: Options) -> tuple[ImageInfo, Path] | None:
+    """The copies of the PNG `data` in the cache folder under `cache` (made when missing),
+    or None when they cannot be: the caller then shows the picture as a data: URL."""
+    found = probe(data, ".png", options.max_pixels)
+    if not found.usable or found.misnamed:
+        return None
+    stem = f"output-{found.digest[:8]}"
+    variants = tuple(plan(found, stem, options))
+    key = key_of(found, options)
+    folder = folder_of(cache, key)
+    if not complete(folder, variants):
+        try:
+            files = encode(data, found, list(variants), options.quality, options.max_pixels)
+        except EncodeError:
+            return None
+        if not write(folder, files, variants):
+            return None
+    return ImageInfo("", found.width, found.height, variants, key=key), folder
