@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import html as html_lib
 import io
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -302,3 +304,15 @@ def test_a_cover_is_a_picture_too_and_the_body_then_loads_lazily(tmp_path: Path)
         "(min-width: 40rem) 10rem, calc(100vw - 2.5rem)"
     for url, _ in _srcset(thumb["srcset"]):
         assert (site / "_site" / url.removeprefix("/blog/")).is_file()
+
+
+def test_a_feed_entry_shows_one_copy_at_an_absolute_url(tmp_path: Path) -> None:
+    site = make_site(tmp_path, "![Sea](sea.jpg)\n", {
+        "content/posts/trip/sea.jpg": jpeg_photo(2000, 1000)})
+    build(site / "site.yaml")
+    feed = (site / "_site" / "feed.xml").read_text(encoding="utf-8")
+    entry = html_lib.unescape(feed[feed.index("<content"):feed.index("</content>")])
+    [src] = re.findall(r'<img src="([^"]+)"', entry)
+    assert re.fullmatch(r"https://example\.org/blog/posts/trip/sea\.[0-9a-f]{10}\.1200\.jpg",
+                        src)
+    assert 'width="2000" height="1000" loading="lazy"' in entry and "srcset" not in entry

@@ -10,6 +10,7 @@ picture and options give the same names and bytes in every build.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 from dataclasses import dataclass
@@ -42,7 +43,18 @@ class Options:
     max_pixels: int = 120_000_000  # larger pictures are published as they are
 
     def key(self) -> str:
-        return f"{ENCODER_VERSION}:{self.widths}:{self.formats}:{self.quality}:{self.max_pixels}"
+        """Everything that shapes the copies: these options, this code and the encoders'
+        versions (another Pillow or libwebp may write other bytes)."""
+        return (f"{ENCODER_VERSION}:{self.widths}:{self.formats}:{self.quality}:"
+                f"{self.max_pixels}:{encoder_versions()}")
+
+
+@functools.cache
+def encoder_versions() -> str:
+    from PIL import __version__, features
+
+    return ",".join([__version__, *(f"{name} {features.version(name)}"
+                                    for name in ("jpg", "zlib", "webp", "avif"))])
 
 
 def options_of(config: Any) -> Options | None:

@@ -35,6 +35,8 @@ from blogbuild.urls import UrlBuilder, encode_path
 
 #: The theme's column: 44rem less its padding (static/css/main.css, `--measure`).
 COLUMN_SIZES = "(max-width: 44rem) calc(100vw - 2.5rem), 41.5rem"
+#: The widest copy a feed entry or a list's excerpt shows (a feed reader gets one file).
+FEED_WIDTH = 1200
 #: A picture in the first blocks of the body is above the fold on most screens.
 EAGER_BLOCKS = 3
 _THEME_FRAGMENTS = {"gh-dark-mode-only": "only-dark", "gh-light-mode-only": "only-light"}
@@ -149,12 +151,12 @@ def make_render(urls: UrlBuilder):  # type: ignore[no-untyped-def]
         base = src.rsplit("/", 1)[0] + "/" if "/" in src else ""
         alt = escapeHtml(self.renderInlineAsText(token.children or [], options, env))
         fallback = [v for v in info.variants if v.format == info.variants[-1].format]
-        widest = fallback[-1]
         width, height, fixed = _size(token, info)
-        if env.get("feed"):  # a feed reader gets one file, at an absolute URL
-            src_attr = urls.absolute(base + encode_path(widest.name))
+        if env.get("feed"):  # feeds and lists' excerpts: one copy, at an absolute URL
+            one = ([v for v in fallback if v.width <= FEED_WIDTH] or fallback[:1])[-1]
+            src_attr = urls.absolute(base + encode_path(one.name))
             return (f'<img src="{escapeHtml(src_attr)}" alt="{alt}"'
-                    + _attrs(token, width, height) + ">")
+                    + _attrs(token, width, height) + ' loading="lazy" decoding="async">')
         sizes = COLUMN_SIZES if fixed is None else \
             f"(max-width: {fixed + 40}px) calc(100vw - 2.5rem), {fixed}px"
         return picture_html(info, base, f'alt="{alt}"' + _attrs(token, width, height),
