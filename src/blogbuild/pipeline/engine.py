@@ -195,12 +195,13 @@ class Engine:
         infos = document_infos(items, last.sources)
         assets = asset_rels(found.assets)
         statics = static_rels(config)
-        # The labels of other documents' ids as the last build left them; relinking below
-        # puts in the fresh ones and renders again whoever showed a label that changed.
+        # Pictures before the renders: the markup names the copies the stage made.
         self.progress("preparing images", 0, 0)
         images = prepare_images(config, found.assets, statics,
                                 cache=self.cache_root if self.use_cache else None,
                                 scratch=self._scratch_dir, jobs=self.jobs)
+        # The labels of other documents' ids as the last build left them; relinking below
+        # puts in the fresh ones and renders again whoever showed a label that changed.
         links = build_link_map(infos, assets, config, drafts=self.drafts, statics=statics,
                                images=images.images,
                                targets=targets_of(last.sources),

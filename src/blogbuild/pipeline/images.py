@@ -84,7 +84,8 @@ def _probe_memo(path: Path, options: Options) -> tuple[str, Probe | None]:
         st = path.stat()
     except OSError:
         return "", None
-    key = f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\0{options.max_pixels}"
+    key = (f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\0{options.max_pixels}\0"
+           f"{ENCODER_VERSION}")
     if time.time_ns() - st.st_mtime_ns < _SETTLE_NS:
         return "", None
     found = diskcache.get(TABLE, key)
@@ -121,9 +122,9 @@ def prepare(config: Config, assets: list[tuple[Path, str]], statics: list[str], 
                 diskcache.put(TABLE, memo_key, json.dumps(asdict(found)))
         table.files[path] = (source, found)
         if not found.usable:
-            problem = found.problem or ("" if found.animated else "cannot be read")
+            # An animation, or a GIF under another name: published as it is.
             table.images[source] = ImageInfo(shown, found.width, found.height, (),
-                                             problem, found.misnamed, found.digest)
+                                             found.problem, found.misnamed, found.digest)
             continue
         stem = Path(source).stem
         variants = tuple(plan(found, stem, options))
