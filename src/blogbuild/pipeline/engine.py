@@ -200,6 +200,7 @@ class Engine:
         images = prepare_images(config, found.assets, statics,
                                 cache=self.cache_root if self.use_cache else None,
                                 scratch=self._scratch_dir, jobs=self.jobs)
+        self.progress("reading sources", 0, 0)  # the link map is the sources' too
         # The labels of other documents' ids as the last build left them; relinking below
         # puts in the fresh ones and renders again whoever showed a label that changed.
         links = build_link_map(infos, assets, config, drafts=self.drafts, statics=statics,
