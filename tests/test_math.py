@@ -650,3 +650,16 @@ def test_errors_mathjax_forgives_name_the_fix(tex: str, fix: str) -> None:
     _, env = render(f"Where {tex} holds.\n")
     [message] = [d.message for d in env["diagnostics"]]
     assert message.startswith("LaTeX error: ") and fix in message
+
+
+def test_an_error_in_a_math_fence_points_at_its_line_and_column(tmp_path: Path) -> None:
+    text = ("---\ntitle: Fence\n---\n\n- In a list:\n\n  ```math\n  a + b \\\\\n"
+            "  \\oops + c\n  ```\n")
+    path = tmp_path / "fence.md"
+    path.write_text(text, encoding="utf-8")
+    job = SourceJob(path, "posts/fence.md", "post", "content/posts/fence.md")
+    result = render_source(job, Config())
+    errors = [(d.line, d.column, d.message) for d in result.diagnostics if d.is_error]
+    assert errors == [(9, 3, "LaTeX error: Undefined control sequence: \\oops")]
+    assert text.split("\n")[8][2:].startswith("\\oops")
+    assert result.rendered is not None and "math-error" in result.rendered.html

@@ -22,6 +22,7 @@ from markdown_it.utils import OptionsDict
 from blogbuild.config import MathConfig
 from blogbuild.markdown.env import Env, need
 from blogbuild.markdown.math.block import MathBlock
+from blogbuild.markdown.math.fences import math_fences
 from blogbuild.markdown.math.inline import InlineRule
 from blogbuild.markdown.math.number import number_and_render
 from blogbuild.markdown.math.unclosed import report_unclosed
@@ -115,6 +116,7 @@ def math_plugin(
     base_path = urls.base_path if urls is not None else "/"
     md.core.ruler.push("math", make_math_core(options, numbering=config.numbering,
                                               base_path=base_path))
+    md.core.ruler.before("math", "math_fences", math_fences)
     md.add_render_rule("math_inline", _render_inline)
     md.add_render_rule("math_inline_double", _render_inline_double)
     md.add_render_rule("math_block", _render_block)
