@@ -27,6 +27,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.callouts import callouts_plugin
     from blogbuild.markdown.citations import citations_plugin
     from blogbuild.markdown.comments import comments_plugin
+    from blogbuild.markdown.diagrams import diagrams_plugin
     from blogbuild.markdown.feed import feed_plugin
     from blogbuild.markdown.figures import figures_plugin
     from blogbuild.markdown.foreign import foreign_plugin
@@ -69,6 +70,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(divs_plugin, urls=config.urls)
     md.use(highlight_plugin)
     md.use(figures_plugin)
+    md.use(diagrams_plugin)
     md.use(toc_plugin)
     md.use(xrefs_plugin)
     md.use(citations_plugin)

@@ -63,6 +63,14 @@ def figures(state: StateCore) -> None:
     tokens = state.tokens
     count = int(state.env.get("figure_count", 0))
     for i in range(len(tokens)):
+        if tokens[i].type == "diagram":  # blogbuild.markdown.diagrams: a figure when named
+            meta = tokens[i].meta
+            if meta.get("id") or meta.get("title"):
+                count += 1
+                meta["number"] = count
+                meta["figure_id"] = meta.get("id") or f"figure-{count}"
+                tokens[i].attrSet("id", meta["figure_id"])
+            continue
         if not _is_figure(tokens, i):
             continue
         count += 1

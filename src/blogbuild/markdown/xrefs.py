@@ -98,7 +98,7 @@ def _block_target(tokens: list[Token], index: int) -> _Target | None:
             pieces = _label_pieces(_inline_after(tokens, index, "callout_title_open"))
             pieces = pieces or [_text(str(meta.get("label") or meta.get("name") or ""))]
         return _Target(str(meta.get("name") or "callout"), pieces, _plain(pieces), token)
-    if token.type == "figure_open":
+    if token.type == "figure_open" or (token.type == "diagram" and meta.get("number")):
         pieces = [_text(f"Figure {meta['number']}")]
         return _Target("figure", pieces, _plain(pieces), token)
     if token.type == "heading_open":

@@ -1,0 +1,150 @@
+"""Drawing one diagram: its text in, SVG out, in a child process that is stopped when it
+takes too long or too much memory. Results are cached by kind, text, theme and the
+renderers' versions (a syntax error too: the same text fails the same way).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from blogbuild import diskcache
+
+#: Bumped when the SVG made of the same text changes.
+DRAW_VERSION = "1"
+TABLE = "diagrams"
+TIMEOUT = 15.0  # seconds a diagram may take
+MEMORY = 1024 * 1024 * 1024  # bytes of address space a renderer may use
+_MERMAID_RUNNER = Path(__file__).with_name("mermaid_runner.py")
+
+
+@dataclass(frozen=True)
+class Drawn:
+    svg: str = ""
+    error: str = ""  # what the renderer said (its first lines)
+    line: int = 0  # the line of the diagram's text it names (1-based), 0: none
+
+
+@functools.cache
+def versions() -> str:
+    found = []
+    for name in ("mmdr", "graphviz-pure"):
+        try:
+            found.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            found.append(f"{name} missing")
+    return ", ".join(found)
+
+
+def draw(kind: str, text: str, theme: str = "default") -> Drawn:
+    """The SVG of `text` ("mermaid" or "dot"), from the cache when it was drawn before."""
+    key = hashlib.sha256(f"{DRAW_VERSION}\0{versions()}\0{kind}\0{theme}\0{text}"
+                         .encode()).hexdigest()
+    found = diskcache.get(TABLE, key)
+    if found is not None:
+        try:
+            return Drawn(**json.loads(found))
+        except (TypeError, ValueError):
+            pass
+    drawn = _mermaid(text, theme) if kind == "mermaid" else _dot(text)
+    if drawn.error != _STOPPED:  # a stopped run may be the machine's fault: try again
+        diskcache.put(TABLE, key, json.dumps(drawn.__dict__))
+    return drawn
+
+
+_STOPPED = "stopped"
+
+
+def _limits() -> None:  # in the child, before exec
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
+def _run(command: list[str], text: str, env: dict[str, str]) -> tuple[int, str, str]:
+    """Exit status, stdout and stderr; the whole process group dies at the time limit."""
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=env, start_new_session=True,
+                               preexec_fn=_limits)
+    try:
+        out, err = process.communicate(text.encode("utf-8"), timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        return -1, "", _STOPPED
+    return process.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+def _stopped(code: int, err: str) -> Drawn | None:
+    if err == _STOPPED:
+        return Drawn(error=f"took longer than {TIMEOUT:.0f} s and was stopped; make the "
+                     "diagram smaller")
+    if code < 0 or "MemoryError" in err or "memory allocation" in err:
+        return Drawn(error="needed more than 1 GiB of memory and was stopped; make the "
+                     "diagram smaller")
+    return None
+
+
+def _mermaid(text: str, theme: str) -> Drawn:
+    source = text if theme == "default" else \
+        f'%%{{init: {{"theme": "{theme}"}}}}%%\n{text}'
+    code, out, err = _run([sys.executable, "-I", str(_MERMAID_RUNNER)], source,
+                          {"PATH": os.environ.get("PATH", "")})
+    stopped = _stopped(code, err)
+    if stopped is not None:
+        return stopped
+    if code != 0:
+        message = err.strip().splitlines()[-1] if err.strip() else "cannot be drawn"
+        message = message.removeprefix("ValueError: ")
+        return Drawn(error=message, line=_line_of(message))
+    return Drawn(svg=out)
+
+
+@functools.cache
+def dot_program() -> str | None:
+    """graphviz-pure's `graphviz-pure` program, beside this Python's, else on the PATH."""
+    here = Path(sysconfig.get_path("scripts")) / "graphviz-pure"
+    if here.is_file():
+        return str(here)
+    return shutil.which("graphviz-pure")
+
+
+def _dot(text: str) -> Drawn:
+    program = dot_program()
+    if program is None:
+        return Drawn(error="graphviz-pure is not installed (pip install graphviz-pure)")
+    # SERVER_NAME: dot then reads no file a graph names (image=, shapefile=).
+    # The theme's kind of face, where the graph names none (its own fontname wins).
+    faces = [f"-{part}fontname=sans-serif" for part in ("G", "N", "E")]
+    code, out, err = _run([program, "-Tsvg", *faces], text,
+                          {"SERVER_NAME": "blogbuild", "PATH": os.environ.get("PATH", "")})
+    stopped = _stopped(code, err)
+    if stopped is not None:
+        return stopped
+    if not out.strip():
+        message = err.strip().splitlines()[0] if err.strip() else "cannot be drawn"
+        return Drawn(error=message.removeprefix("Error: "), line=_line_of(message))
+    return Drawn(svg=out, error="" if code == 0 else _warning(err))
+
+
+def _warning(err: str) -> str:
+    lines = [line.removeprefix("Warning: ") for line in err.strip().splitlines()]
+    return "; ".join(lines[:2]) if lines else ""
+
+
+_LINE = re.compile(r"\bline (\d+)")
+
+
+def _line_of(message: str) -> int:
+    found = _LINE.search(message)
+    return int(found[1]) if found else 0

@@ -1,0 +1,127 @@
+"""Diagrams drawn at build time: every Mermaid type GitHub documents, Graphviz, the SVG
+made safe and unique on its page, errors at their lines, limits, figures."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from blogbuild import diskcache
+from blogbuild.commands.build import build
+from blogbuild.config import Config
+from blogbuild.diagnostics import BuildFailed
+from blogbuild.diagrams import draw as draw_module
+from blogbuild.diagrams.draw import draw
+from blogbuild.diagrams.svg import adapt
+from blogbuild.markdown import create_markdown
+from blogbuild.pipeline.render import render_markdown
+
+CORPUS = Path(__file__).parent / "fixtures" / "diagrams"
+#: The text of every label that Mermaid 12.3 itself (in Chromium) drew for each diagram.
+LABELS = json.loads((CORPUS / "labels.json").read_text(encoding="utf-8"))
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _texts(svg: str) -> str:
+    root = ET.fromstring(svg)
+    return " ".join(" ".join(e.itertext()) for e in root.iter()
+                    if e.tag in (f"{SVG}text", f"{SVG}tspan", f"{SVG}title", f"{SVG}desc"))
+
+
+@pytest.mark.parametrize("name", sorted(LABELS))
+def test_every_mermaid_type_is_drawn_with_every_label(name: str) -> None:
+    text = (CORPUS / f"{name}.mmd").read_text(encoding="utf-8")
+    drawn = draw("mermaid", text)
+    assert drawn.error == "" and drawn.svg
+    svg = adapt(drawn.svg, "d1")
+    found = " ".join(_texts(svg).split())
+    missing = [label for label in LABELS[name] if " ".join(label.split()) not in found]
+    assert missing == []
+    root = ET.fromstring(svg)
+    assert root.get("role") == "img" and root.get("width") == "100%"
+    assert not list(root.iter(f"{SVG}foreignObject")) and not list(root.iter(f"{SVG}script"))
+
+
+def _render(source: str) -> tuple[str, list[tuple[int, str]]]:
+    md = create_markdown(Config())
+    rendered = render_markdown(md, source, file="post.md")
+    return rendered.html, [(d.line, d.message) for d in rendered.diagnostics]
+
+
+def test_a_page_of_diagrams_has_unique_ids_a_figure_and_both_themes() -> None:
+    html, problems = _render(
+        "See [](#fig-flow).\n\n```mermaid {#fig-flow title=\"How it flows\"}\n"
+        "flowchart LR\n  A --> B\n```\n\n```mermaid\nflowchart LR\n  A --> B\n```\n\n"
+        "```dot\ndigraph { a -> b [label=\"an edge\"] }\n```\n")
+    assert problems == []
+    assert '<a href="#fig-flow" class="xref" data-xref="figure">Figure 1</a>' in html
+    assert '<figure class="figure diagram diagram-mermaid" id="fig-flow">' in html
+    assert "<figcaption><span class=\"figure-number\">Figure 1.</span> How it flows" in html
+    ids = re.findall(r'\sid="([^"]+)"', html)
+    assert len(ids) == len(set(ids))  # two drawings of the same text, each its own ids
+    assert html.count('class="diagram-light only-light"') == 2
+    assert html.count('class="diagram-dark only-dark"') == 2
+    assert "<title" in html and "How it flows</title>" in html
+    assert "an edge" in html and 'class="diagram diagram-dot"' in html
+
+
+def test_labels_are_text_and_links_only_what_our_link_rules_accept() -> None:
+    html, _ = _render((CORPUS / "23_click_html.mmd").read_text().join(
+        ["```mermaid\n", "```\n"]) + "\n```dot\ndigraph { a [URL=\"javascript:alert(1)\"]; "
+        "b [href=\"https://example.org/b\"]; c [image=\"/etc/passwd\"]; a -> b -> c }\n```\n")
+    assert "<script" not in html and "javascript:" not in html and " onclick" not in html
+    assert "https://example.org/b" in html
+    assert "/etc/passwd" not in html and "root:" not in html
+
+
+def test_a_syntax_error_is_an_error_at_its_line_and_the_text_stays_as_code() -> None:
+    source = ("Intro.\n\n```mermaid\nflowchart LR\n  A --> B[oops\n```\n\n"
+              "```dot\ndigraph {\n  a -> b\n  c -> }\n}\n```\n")
+    html, problems = _render(source)
+    assert [line for line, _ in problems] == [3, 11]
+    assert "Unterminated node label" in problems[0][1]
+    assert problems[1][1].startswith("this Graphviz graph cannot be drawn (line 3 of the "
+                                     "diagram): ")
+    assert html.count('<pre class="highlight">') == 2 and "A --&gt; B[oops" in html
+
+
+def test_a_drawing_that_takes_too_long_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(draw_module, "TIMEOUT", 0.5)
+    edges = " ".join(f"n{i} -> n{(i * 7 + j) % 1500};" for i in range(1500) for j in (1, 3))
+    drawn = draw_module._dot("digraph { " + edges + " }")
+    assert drawn.svg == "" and drawn.error.startswith("took longer than")
+
+
+def test_a_diagram_is_drawn_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    diskcache.set_cache_dir(tmp_path)
+    try:
+        text = "flowchart LR\n  Once --> Only\n"
+        first = draw("mermaid", text)
+        monkeypatch.setattr(draw_module, "_run", lambda *a: pytest.fail("drawn again"))
+        diskcache.flush()
+        assert draw("mermaid", text) == first
+    finally:
+        diskcache.close()
+        diskcache.set_cache_dir(None)
+
+
+def test_a_built_page_shows_the_diagram_and_a_broken_one_fails_the_build(
+        tmp_path: Path) -> None:
+    (tmp_path / "content" / "posts").mkdir(parents=True)
+    (tmp_path / "site.yaml").write_text("title: D\nsearch: false\nsocial_cards: false\n")
+    post = tmp_path / "content" / "posts" / "d.md"
+    post.write_text("---\ntitle: D\ndate: 2026-01-01\n---\n```mermaid\npie\n  \"a\" : 1\n"
+                    "  \"b\" : 2\n```\n")
+    report = build(tmp_path / "site.yaml")
+    assert report.diagnostics == []
+    page = (tmp_path / "_site" / "posts" / "d" / "index.html").read_text()
+    assert 'class="diagram diagram-mermaid"' in page and "<svg" in page
+    stylesheet = re.search(r'<link rel="stylesheet" href="/(css/bundle\.[0-9a-f]+\.css)"', page)
+    assert stylesheet and ".diagram-scroll" in (tmp_path / "_site" / stylesheet[1]).read_text()
+    post.write_text(post.read_text().replace("pie", "pie\n  title", 1).replace(": 1", ": x"))
+    with pytest.raises(BuildFailed):
+        build(tmp_path / "site.yaml")
