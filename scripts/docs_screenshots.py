@@ -145,6 +145,10 @@ def _images(page: Page, out: Path) -> None:
     _shot(page, out, "images", "#figure-1")
 
 
+def _diagrams(page: Page, out: Path) -> None:
+    _shot(page, out, "diagrams", "#fig-build")
+
+
 SHOTS: dict[str, list[Callable[[Page, Path], None]]] = {
     "/posts/widgets/": [_collapsible, _video, _compare, _space],
     "/posts/runnable/": [_runnable],
@@ -152,6 +156,7 @@ SHOTS: dict[str, list[Callable[[Page, Path], None]]] = {
     "/posts/math/": [_math],
     "/posts/universal-approximation/": [_statements, _preview, _citations, _build_output],
     "/posts/a-walk-in-pictures/": [_images],
+    "/posts/diagrams/": [_diagrams],
 }
 
 
