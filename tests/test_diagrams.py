@@ -125,3 +125,24 @@ def test_a_built_page_shows_the_diagram_and_a_broken_one_fails_the_build(
     post.write_text(post.read_text().replace("pie", "pie\n  title", 1).replace(": 1", ": x"))
     with pytest.raises(BuildFailed):
         build(tmp_path / "site.yaml")
+
+
+def test_a_type_the_build_cannot_draw_is_left_to_mermaids_own_script(tmp_path: Path) -> None:
+    (tmp_path / "content" / "posts").mkdir(parents=True)
+    (tmp_path / "site.yaml").write_text("title: D\nsearch: false\nsocial_cards: false\n")
+    (tmp_path / "content" / "posts" / "new.md").write_text(
+        "---\ntitle: New\ndate: 2026-01-02\n---\nText.\n\n```mermaid\nusecase\n  actor A\n```\n")
+    (tmp_path / "content" / "posts" / "old.md").write_text(
+        "---\ntitle: Old\ndate: 2026-01-01\n---\n```mermaid\nflowchart LR\n  A --> B\n```\n")
+    report = build(tmp_path / "site.yaml")
+    [warning] = report.diagnostics
+    assert (warning.file, warning.line) == ("content/posts/new.md", 7)
+    assert "cannot draw Mermaid diagrams of the type 'usecase'" in warning.message
+    site = tmp_path / "_site"
+    new = (site / "posts" / "new" / "index.html").read_text()
+    assert '<pre class="mermaid-fallback">usecase\n  actor A\n</pre>' in new
+    assert '<script src="/vendor/mermaid/mermaid.min.js" defer></script>' in new
+    assert "mermaid.min.js" not in (site / "posts" / "old" / "index.html").read_text()
+    assert (site / "vendor" / "mermaid" / "mermaid.min.js").stat().st_size > 1_000_000
+    assert (site / "vendor" / "mermaid" / "LICENSE").is_file()
+    assert (site / "js" / "mermaid.js").is_file()

@@ -32,6 +32,8 @@ from blogbuild.markdown.highlight import parse_info
 from blogbuild.markdown.statements import split_id
 
 KINDS = {"mermaid": "mermaid", "dot": "dot", "graphviz": "dot"}
+#: What mmdr says of a type of diagram it does not know (Mermaid may: a newer type).
+UNKNOWN_TYPE = "No Mermaid diagram type detected"
 #: `#fig-flow` among the words of the info string (`{#fig-flow title="…"}` too).
 _ID = re.compile(r"(?:(?<=\s)|(?<=\{))#([\w:.-]+)")
 
@@ -67,6 +69,16 @@ def diagrams(state: StateCore) -> None:
         themes = ("default", "dark") if kind == "mermaid" else ("default",)
         drawings = [draw(kind, token.content, theme) for theme in themes]
         failed = next((d for d in drawings if not d.svg), None)
+        if failed is not None and kind == "mermaid" and failed.error == UNKNOWN_TYPE:
+            first = token.content.strip().split(maxsplit=1)[0]
+            report(env, source_line(env, token.map[0]), f"blogbuild cannot draw Mermaid "
+                   f"diagrams of the type {first!r}: the reader's browser draws this one "
+                   "with Mermaid's own script (5 MB, loaded by this page only); if it is a "
+                   "misspelt type, fix it")
+            need(env, "mermaid")
+            need(env, "diagram")
+            token.type, token.tag, token.nesting = "diagram_fallback", "pre", 0
+            continue
         if failed is not None:
             _problem(env, token, failed, what)
             continue
@@ -116,7 +128,15 @@ def _render(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
             f"<figcaption>{caption}</figcaption>\n</figure>\n")
 
 
+def _render_fallback(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                     env: Env) -> str:
+    """The diagram's text, which static/js/mermaid.js replaces with Mermaid's drawing."""
+    return (f'<div class="diagram diagram-mermaid"><pre class="mermaid-fallback">'
+            f"{escapeHtml(tokens[idx].content)}</pre></div>\n")
+
+
 def diagrams_plugin(md: MarkdownIt) -> None:
     """Install before the figures plugin's numbering runs (it numbers these too)."""
     md.core.ruler.after("block", "diagrams", diagrams)
     md.add_render_rule("diagram", _render)
+    md.add_render_rule("diagram_fallback", _render_fallback)

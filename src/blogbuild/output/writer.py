@@ -22,6 +22,7 @@ from blogbuild.output.outdir import MARKER, MARKER_TEXT, is_previous_output
 BUNDLES: dict[str, tuple[str, str]] = {
     "math": ("blogbuild.runtimes.katex", "vendor/katex"),
     "runnable": ("blogbuild.runtimes.pyodide", "vendor/pyodide"),
+    "mermaid": ("blogbuild.diagrams.fallback", "vendor/mermaid"),
 }
 
 
