@@ -146,3 +146,13 @@ def test_a_type_the_build_cannot_draw_is_left_to_mermaids_own_script(tmp_path: P
     assert (site / "vendor" / "mermaid" / "mermaid.min.js").stat().st_size > 1_000_000
     assert (site / "vendor" / "mermaid" / "LICENSE").is_file()
     assert (site / "js" / "mermaid.js").is_file()
+
+
+def test_drawings_are_the_same_bytes_every_time_in_the_themes_face() -> None:
+    er = (CORPUS / "05_er.mmd").read_text()
+    mermaid = [draw_module._mermaid(er, "dark").svg for _ in range(2)]
+    graph = "digraph { a -> b -> c; a -> c [label=\"short\"] }"
+    dot = [draw_module._dot(graph).svg for _ in range(2)]
+    assert mermaid[0] and mermaid[0] == mermaid[1] and dot[0] and dot[0] == dot[1]
+    assert "font-family:system-ui,-apple-system" in mermaid[0]  # the theme's face
+    assert 'font-family="sans-serif"' in dot[0]

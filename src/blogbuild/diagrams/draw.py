@@ -23,7 +23,7 @@ from pathlib import Path
 from blogbuild import diskcache
 
 #: Bumped when the SVG made of the same text changes.
-DRAW_VERSION = "1"
+DRAW_VERSION = "2"
 TABLE = "diagrams"
 TIMEOUT = 15.0  # seconds a diagram may take
 MEMORY = 1024 * 1024 * 1024  # bytes of address space a renderer may use
@@ -95,9 +95,14 @@ def _stopped(code: int, err: str) -> Drawn | None:
     return None
 
 
+#: The theme's face (static/css/main.css, --font-body), for Mermaid's labels.
+FONT = "system-ui, -apple-system, Segoe UI, Roboto, Helvetica Neue, Arial, sans-serif"
+
+
 def _mermaid(text: str, theme: str) -> Drawn:
-    source = text if theme == "default" else \
-        f'%%{{init: {{"theme": "{theme}"}}}}%%\n{text}'
+    # Mermaid's own directive, before the author's (whose settings win where they say).
+    init = json.dumps({"theme": theme, "themeVariables": {"fontFamily": FONT}})
+    source = f"%%{{init: {init}}}%%\n{text}"
     code, out, err = _run([sys.executable, "-I", str(_MERMAID_RUNNER)], source,
                           {"PATH": os.environ.get("PATH", "")})
     stopped = _stopped(code, err)
