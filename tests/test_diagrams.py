@@ -66,6 +66,11 @@ def test_a_page_of_diagrams_has_unique_ids_a_figure_and_both_themes() -> None:
     assert html.count('class="diagram-light only-light"') == 2
     assert html.count('class="diagram-dark only-dark"') == 2
     assert "<title" in html and "How it flows</title>" in html
+    md = create_markdown(Config())
+    previews = render_markdown(md, "See [](#fig-flow).\n\n```mermaid {#fig-flow title=\"T\"}\n"
+                               "flowchart LR\n  A --> B\n```\n", page_url="/p/").snippets
+    assert previews == (("fig-flow", '<figure class="figure">\n<figcaption><span class='
+                         '"figure-number">Figure 1.</span> T</figcaption>\n</figure>'),)
     assert "an edge" in html and 'class="diagram diagram-dot"' in html
 
 

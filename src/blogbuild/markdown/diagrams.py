@@ -117,15 +117,24 @@ def _render(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
     else:
         body = svgs[0]
     inner = f'<div class="diagram-scroll" tabindex="0">{body}</div>'
-    number = meta.get("number")
-    if number is None:
+    if meta.get("number") is None:
         return f'<div class="diagram diagram-{meta["kind"]}">{inner}</div>\n'
-    caption = f'<span class="figure-number">Figure {number}.</span>'
-    if meta.get("title"):
-        caption += f" {escapeHtml(meta['title'])}"
     return (f'<figure class="figure diagram diagram-{meta["kind"]}" '
             f'id="{escapeHtml(str(meta["figure_id"]))}">\n{inner}\n'
-            f"<figcaption>{caption}</figcaption>\n</figure>\n")
+            f"<figcaption>{_caption(meta)}</figcaption>\n</figure>\n")
+
+
+def _caption(meta: dict[str, Any]) -> str:
+    caption = f'<span class="figure-number">Figure {meta["number"]}.</span>'
+    if meta.get("title"):
+        caption += f" {escapeHtml(meta['title'])}"
+    return caption
+
+
+def preview_html(token: Token) -> str:
+    """What a preview of a numbered diagram shows elsewhere: its caption (its drawing is
+    large, and its ids are the page's own)."""
+    return f'<figure class="figure">\n<figcaption>{_caption(token.meta)}</figcaption>\n</figure>'
 
 
 def _render_fallback(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
