@@ -161,3 +161,19 @@ def test_drawings_are_the_same_bytes_every_time_in_the_themes_face() -> None:
     assert mermaid[0] and mermaid[0] == mermaid[1] and dot[0] and dot[0] == dot[1]
     assert "font-family:system-ui,-apple-system" in mermaid[0]  # the theme's face
     assert 'font-family="sans-serif"' in dot[0]
+
+
+def test_a_page_of_every_kind_of_diagram_is_valid_html(tmp_path: Path) -> None:
+    """Renderers write attributes SVG does not have (Mermaid's `name`, positions on
+    groups) and, in mind maps, one id twice: none of it reaches the page."""
+    from quality_tools import nu_errors
+
+    (tmp_path / "content" / "posts").mkdir(parents=True)
+    (tmp_path / "site.yaml").write_text("title: D\nsearch: false\nsocial_cards: false\n")
+    fences = [f"```mermaid\n{p.read_text().strip()}\n```\n" for p in sorted(CORPUS.glob("*.mmd"))]
+    fences.append('```dot\ndigraph { node [shape=record]; a [label="{x|y}"]; subgraph '
+                  'cluster_0 { b; c } a -> b [label="e"]; b -> c [URL="https://x.org"] }\n```\n')
+    (tmp_path / "content" / "posts" / "all.md").write_text(
+        "---\ntitle: All\ndate: 2026-01-01\n---\n" + "\n".join(fences))
+    build(tmp_path / "site.yaml")
+    assert nu_errors(tmp_path / "_site" / "posts" / "all") == []

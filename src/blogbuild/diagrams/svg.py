@@ -32,6 +32,22 @@ _URL_REF = re.compile(r"url\(\s*['\"]?#([^'\")\s]+)['\"]?\s*\)")
 _LOADS = re.compile(r"url\(\s*['\"]?(?!#)|@import|expression|javascript", re.IGNORECASE)
 
 
+#: Attributes renderers write where SVG has none (Mermaid's `name` on shapes, text
+#: positions on groups): dropped, so that the page stays valid HTML.
+_NOWHERE = {"name"}
+_NOT_ON = {
+    f"{{{SVG}}}g": {"x", "y", "dx", "dy", "width", "height", "viewBox", "title", "overflow"},
+    f"{{{SVG}}}circle": {"x", "y", "width", "height", "viewBox", "overflow"},
+    f"{{{SVG}}}ellipse": {"x", "y", "width", "height", "viewBox", "overflow"},
+    f"{{{SVG}}}path": {"x", "y", "width", "height", "viewBox"},
+    f"{{{SVG}}}line": {"x", "y", "width", "height", "viewBox"},
+    f"{{{SVG}}}polygon": {"x", "y", "width", "height", "viewBox"},
+}
+_BASELINES = {"auto", "text-bottom", "alphabetic", "ideographic", "middle", "central",
+              "mathematical", "hanging", "text-top", "use-script", "no-change",
+              "reset-size"}
+
+
 class BadSvg(ValueError):
     """The renderer's output is not SVG."""
 
@@ -54,12 +70,17 @@ def adapt(svg: str, prefix: str, *, title: str = "", desc: str = "") -> str:
     if root.tag != f"{{{SVG}}}svg":
         raise BadSvg("the renderer wrote no SVG")
     _clean(root)
-    renamed = {}
+    renamed: dict[str, str] = {}
+    taken: set[str] = set()
     for element in root.iter():
         ident = element.get("id")
         if ident is not None:
-            renamed[ident] = f"{prefix}-{ident}"
-            element.set("id", renamed[ident])
+            new = f"{prefix}-{ident}"
+            while new in taken:  # a renderer that names two elements alike (mind maps)
+                new += "-"
+            taken.add(new)
+            renamed.setdefault(ident, new)
+            element.set("id", new)
     for element in root.iter():
         for name, value in list(element.attrib.items()):
             if "url(" in value:
@@ -84,7 +105,9 @@ def _clean(root: ET.Element) -> None:
             value = element.attrib[name]
             local = name.rsplit("}", 1)[-1].lower()
             if (local.startswith("on") or (name in _HREFS and not _safe_link(value))
-                    or (local == "style" and _LOADS.search(value))):
+                    or (local == "style" and _LOADS.search(value)) or name in _NOWHERE
+                    or name in _NOT_ON.get(element.tag, ())
+                    or (name == "dominant-baseline" and value not in _BASELINES)):
                 del element.attrib[name]
         if element.tag == f"{{{SVG}}}style" and element.text and _LOADS.search(
                 element.text.replace("url(#", "")):
