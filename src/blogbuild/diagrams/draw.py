@@ -15,9 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
-import sysconfig
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 from blogbuild import diskcache
@@ -39,6 +37,8 @@ class Drawn:
 
 @functools.cache
 def versions() -> str:
+    from importlib import metadata  # only when a diagram is drawn: it imports a lot
+
     found = []
     for name in ("mmdr", "graphviz-pure"):
         try:
@@ -118,6 +118,8 @@ def _mermaid(text: str, theme: str) -> Drawn:
 @functools.cache
 def dot_program() -> str | None:
     """graphviz-pure's `graphviz-pure` program, beside this Python's, else on the PATH."""
+    import sysconfig
+
     here = Path(sysconfig.get_path("scripts")) / "graphviz-pure"
     if here.is_file():
         return str(here)

@@ -26,7 +26,6 @@ from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
 from blogbuild.diagrams.draw import Drawn, draw
-from blogbuild.diagrams.svg import BadSvg, adapt
 from blogbuild.markdown.env import Env, need, report, report_error, source_line
 from blogbuild.markdown.highlight import parse_info
 from blogbuild.markdown.statements import split_id
@@ -85,6 +84,8 @@ def diagrams(state: StateCore) -> None:
         if drawings[0].error:  # drawn, with the renderer's warnings
             report(env, source_line(env, token.map[0]), f"{what} was drawn with warnings: "
                    f"{drawings[0].error}")
+        from blogbuild.diagrams.svg import BadSvg, adapt  # XML: only for pages with diagrams
+
         count += 1
         digest = hashlib.sha256(token.content.encode()).hexdigest()[:8]
         prefix = f"diagram-{count}-{digest}"
