@@ -101,6 +101,12 @@ def test_a_drawing_that_takes_too_long_is_stopped(monkeypatch: pytest.MonkeyPatc
     assert drawn.svg == "" and drawn.error.startswith("took longer than")
 
 
+def test_a_drawing_is_held_to_its_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(draw_module, "MEMORY", 24 * 1024 * 1024)  # not enough for mmdr
+    drawn = draw_module._mermaid("flowchart LR\n  A --> B\n", "default")
+    assert drawn.svg == "" and drawn.error.startswith("needed more than")
+
+
 def test_a_diagram_is_drawn_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     diskcache.set_cache_dir(tmp_path)
     try:

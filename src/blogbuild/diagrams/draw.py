@@ -10,7 +10,6 @@ import hashlib
 import json
 import os
 import re
-import resource
 import shutil
 import signal
 import subprocess
@@ -26,6 +25,7 @@ TABLE = "diagrams"
 TIMEOUT = 15.0  # seconds a diagram may take
 MEMORY = 1024 * 1024 * 1024  # bytes of address space a renderer may use
 _MERMAID_RUNNER = Path(__file__).with_name("mermaid_runner.py")
+_LIMITED = Path(__file__).with_name("limited.py")
 
 
 @dataclass(frozen=True)
@@ -67,15 +67,12 @@ def draw(kind: str, text: str, theme: str = "default") -> Drawn:
 _STOPPED = "stopped"
 
 
-def _limits() -> None:  # in the child, before exec
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
-
-
 def _run(command: list[str], text: str, env: dict[str, str]) -> tuple[int, str, str]:
-    """Exit status, stdout and stderr; the whole process group dies at the time limit."""
-    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, env=env, start_new_session=True,
-                               preexec_fn=_limits)
+    """Exit status, stdout and stderr of `command` run with at most MEMORY bytes (see
+    limited.py); the whole process group dies at the time limit."""
+    process = subprocess.Popen([sys.executable, "-I", str(_LIMITED), str(MEMORY), *command],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=env, start_new_session=True)
     try:
         out, err = process.communicate(text.encode("utf-8"), timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -89,9 +86,10 @@ def _stopped(code: int, err: str) -> Drawn | None:
     if err == _STOPPED:
         return Drawn(error=f"took longer than {TIMEOUT:.0f} s and was stopped; make the "
                      "diagram smaller")
-    if code < 0 or "MemoryError" in err or "memory allocation" in err:
-        return Drawn(error="needed more than 1 GiB of memory and was stopped; make the "
-                     "diagram smaller")
+    if code < 0 or any(sign in err for sign in ("MemoryError", "memory allocation",
+                                                 "Cannot allocate memory", "failed to map")):
+        return Drawn(error=f"needed more than {MEMORY // 2**20} MiB of memory and was "
+                     "stopped; make the diagram smaller")
     return None
 
 
