@@ -316,3 +316,27 @@ def test_a_feed_entry_shows_one_copy_at_an_absolute_url(tmp_path: Path) -> None:
     assert re.fullmatch(r"https://example\.org/blog/posts/trip/sea\.[0-9a-f]{10}\.1200\.jpg",
                         src)
     assert 'width="2000" height="1000" loading="lazy"' in entry and "srcset" not in entry
+
+
+def test_an_animated_cover_is_shown_as_it_is_and_a_broken_one_is_reported(
+        tmp_path: Path) -> None:
+    frames = [Image.new("RGB", (40, 30), colour) for colour in ((255, 0, 0), (0, 0, 255))]
+    buffer = io.BytesIO()
+    frames[0].save(buffer, "WEBP", save_all=True, append_images=frames[1:], duration=100)
+    site = make_site(tmp_path, "Text.\n\n![Moving](moving.webp)\n",
+                     {"content/posts/trip/moving.webp": buffer.getvalue()})
+    index = site / "content" / "posts" / "trip" / "index.md"
+    index.write_text(index.read_text().replace("date: 2026-05-01\n",
+                                               "date: 2026-05-01\nimage: moving.webp\n"))
+    report = build(site / "site.yaml")
+    assert report.diagnostics == []
+    cover, body = pictures(site / "_site" / "posts" / "trip" / "index.html").images
+    assert (cover["src"], cover["width"], cover["height"]) == (
+        "/blog/posts/trip/moving.webp", "40", "30")
+    assert (body["src"], body["width"], body["height"]) == (
+        "/blog/posts/trip/moving.webp", "40", "30")  # an animation: as it is, sized
+    (site / "content" / "posts" / "trip" / "moving.webp").write_bytes(b"RIFF\x00\x00")
+    report = build(site / "site.yaml")
+    assert sorted((d.line, d.message.split(":")[0]) for d in report.diagnostics) == [
+        (4, "image 'moving.webp' cannot be read as a picture (PNG, JPEG, WebP, GIF or AVIF)"),
+        (8, "image 'moving.webp' cannot be read as a picture (PNG, JPEG, WebP, GIF or AVIF)")]

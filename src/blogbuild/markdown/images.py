@@ -87,6 +87,10 @@ def images(state: StateCore) -> None:
             if info.problem:
                 report(env, line, f"image {written!r} {info.problem}: it is published as "
                        "it is, without a size or smaller copies; replace the file")
+            elif info.width and image.attrGet("width") is None \
+                    and image.attrGet("height") is None:  # an animation: its size at least
+                image.attrSet("width", str(info.width))
+                image.attrSet("height", str(info.height))
             continue
         meta["picture"] = info
         meta["eager"] = first and top < EAGER_BLOCKS

@@ -46,10 +46,15 @@ def cover_of(post: Post, assets: dict[str, str], by_url: dict[str, str], config:
         return Cover(url, None, None, alt), None
     info = (images or {}).get(_source_of(path, config))
     if info is not None:
-        if not info.usable:
-            return None, warning(post.display, line, f"image {image!r} {info.problem}; "
-                                 "replace the file")
-        return Cover(url, info.width, info.height, alt, *_copies(url, info, config)), None
+        if info.usable:
+            return Cover(url, info.width, info.height, alt, *_copies(url, info, config)), None
+        # An animation is shown as it is; so is a picture too large to make copies of.
+        shown = Cover(url, info.width, info.height, alt) if info.width else None
+        if not info.problem:
+            return shown, None
+        return shown, warning(post.display, line, f"image {image!r} {info.problem}: "
+                              + ("it is shown as it is, without smaller copies; "
+                                 if shown else "") + "replace the file")
     size = image_size(path)
     if size is None:
         return None, warning(post.display, line, f"image {image!r} cannot be read as a "
