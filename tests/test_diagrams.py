@@ -183,3 +183,40 @@ def test_a_page_of_every_kind_of_diagram_is_valid_html(tmp_path: Path) -> None:
         "---\ntitle: All\ndate: 2026-01-01\n---\n" + "\n".join(fences))
     build(tmp_path / "site.yaml")
     assert nu_errors(tmp_path / "_site" / "posts" / "all") == []
+
+
+def _children(parent: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == parent:
+                found.append(int(entry.name))
+    return found
+
+
+def test_a_renderer_dies_with_the_process_that_waits_for_it() -> None:
+    """A worker killed (Ctrl-C, SIGTERM, a cancelled live-server run) leaves no renderer."""
+    import subprocess
+    import sys
+    import time
+
+    script = ("from blogbuild.diagrams import draw as d; "
+              "d._run(['/bin/sleep', '60'], '', {'PATH': '/bin'})")
+    parent = subprocess.Popen([sys.executable, "-c", script])
+    deadline = time.monotonic() + 10
+    while not (children := _children(parent.pid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert children, "the renderer never started"
+    time.sleep(0.3)  # past the launcher's exec
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 5
+    while any(Path(f"/proc/{pid}").exists() for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alive = [p for p in children if Path(f"/proc/{p}").exists()
+             and "Z" not in (Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[:1])]
+    assert alive == []

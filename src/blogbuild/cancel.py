@@ -13,6 +13,9 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import logging
+import os
+import signal
+import subprocess
 import threading
 from collections.abc import Callable, Iterator
 
@@ -112,3 +115,13 @@ def scope(token: Token) -> Iterator[Token]:
 
 def check() -> None:
     current().check()
+
+
+def kill_session(proc: subprocess.Popen[bytes]) -> None:
+    """Kill a child started with `start_new_session` and whatever it started (its
+    session), without waiting: what `child(kill)` is given for such a process."""
+    if os.name == "posix":
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        proc.kill()

@@ -11,13 +11,12 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from blogbuild import diskcache
+from blogbuild import cancel, diskcache
 
 #: Bumped when the SVG made of the same text changes.
 DRAW_VERSION = "2"
@@ -70,15 +69,18 @@ _STOPPED = "stopped"
 def _run(command: list[str], text: str, env: dict[str, str]) -> tuple[int, str, str]:
     """Exit status, stdout and stderr of `command` run with at most MEMORY bytes (see
     limited.py); the whole process group dies at the time limit."""
-    process = subprocess.Popen([sys.executable, "-I", str(_LIMITED), str(MEMORY), *command],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, env=env, start_new_session=True)
-    try:
-        out, err = process.communicate(text.encode("utf-8"), timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        return -1, "", _STOPPED
+    process = subprocess.Popen(
+        [sys.executable, "-I", str(_LIMITED), str(MEMORY), str(os.getpid()), *command],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        start_new_session=True)
+    # A cancelled run (the live server stopping, SIGTERM) kills it at once.
+    with cancel.current().child(lambda: cancel.kill_session(process)):
+        try:
+            out, err = process.communicate(text.encode("utf-8"), timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            cancel.kill_session(process)
+            process.communicate()
+            return -1, "", _STOPPED
     return process.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
 
 

@@ -1,12 +1,21 @@
-"""Run a program with a cap on its memory: `python -I limited.py BYTES PROGRAM [ARG ...]`.
+"""Run a program with a cap on its memory, that dies with the build:
+`python -I limited.py BYTES PARENT_PID PROGRAM [ARG ...]`.
 
-The cap is set in this child, which then becomes the program (exec): setting it from the
-build between fork and exec is not safe while the build has threads."""
+Both are set in this child, which then becomes the program (exec): setting them from the
+build between fork and exec is not safe while the build has threads. The death signal
+outlives the exec (Linux), so a renderer never outlives the worker that waits for it.
+"""
 
+import ctypes
 import os
 import resource
+import signal
 import sys
 
-limit = int(sys.argv[1])
+limit, parent = int(sys.argv[1]), int(sys.argv[2])
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-os.execv(sys.argv[2], sys.argv[2:])
+if sys.platform.startswith("linux"):
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent died before the line above
+        sys.exit(1)
+os.execv(sys.argv[3], sys.argv[3:])

@@ -181,7 +181,7 @@ def _drive(job: dict[str, Any], blocks: list[Block], timeout: float, workdir: Pa
         return tuple(BlockRun("crashed", error=reason) for _ in blocks)
     assert proc.stdin is not None and proc.stdout is not None
     # A cancelled run (the live server stopping) kills the blocks at once.
-    with cancel.current().child(lambda: _kill(proc)):
+    with cancel.current().child(lambda: cancel.kill_session(proc)):
         return _talk(proc, job, blocks, timeout, log)
 
 
@@ -245,15 +245,6 @@ def _death(proc: subprocess.Popen[bytes], log: IO[bytes]) -> str:
     else:
         what = f"the Python process ended (exit status {code})"
     return what + (f": {lines[-1]}" if lines else "")
-
-
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    """The process and whatever it started (its session), without waiting."""
-    if os.name == "posix":
-        with contextlib.suppress(OSError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(OSError):
-        proc.kill()
 
 
 def _stop(proc: subprocess.Popen[bytes], *, finished: bool) -> None:
