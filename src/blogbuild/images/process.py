@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from blogbuild.images.strip import Unreadable, strip
@@ -30,7 +30,8 @@ EXTENSIONS = {"JPEG": (".jpg", ".jpeg", ".jpe", ".jfif"), "MPO": (".jpg", ".jpeg
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".jpe", ".jfif", ".png", ".webp", ".avif"}
 #: MIME types of the formats variants are made in.
 MIME = {"avif": "image/avif", "webp": "image/webp", "jpeg": "image/jpeg", "png": "image/png"}
-_SIDEWAYS = {5, 6, 7, 8}
+#: EXIF orientations that turn a picture on its side: its width and height swap.
+SIDEWAYS = frozenset({5, 6, 7, 8})
 
 
 @dataclass(frozen=True)
@@ -148,24 +149,19 @@ def probe(data: bytes, suffix: str, max_pixels: int) -> Probe:
         return Probe(digest, problem="cannot be read as a picture (PNG, JPEG, WebP, GIF "
                      "or AVIF)")
     misnamed = fmt if fmt in EXTENSIONS and suffix.lower() not in EXTENSIONS[fmt] else ""
-    if orientation in _SIDEWAYS:
+    if orientation in SIDEWAYS:
         width, height = height, width
     found = Probe(digest, fmt, width, height, orientation, animated, alpha,
                   misnamed=misnamed)
     if width * height > max_pixels:
-        return _with(found, f"has {width * height / 1e6:.0f} megapixels, more than the "
-                     f"{max_pixels / 1e6:.0f} the build reads")
+        return replace(found, problem=f"has {width * height / 1e6:.0f} megapixels, more "
+                       f"than the {max_pixels / 1e6:.0f} the build reads")
     if fmt in ("JPEG", "MPO", "PNG", "WEBP"):
         try:
             strip(data, orientation)
         except Unreadable as exc:
-            return _with(found, f"is damaged: {exc}")
+            return replace(found, problem=f"is damaged: {exc}")
     return found
-
-
-def _with(found: Probe, problem: str) -> Probe:
-    return Probe(found.digest, found.format, found.width, found.height, found.orientation,
-                 found.animated, found.alpha, problem, found.misnamed)
 
 
 def key_of(found: Probe, options: Options) -> str:
@@ -227,7 +223,7 @@ def encode(data: bytes, found: Probe, variants: list[Variant], quality: int,
             icc = opened.info.get("icc_profile")
             if opened.format in ("JPEG", "MPO"):
                 # DCT scaling: 1/2, 1/4, 1/8 of the pixels, never below what is needed.
-                sideways = found.orientation in {5, 6, 7, 8}
+                sideways = found.orientation in SIDEWAYS
                 need = (found.height, found.width) if sideways else (found.width, found.height)
                 scale = widest / found.width
                 opened.draft("RGB", (max(1, int(need[0] * scale)), max(1, int(need[1] * scale))))

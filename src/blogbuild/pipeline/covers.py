@@ -12,11 +12,9 @@ from pathlib import Path
 from blogbuild.config import Config
 from blogbuild.content.models import Cover, Post
 from blogbuild.diagnostics import Diagnostic, warning
-from blogbuild.images.process import MIME, ImageInfo
+from blogbuild.images.process import MIME, SIDEWAYS, ImageInfo
 from blogbuild.urls import encode_path, has_scheme
 
-#: EXIF orientations that turn a picture on its side: its width and height swap.
-_SIDEWAYS = {5, 6, 7, 8}
 #: Formats whose EXIF sits in the header (a PNG's may follow its pixels: reading it costs
 #: milliseconds, and cameras do not write PNG).
 _EXIF_FORMATS = {"JPEG", "MPO", "WEBP", "TIFF"}
@@ -87,7 +85,7 @@ def image_size(path: Path) -> tuple[int, int] | None:
     try:
         with Image.open(path) as image:
             width, height = image.size
-            if image.format in _EXIF_FORMATS and image.getexif().get(0x0112) in _SIDEWAYS:
+            if image.format in _EXIF_FORMATS and image.getexif().get(0x0112) in SIDEWAYS:
                 width, height = height, width
     except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
         return None

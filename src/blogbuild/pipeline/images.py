@@ -17,7 +17,7 @@ import json
 import posixpath
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from blogbuild import diskcache
@@ -65,6 +65,8 @@ class ImageTable:
     folders: dict[str, Path] = field(default_factory=dict)
     #: Each picture's file and probe (None: it could not be read).
     files: dict[Path, tuple[str, Probe | None]] = field(default_factory=dict)
+    #: Each picture file's size in bytes, as the stage found it (-1: it could not tell).
+    sizes: dict[str, int] = field(default_factory=dict)
     encoded: int = 0  # pictures encoded by this build (the others came from the cache)
 
 
@@ -78,23 +80,24 @@ def candidates(config: Config, assets: list[tuple[Path, str]], statics: list[str
     return dict(sorted(found.items()))
 
 
-def _probe_memo(path: Path, options: Options) -> tuple[str, Probe | None]:
-    """The memo key of a file as it is now, and its remembered probe (None: probe it)."""
+def _probe_memo(path: Path, options: Options) -> tuple[str, Probe | None, int]:
+    """The memo key of a file as it is now, its remembered probe (None: probe it) and its
+    size (-1: none to tell; the summary names the largest pictures)."""
     try:
         st = path.stat()
     except OSError:
-        return "", None
+        return "", None, -1
     key = (f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\0{options.max_pixels}\0"
            f"{ENCODER_VERSION}")
     if time.time_ns() - st.st_mtime_ns < _SETTLE_NS:
-        return "", None
+        return "", None, st.st_size
     found = diskcache.get(TABLE, key)
     if found is None:
-        return key, None
+        return key, None, st.st_size
     try:
-        return key, Probe(**json.loads(found))
+        return key, Probe(**json.loads(found)), st.st_size
     except (TypeError, ValueError):
-        return key, None
+        return key, None, st.st_size
 
 
 def prepare(config: Config, assets: list[tuple[Path, str]], statics: list[str], *,
@@ -108,7 +111,7 @@ def prepare(config: Config, assets: list[tuple[Path, str]], statics: list[str], 
     waiting: dict[str, str] = {}  # cache folder -> the picture it is made from
     for source, path in candidates(config, assets, statics).items():
         shown = source if source.startswith("static/") else f"{config.content_dir}/{source}"
-        memo_key, found = _probe_memo(path, options)
+        memo_key, found, table.sizes[source] = _probe_memo(path, options)
         if found is None:
             try:
                 data = path.read_bytes()
@@ -146,8 +149,8 @@ def prepare(config: Config, assets: list[tuple[Path, str]], statics: list[str], 
             folder = table.folders[source]
             for other in [s for s, f in table.folders.items() if f == folder]:
                 info = table.images[other]  # every picture with these bytes
-                table.images[other] = ImageInfo(info.source, info.width, info.height, (),
-                                                problem, info.misnamed, info.key + "!")
+                table.images[other] = replace(info, variants=(), problem=problem,
+                                              key=info.key + "!")
                 del table.folders[other]
     return table
 
@@ -219,11 +222,9 @@ def heaviest(table: ImageTable, count: int = HEAVIEST) -> tuple[tuple[str, int, 
     """The largest picture files: (as shown, bytes, bytes of its widest copy in the first
     format of its <picture>; 0 when it has no copies), largest first."""
     found = []
-    for path, (source, _) in table.files.items():
-        try:
-            size = path.stat().st_size
-        except OSError:
-            continue
+    files = [(source, size) for source, size in table.sizes.items() if size >= 0]
+    files.sort(key=lambda f: (-f[1], table.images[f[0]].source))
+    for source, size in files[:count]:
         info, folder = table.images[source], table.folders.get(source)
         copy = 0
         if folder is not None and info.variants:
@@ -234,7 +235,7 @@ def heaviest(table: ImageTable, count: int = HEAVIEST) -> tuple[tuple[str, int, 
             except OSError:
                 copy = 0
         found.append((info.source, size, copy))
-    return tuple(sorted(found, key=lambda f: (-f[1], f[0]))[:count])
+    return tuple(found)
 
 
 def made_files(site: Site, entries: Mapping[str, SourceEntry]) -> list[FileSpec]:
