@@ -7,7 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
-from blogbuild.images.process import Variant
+from blogbuild.images.process import EncodeError, Options, Probe, Variant, encode
 
 
 def folder_of(cache: Path, key: str) -> Path:
@@ -33,3 +33,16 @@ def write(folder: Path, files: dict[str, bytes], variants: tuple[Variant, ...]) 
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)
     return complete(folder, variants)
+
+
+def make(folder: Path, data: bytes, found: Probe, variants: tuple[Variant, ...],
+         options: Options) -> str:
+    """Encode the copies of the picture `data` into `folder`; "" or why they could not be
+    made."""
+    try:
+        files = encode(data, found, list(variants), options.quality, options.max_pixels)
+    except EncodeError as exc:
+        return f"cannot be decoded ({exc})"
+    if not write(folder, files, variants):
+        return "its copies could not be written to the cache folder"
+    return ""

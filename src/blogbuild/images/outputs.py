@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from blogbuild.images.cache import complete, folder_of, write
+from blogbuild.images.cache import complete, folder_of, make
 from blogbuild.images.process import (
-    EncodeError,
     ImageInfo,
     Options,
-    encode,
     key_of,
     plan,
     probe,
@@ -33,11 +31,6 @@ def made_picture(data: bytes, cache: Path, options: Options) -> tuple[ImageInfo,
     variants = tuple(plan(found, stem, options))
     key = key_of(found, options)
     folder = folder_of(cache, key)
-    if not complete(folder, variants):
-        try:
-            files = encode(data, found, list(variants), options.quality, options.max_pixels)
-        except EncodeError:
-            return None
-        if not write(folder, files, variants):
-            return None
+    if not complete(folder, variants) and make(folder, data, found, variants, options):
+        return None
     return ImageInfo("", found.width, found.height, variants, key=key), folder

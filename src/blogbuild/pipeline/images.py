@@ -23,16 +23,14 @@ from pathlib import Path
 from blogbuild import diskcache
 from blogbuild.config import Config
 from blogbuild.content.models import Site
-from blogbuild.images.cache import complete, folder_of, write
+from blogbuild.images.cache import complete, folder_of, make
 from blogbuild.images.process import (
     ENCODER_VERSION,
     IMAGE_SUFFIXES,
-    EncodeError,
     ImageInfo,
     Options,
     Probe,
     Variant,
-    encode,
     key_of,
     options_of,
     plan,
@@ -162,17 +160,11 @@ def _init(*_: object) -> None:
 def _encode_job(job: tuple[str, str, Probe, tuple[Variant, ...], str, Options]) -> str:
     """Make one picture's variants in its cache folder; "" or why they could not be."""
     _source, path, found, variants, target, options = job
-    folder = Path(target)
     try:
         data = Path(path).read_bytes()
-        files = encode(data, found, list(variants), options.quality, options.max_pixels)
     except OSError as exc:
         return f"cannot be read: {exc.strerror or exc}"
-    except EncodeError as exc:
-        return f"cannot be decoded ({exc})"
-    if not write(folder, files, variants):
-        return "its copies could not be written to the cache folder"
-    return ""
+    return make(Path(target), data, found, variants, options)
 
 
 def publish(specs: list[FileSpec], table: ImageTable, asset_urls: dict[str, str],
