@@ -1,0 +1,1 @@
+"""Jupyter notebooks (.ipynb) as posts and pages."""
