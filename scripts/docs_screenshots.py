@@ -149,6 +149,10 @@ def _diagrams(page: Page, out: Path) -> None:
     _shot(page, out, "diagrams", "#fig-build")
 
 
+def _notebook(page: Page, out: Path) -> None:
+    _shot(page, out, "notebooks", "#the-fit", ".nb-cell:has(.nb-figure)")
+
+
 SHOTS: dict[str, list[Callable[[Page, Path], None]]] = {
     "/posts/widgets/": [_collapsible, _video, _compare, _space],
     "/posts/runnable/": [_runnable],
@@ -157,6 +161,7 @@ SHOTS: dict[str, list[Callable[[Page, Path], None]]] = {
     "/posts/universal-approximation/": [_statements, _preview, _citations, _build_output],
     "/posts/a-walk-in-pictures/": [_images],
     "/posts/diagrams/": [_diagrams],
+    "/posts/least-squares/": [_notebook],
 }
 
 

@@ -26,6 +26,7 @@ from blogbuild.config import (
     ImagesConfig,
     MathConfig,
     NavLink,
+    NotebooksConfig,
     RunnableConfig,
     SocialConfig,
     StatementsConfig,
@@ -102,6 +103,7 @@ OTHER: dict[str, Any] = {
     "social_cards": False,
     "social": SocialConfig(twitter="@other"),
     "images": ImagesConfig(enabled=False),  # the render records which pictures it shows
+    "notebooks": NotebooksConfig(scripts=True),
     "extra": {"analytics": "x"},
     "bibliography": (str(Path(__file__).parent / "bib" / "refs.bib"),),
     "citations": CitationsConfig(style="numeric"),
@@ -128,7 +130,9 @@ def _render(config: Config, source: Path) -> tuple[str, RenderResult]:
 
 #: Options that change the key of every post though only posts that cite render otherwise
 #: (the style, the bytes of the site's .bib files): a key that knew would need the render.
-KEY_ONLY = {"citations", "citation_files"}
+KEY_ONLY = {"citations", "citation_files",
+            # Only notebooks read it; the key does not know which sources are notebooks.
+            "notebooks"}
 
 
 def _variants() -> list[tuple[str, Config]]:

@@ -1,4 +1,4 @@
-"""Terminal text of notebook outputs as HTML (notebooks/ansi.py) and its stylesheet's contrast."""
+"""Terminal text of notebook outputs as HTML (markdown/notebook/ansi.py), its stylesheet."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blogbuild.notebooks.ansi import ansi_html, ansi_plain
+from blogbuild.markdown.notebook.ansi import ansi_html, ansi_plain
 
 ROOT = Path(__file__).resolve().parents[1]
 ESC = "\x1b"

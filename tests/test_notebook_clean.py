@@ -1,4 +1,4 @@
-"""HTML of notebook outputs made safe for a page (notebooks/clean.py)."""
+"""HTML of notebook outputs made safe for a page (markdown/notebook/clean.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blogbuild.notebooks.clean import TAGS, clean_html, has_active_content
+from blogbuild.markdown.notebook.clean import TAGS, clean_html, has_active_content
 
 ACTIVE_SCHEMES = ("javascript:", "vbscript:", "data:text")
 

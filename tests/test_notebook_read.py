@@ -1,4 +1,4 @@
-"""Notebook files → the model (notebooks/read.py): the same cells and outputs as nbformat
+"""Notebook files → the model (content/notebooks/read.py): the same cells and outputs as nbformat
 reads, lines of cells in the file, warnings for what nbformat's validator rejects, and
 nothing but ContentError on any bytes."""
 
@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from nbformat import v3, v4
 
+from blogbuild.content.notebooks.locate import Locator
+from blogbuild.content.notebooks.read import Notebook, Output, read_notebook
 from blogbuild.diagnostics import ContentError
-from blogbuild.notebooks.locate import Locator
-from blogbuild.notebooks.read import Notebook, Output, read_notebook
 
 PNG = base64.b64encode(bytes(range(256)) * 4).decode()
 

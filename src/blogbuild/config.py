@@ -126,6 +126,25 @@ class ImagesConfig:
 
 
 @dataclass(frozen=True)
+class NotebooksConfig:
+    """Jupyter notebooks (.ipynb under content/) as posts and pages."""
+
+    #: never (show the outputs each notebook stored), auto (run the notebooks that stored
+    #: none) or always (run every Python notebook on every change; config_checks); a
+    #: notebook's own `execute:` wins.
+    execute: str = "never"
+    #: Whether outputs may run their scripts in the reader's browser (interactive plots,
+    #: widgets' HTML). Off, their HTML is cleaned and a static form shown instead.
+    scripts: bool = False
+    download: bool = True  # a "Download the notebook" link under each notebook post
+    #: An "Open in Colab" link, when `repository` says where the notebooks are on GitHub.
+    colab: bool = True
+    repository: str = ""  # owner/name on GitHub
+    branch: str = "main"
+    folder: str = ""  # the site's folder inside the repository ("": its root)
+
+
+@dataclass(frozen=True)
 class Config:
     """The site's configuration. `root` is the folder holding site.yaml."""
 
@@ -159,6 +178,7 @@ class Config:
     social_cards: bool = True
     social: SocialConfig = field(default_factory=SocialConfig)
     images: ImagesConfig = field(default_factory=ImagesConfig)
+    notebooks: NotebooksConfig = field(default_factory=NotebooksConfig)
     #: The .bib files every post cites from (paths from the site folder; a post's own
     #: `bibliography:` replaces them). One path or a list in site.yaml, a tuple here.
     bibliography: Any = ()
@@ -195,6 +215,7 @@ class Config:
             "bibliography": tuple(self.bibliography),
             "citations": dataclasses.asdict(self.citations),
             "citation_files": self.citation_files,
+            "notebooks": dataclasses.asdict(self.notebooks),
         }
         return repr(sorted(relevant.items()))
 

@@ -118,6 +118,7 @@ def validate(config: Config, source: str, lines: dict[str, int]) -> None:
             raise check.fail(f"nav[{i}].url", f"is not a URL that can be read, "
                                               f"{item.url!r}: {problem}")
     _check_images(check, config)
+    _check_notebooks(check, config)
     if config.math.output not in MATH_OUTPUTS:
         raise check.fail("math.output", f"must be {', '.join(MATH_OUTPUTS[:-1])} or "
                                         f"{MATH_OUTPUTS[-1]}, not {config.math.output!r}")
@@ -274,6 +275,32 @@ def _check_plugins(check: _Checker, config: Config) -> None:
         key = named[1] if named else ""
         raise ConfigError(exc.message, file=check.source,
                           line=check.line_of(key) if key else 0) from None
+
+
+_REPOSITORY = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}")
+_BRANCH = re.compile(r"[A-Za-z0-9._/-]{1,200}")
+
+
+#: What `notebooks.execute` (and a notebook's `execute:`) may say.
+NOTEBOOK_EXECUTE = ("never", "auto", "always")
+
+
+def _check_notebooks(check: _Checker, config: Config) -> None:
+    notebooks = config.notebooks
+    if notebooks.execute not in NOTEBOOK_EXECUTE:
+        raise check.fail("notebooks.execute", "must be never (show the outputs each notebook "
+                         "stored), auto (run the notebooks that stored none) or always (run "
+                         f"every Python notebook), not {notebooks.execute!r}")
+    repo = notebooks.repository
+    if repo and (not _REPOSITORY.fullmatch(repo) or repo.split("/")[1] in (".", "..")):
+        raise check.fail("notebooks.repository", f"must be a GitHub repository as owner/name "
+                         f"(e.g. jane/blog), not {repo!r}")
+    if not _BRANCH.fullmatch(notebooks.branch) or ".." in notebooks.branch:
+        raise check.fail("notebooks.branch", f"must be a branch name, not {notebooks.branch!r}")
+    folder = notebooks.folder.strip("/")
+    if folder and (not _BRANCH.fullmatch(folder) or ".." in folder.split("/")):
+        raise check.fail("notebooks.folder", "must be the site's folder inside the "
+                         f"repository (e.g. blog), not {notebooks.folder!r}")
 
 
 #: The formats `images.formats` may name.

@@ -114,7 +114,10 @@ CAPTURE_MODULE = "js/runnable_capture.py"
 
 
 def may_execute(data: bytes, config: Config) -> bool:
-    """Whether a source can hold a block that runs at build time (a cheap, safe guess)."""
+    """Whether a source can hold a block that runs at build time (a cheap, safe guess); a
+    notebook (its JSON names its format) runs when the site or the notebook asks."""
+    if b'"nbformat"' in data and (config.notebooks.execute != "never" or b"execute" in data):
+        return True
     if b"runnable" not in data:
         return False
     return config.runnable.execute == "build" or b"data-execute" in data.lower()

@@ -11,6 +11,8 @@ from blogbuild.content.walk import ignored, shown, walk_files
 from blogbuild.diagnostics import Diagnostic
 
 POSTS_DIR = "posts"
+#: The files that are documents (posts and pages): Markdown, and Jupyter notebooks.
+DOCUMENT_SUFFIXES = (".md", ".ipynb")
 
 
 @dataclass(frozen=True)
@@ -22,7 +24,8 @@ class Discovered:
 
 
 def discover(content: Path, site_root: Path) -> Discovered:
-    """Walk content/ in sorted order (determinism): .md files are documents, the rest assets."""
+    """Walk content/ in sorted order (determinism): .md and .ipynb files are documents, the
+    rest assets."""
     documents: list[SourceJob] = []
     assets: list[tuple[Path, str]] = []
     allowed = [site_root.resolve(), content.resolve()]
@@ -33,7 +36,7 @@ def discover(content: Path, site_root: Path) -> Discovered:
     for path in files:
         text = str(path)  # the walk keeps `content` as given: plain string slicing suffices
         rel = text[len(under):].replace(os.sep, "/")
-        if text.endswith(".md"):
+        if text.endswith(DOCUMENT_SUFFIXES):
             kind = "post" if rel.startswith(POSTS_DIR + "/") else "page"
             display = text[len(site):].replace(os.sep, "/") if text.startswith(site) \
                 else shown(path, site_root)

@@ -79,7 +79,7 @@ def post_url(config: Config, slug: str, meta: PostMeta) -> str:
 
 
 def page_url(rel: str, meta: PostMeta) -> str:
-    path = rel[: -len(".md")]
+    path = posixpath.splitext(rel)[0]
     if meta.slug:
         path = posixpath.join(posixpath.dirname(path), meta.slug)
     if path == "index":
@@ -97,8 +97,9 @@ def document_url(config: Config, rel: str, kind: str, meta: PostMeta) -> str:
 
 
 def bundle_dir(rel: str) -> str | None:
-    """A post written as FOLDER/index.md owns the other files of FOLDER (a page bundle)."""
-    if posixpath.basename(rel) == "index.md" and "/" in rel:
+    """A post written as FOLDER/index.md (or index.ipynb) owns the other files of FOLDER
+    (a page bundle)."""
+    if posixpath.basename(rel) in ("index.md", "index.ipynb") and "/" in rel:
         return posixpath.dirname(rel)
     return None
 
@@ -264,6 +265,8 @@ def read_info(rel: str, kind: str, display: str, data: bytes, stem: str, *,
     """Front matter only (no Markdown): None when the file cannot be read as a document,
     which the render reports with its file and line. `fast` trades the exact reading for
     speed (a hint that the caller verifies)."""
+    if rel.endswith(".ipynb"):
+        return _notebook_info(rel, kind, display, data, stem)
     try:
         text = data.decode("utf-8")
         if "\r" in text:
@@ -279,6 +282,26 @@ def read_info(rel: str, kind: str, display: str, data: bytes, stem: str, *,
     except (UnicodeDecodeError, ContentError, ValueError, TypeError, yaml.YAMLError,
             RecursionError, BadDate):
         return None
+    return DocumentInfo(rel, kind, meta, meta.title or _first_heading(body))
+
+
+def _notebook_info(rel: str, kind: str, display: str, data: bytes,
+                   stem: str) -> DocumentInfo | None:
+    """What a notebook's front matter says (blogbuild.content.notebooks.frontmatter), and the
+    title of its first heading when that says none."""
+    from blogbuild.content.notebooks.frontmatter import notebook_front
+    from blogbuild.content.notebooks.read import read_notebook
+
+    try:
+        cells = read_notebook(data, display).cells
+        front = notebook_front(cells, display)
+        meta = parse_meta(front.fm, display, stem)
+    except (ContentError, ValueError, TypeError, yaml.YAMLError, RecursionError, BadDate):
+        return None
+    body = front.body or ""
+    if not body.strip():
+        first = next((c for c in cells if c.source.strip() and c.number != front.cell), None)
+        body = first.source if first is not None and first.kind == "markdown" else ""
     return DocumentInfo(rel, kind, meta, meta.title or _first_heading(body))
 
 

@@ -33,6 +33,14 @@ def fold(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
+def _without_suffix(name: str) -> str:
+    """A document's name without .md or .ipynb (`[[analysis.ipynb]]` finds the notebook)."""
+    for suffix in (".md", ".ipynb"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
 def _stem(rel: str) -> str:
     stem = posixpath.splitext(posixpath.basename(rel))[0]
     if stem == "index" and "/" in rel:
@@ -47,7 +55,7 @@ class NoteIndex:
     by_rule: Mapping[str, Mapping[str, tuple[str, ...]]]
 
     def find(self, name: str) -> Match:
-        key = fold(name.removesuffix(".md"))
+        key = fold(_without_suffix(name))
         for rule in NOTE_RULES:
             rels = self.by_rule[rule].get(key, ())
             if rels:
@@ -66,7 +74,7 @@ def note_index(labels: Mapping[str, tuple[str, str]]) -> NoteIndex:
     tables: dict[str, dict[str, list[str]]] = {rule: {} for rule in NOTE_RULES}
     for rel in sorted(labels):
         slug, title = labels[rel]
-        path = rel.removesuffix(".md")
+        path = _without_suffix(rel)
         for suffix in _suffixes(path):
             _add(tables["path"], suffix, rel)
         stem = _stem(rel)

@@ -21,10 +21,12 @@ from blogbuild.images.process import (
 )
 
 
-def made_picture(data: bytes, cache: Path, options: Options) -> tuple[ImageInfo, Path] | None:
-    """The copies of the PNG `data` in the cache folder under `cache` (made when missing),
-    or None when they cannot be: the caller then shows the picture as a data: URL."""
-    found = probe(data, ".png", options.max_pixels)
+def made_picture(data: bytes, cache: Path, options: Options, *,
+                 suffix: str = ".png") -> tuple[ImageInfo, Path] | None:
+    """The copies of the picture `data` (a PNG, or what `suffix` says) in the cache folder
+    under `cache` (made when missing), or None when they cannot be: the caller then shows
+    the picture as a data: URL."""
+    found = probe(data, suffix, options.max_pixels)
     if not found.usable or found.misnamed:
         return None
     stem = f"output-{found.digest[:8]}"

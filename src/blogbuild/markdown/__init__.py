@@ -38,6 +38,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.mark import mark_plugin
     from blogbuild.markdown.math import math_plugin
     from blogbuild.markdown.more import more_plugin
+    from blogbuild.markdown.notebook import notebook_plugin
     from blogbuild.markdown.previews import previews_plugin
     from blogbuild.markdown.statements import statements_plugin
     from blogbuild.markdown.tasks import tasks_plugin
@@ -77,6 +78,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(wikilinks_plugin)
     md.use(links_plugin, urls=config.urls)
     md.use(images_plugin, urls=config.urls)
+    md.use(notebook_plugin)  # after the images plugin: attachments come after its rule
     md.use(limits_plugin)
     md.use(more_plugin)
     md.use(unclosed_tags_plugin)  # last: its check of HTML blocks runs first after "block"

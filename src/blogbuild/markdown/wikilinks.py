@@ -95,7 +95,7 @@ class _Link:
         embed = self.markup.startswith("!")
         shown = self.shown or ("" if embed else self.target)
         first = match.rels[0]
-        path = first.partition("/")[2] if files else first.removesuffix(".md")
+        path = first.partition("/")[2] if files else posixpath.splitext(first)[0]
         return f"{'!' if embed else ''}[[{path}{'|' + shown if shown else ''}]]"
 
     def unique(self, match: Match, what: str, fix: str) -> str | None:
@@ -153,7 +153,7 @@ def _anchor(link: _Link, heading: str) -> str:
 
 
 def _looks_like_file(name: str) -> bool:
-    return bool(_EXTENSION.search(name)) and not name.lower().endswith(".md")
+    return bool(_EXTENSION.search(name)) and not name.lower().endswith((".md", ".ipynb"))
 
 
 def _from_content(link: _Link, name: str) -> str:

@@ -33,6 +33,7 @@ THEME_PARTS: tuple[str, ...] = ("css/nav.css", "css/search.css")
 NEED_PARTS: dict[str, tuple[str, ...]] = {
     "code": (CODE_CSS,),
     "math": ("vendor/katex/katex.min.css", "css/math.css"),
+    "notebook": ("css/notebook.css", "css/ansi.css"),  # tracebacks keep their colours
 }
 
 

@@ -89,7 +89,7 @@ def _advice(rel: str, first: Owner, second: Owner) -> str:
     if first.rank == THEME:
         return (f"to replace the theme's {rel}, put your file at static/{rel}; otherwise "
                 "rename yours")
-    documents = [o.file for o in (first, second) if o.file.endswith(".md")]
+    documents = [o.file for o in (first, second) if o.file.endswith((".md", ".ipynb"))]
     slug = (f" ({documents[0]} can take another 'slug' in its front matter)"
             if documents else "")
     if not (first.file and second.file):

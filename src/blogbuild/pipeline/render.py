@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html as html_lib
 import re
 from collections.abc import Callable
@@ -183,6 +184,7 @@ def render_markdown(
     runnable: RunnableConfig | None = None,
     cover: bool = False,
     images: ImageOptions | None = None,
+    extra_env: dict[str, Any] | None = None,
 ) -> Rendered:
     """Render a Markdown body into a `Rendered` (HTML, TOC, needs, diagnostics, …).
 
@@ -191,7 +193,8 @@ def render_markdown(
     its site URL (for the previews of its ids on other pages and the pictures its
     build-time blocks draw); `cover`: the page shows a cover picture above the body (the
     body's pictures then all load lazily); `images`: the options of the site's pictures
-    (None: published as they are)."""
+    (None: published as they are); `extra_env`: more keys of the env (a notebook's page,
+    see blogbuild.markdown.notebook)."""
     env: dict[str, Any] = {
         "file": file,
         "line_offset": line_offset,
@@ -209,6 +212,8 @@ def render_markdown(
         "page_url": page_url,
         "bibliography": bibliography,
         "citation_style": citation_style,
+        "image_options": images,
+        **(extra_env or {}),
     }
     with timings.section("Markdown parse"):
         tokens = md.parse(body, env)
@@ -337,6 +342,11 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
         return RenderResult(job, "", diagnostics=(
             error(job.display, 0, f"cannot read the file: {exc.strerror or exc}"),))
     digest = digest or digest_of(data, config)
+    if job.path.suffix == ".ipynb":
+        from blogbuild.pipeline.notebook import render_notebook
+
+        return render_notebook(job, config, data, digest, links, feed,
+                               functools.partial(render_markdown, parser_for(config)))
     try:
         with timings.section("front matter"):
             text = decode_source(data, job.display)

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from blogbuild.content.notebooks.locate import Locator, Path
 from blogbuild.diagnostics import ContentError
-from blogbuild.notebooks.locate import Locator, Path
 from blogbuild.sourcetext import decode_source
 
 

@@ -1,0 +1,1 @@
+"""Jupyter notebooks (.ipynb) as sources: their model, their front matter, their lines."""

@@ -1,0 +1,387 @@
+"""Jupyter notebooks: the cells of a notebook as one page (see .document).
+
+For a notebook, `env["notebook"]` holds its page (a NotebookPage); the parser's block
+rule then reads the Markdown parts one by one (each a block of its own) and puts the code
+cells between them:
+
+    <div class="nb-cell" data-cell="4">
+      the code, highlighted as a fence of the notebook's language is (folded in our
+      collapsible for hide-input / code-fold), or a runnable block (runnable: true)
+      <div class="nb-outputs">  (folded for hide-output)
+        <pre class="nb-stream nb-stdout">…</pre>, <figure class="nb-figure">…</figure>, …
+      </div>
+    </div>
+
+Markdown and LaTeX outputs are parsed in place from their lines of the text, so they get
+the page's math and links. Raw HTML in an output's Markdown is cleaned as HTML outputs
+are (unless the site allows scripts). Pictures become files beside the page through the
+image stage's copies, as build-time figures do (blogbuild.images.outputs), and
+`attachment:` pictures of Markdown cells too.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_core import StateCore
+from markdown_it.rules_core import block as core_block
+from markdown_it.token import Token
+from markdown_it.utils import OptionsDict
+
+from blogbuild import diskcache
+from blogbuild.markdown.env import Env, need, report
+from blogbuild.markdown.images import picture_html
+from blogbuild.urls import encode_path
+
+if TYPE_CHECKING:  # a page without a notebook never loads the notebook modules
+    from blogbuild.images.process import ImageInfo
+    from blogbuild.images.process import Options as ImageOptions
+    from blogbuild.markdown.notebook.document import NotebookPage, OutputPart, Part
+
+#: Figures of outputs are as wide as the column at most, their own width otherwise.
+_FIGURE_SIZES = "(max-width: 44rem) calc(100vw - 2.5rem), 41.5rem"
+
+
+def notebook_plugin(md: MarkdownIt) -> None:
+    md.core.ruler.at("block", _block)
+    md.core.ruler.after("inline", "notebook_output_html", _output_html)
+    md.core.ruler.after("site_images", "notebook_attachments", _attachments)
+    md.add_render_rule("nb_cell_open", _cell_open)
+    md.add_render_rule("nb_cell_close", _static("</div>\n"))
+    md.add_render_rule("nb_outputs_open", _static('<div class="nb-outputs">\n'))
+    md.add_render_rule("nb_outputs_close", _static("</div>\n"))
+    md.add_render_rule("nb_output", _output)
+
+
+def _static(html: str) -> Any:
+    def render(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
+               env: Env) -> str:
+        return html
+    return render
+
+
+# --- parsing --------------------------------------------------------------------------
+
+
+def _block(state: StateCore) -> None:
+    page: NotebookPage | None = state.env.get("notebook")
+    if page is None or state.inlineMode:
+        core_block(state)
+        return
+    need(state.env, "notebook")
+    block = StateBlock(state.src, state.md, state.env, state.tokens)
+    for part in page.parts:
+        if part.kind == "markdown":
+            _tokenize(block, part.start, part.end)
+        elif part.kind == "html":
+            token = block.push("html_block", "", 0)
+            token.content = part.cell.source.rstrip("\n") + "\n"
+            token.map = [part.start, part.end]
+        else:
+            _code_cell(block, part, page)
+
+
+def _tokenize(block: StateBlock, start: int, end: int) -> None:
+    """Parse the lines start..end as a document of their own (a paragraph's rule reads up
+    to `lineMax`, not to the end it is given: the end is set there too)."""
+    last = block.lineMax
+    block.line, block.lineMax = start, end
+    try:
+        block.md.block.tokenize(block, start, end)
+    finally:
+        block.lineMax = last
+
+
+def _code_cell(block: StateBlock, part: Part, page: NotebookPage) -> None:
+    options = part.options
+    assert options is not None
+    env = block.env
+    visible = [o for o in part.outputs if o.choice.mime or o.choice.note
+               or o.output.kind in ("stream", "error")]
+    show_input = options.input and options.code.strip() != ""
+    if not show_input and not visible:
+        return
+    opener = block.push("nb_cell_open", "div", 1)
+    opener.meta = {"cell": part.cell.number}
+    opener.map = [part.start, part.end]
+    if show_input:
+        if options.fold_input:
+            _fold_open(block, options.code_summary, options.fold_input == "open")
+        runnable = env.get("notebook_runnable") and page.language == "python"
+        if runnable:
+            need(env, "runnable")
+            token = block.push("runnable_open", "div", 1)
+            token.meta = {"id": "", "classes": ["nb-runnable"], "lang": "python",
+                          "isolated": False, "execute": "browser", "allow_error": False,
+                          "line": 0, "data": {}}
+        fence = block.push("fence", "code", 0)
+        fence.info = page.language
+        fence.markup = "```"
+        code = options.code.strip("\n")
+        fence.content = code + "\n"
+        first = part.start + len(options.code) - len(options.code.lstrip("\n"))
+        fence.map = [first, first + code.count("\n") + 1]  # the lines of the code shown
+        if runnable:
+            block.push("runnable_close", "div", -1)
+        if options.fold_input:
+            block.push("collapsible_close", "details", -1)
+    if visible:
+        if options.fold_output:
+            _fold_open(block, "Output", False)
+        block.push("nb_outputs_open", "div", 1)
+        for found in visible:
+            _output_tokens(block, part, found, page)
+        block.push("nb_outputs_close", "div", -1)
+        if options.fold_output:
+            block.push("collapsible_close", "details", -1)
+    block.push("nb_cell_close", "div", -1)
+
+
+def _fold_open(block: StateBlock, label: str, opened: bool) -> None:
+    need(block.env, "collapsible")
+    token = block.push("collapsible_open", "details", 1)
+    token.meta = {"id": "", "classes": ["nb-fold"], "label": label, "open": opened}
+
+
+def _output_tokens(block: StateBlock, part: Part, found: OutputPart,
+                   page: NotebookPage) -> None:
+    if found.end > found.start:  # Markdown of the page, parsed where it stands
+        first = len(block.tokens)
+        opener = block.push("nb_output", "div", 0)
+        opener.meta = {"html": '<div class="nb-markdown">\n'}
+        _tokenize(block, found.start, found.end)
+        for token in block.tokens[first + 1:]:
+            token.meta = {**(token.meta or {}), "nb_output": True}
+        closer = block.push("nb_output", "div", 0)
+        closer.meta = {"html": "</div>\n"}
+        return
+    token = block.push("nb_output", "div", 0)
+    token.map = [part.start, part.end]
+    token.meta = _prepare(block.env, part, found, page)
+
+
+def _warn(env: Env, part: Part, message: str) -> None:
+    """A warning about an output of `part`'s cell (its line: the cell's first)."""
+    report(env, part.start + 1, message)
+
+
+def _prepare(env: Env, part: Part, found: OutputPart, page: NotebookPage) -> dict[str, Any]:
+    """What the render rule shows for one output: its HTML, or a picture to place."""
+    from blogbuild.markdown.notebook import outputs as shown
+
+    output, choice = found.output, found.choice
+    note = (f'<p class="nb-note" role="note">{escapeHtml(choice.note)}</p>\n'
+            if choice.note else "")
+    if output.kind == "stream":
+        html, cut = shown.stream_html(output)
+    elif output.kind == "error":
+        html, cut = shown.error_html(output)
+    elif choice.mime == "":
+        return {"html": note}
+    elif choice.mime == "text/html":
+        html, cut, removed = shown.html_output(str(output.data["text/html"]), page.scripts)
+        removed = tuple(r for r in removed if r != "a style sheet")  # only looks: no word
+        if removed and not choice.note:
+            note = ('<p class="nb-note" role="note">Left out of this output: '
+                    f'{escapeHtml(", ".join(removed))}.</p>\n')
+        if removed:
+            _warn(env, part, f"cell {part.cell.number}: an HTML output held "
+                  f"{', '.join(removed)}, which the page leaves out (set "
+                  "'notebooks.scripts: true' in site.yaml to let outputs run scripts)")
+    elif choice.mime == "application/javascript":
+        html, cut = shown.script_html(str(output.data[choice.mime])), False
+    elif choice.mime == "image/svg+xml":
+        html, cut = _svg(env, part, output), False
+    elif choice.mime in shown.PICTURES:
+        return _picture(env, part, found)
+    elif choice.mime == "application/json":
+        from blogbuild.markdown.highlight import render_codeblock
+
+        text, cut = shown.cut_text(shown.json_text(output.data[choice.mime]))
+        html = render_codeblock(text + "\n", "json")
+    else:
+        html, cut = shown.plain_html(str(output.data.get(choice.mime, "")),
+                                     "nb-result" if output.kind == "execute_result"
+                                     else "nb-text")
+    if cut:
+        _warn(env, part, f"cell {part.cell.number}: an output is longer than the page shows; "
+              "it is cut, with a note (clear or shorten the output in the notebook)")
+    return {"html": html + note}
+
+
+def _svg(env: Env, part: Part, output: Any) -> str:
+    from blogbuild.diagrams.svg import BadSvg, adapt
+    from blogbuild.markdown.notebook import outputs as shown
+
+    number = env.setdefault("nb_svgs", [0])
+    number[0] += 1
+    svg = str(output.data["image/svg+xml"])
+    if len(svg) > shown.HTML_LIMIT:
+        _warn(env, part, f"cell {part.cell.number}: an SVG output of {len(svg):,} characters "
+              "is too large to show; it is left out")
+        return ('<p class="nb-note" role="note">A picture too large to show here was left '
+                "out. It is in the notebook.</p>\n")
+    try:
+        inline = adapt(svg, f"nb{part.cell.number}-{number[0]}",
+                       title=shown.alt_text(output, ""))
+    except BadSvg:
+        _warn(env, part, f"cell {part.cell.number}: an SVG output is not valid SVG; it is "
+              "left out")
+        return '<p class="nb-note" role="note">An output that is not valid SVG was left out.</p>\n'
+    return f'<figure class="nb-figure nb-svg">{inline}</figure>\n'
+
+
+def _picture(env: Env, part: Part, found: OutputPart) -> dict[str, Any]:
+    from blogbuild.markdown.notebook import outputs as shown
+
+    output, mime = found.output, found.choice.mime
+    options = part.options
+    data = shown.picture_bytes(output.data, mime)
+    number = env.setdefault("nb_figures", [0])
+    number[0] += 1
+    fallback = f"Figure {number[0]} of the notebook, drawn by cell {part.cell.number}"
+    alt = (options.fig_alt if options and options.fig_alt else
+           options.fig_cap if options and options.fig_cap else
+           shown.alt_text(output, fallback))
+    caption = options.fig_cap if options is not None else ""
+    width, height = shown.shown_size(output, mime)
+    if data is None:
+        _warn(env, part, f"cell {part.cell.number}: a {mime} output is not base64; it is "
+              "left out")
+        return {"html": '<p class="nb-note" role="note">A picture that could not be read was '
+                        "left out.</p>\n"}
+    if len(data) > shown.IMAGE_LIMIT:
+        _warn(env, part, f"cell {part.cell.number}: a picture output of {len(data):,} bytes "
+              "is too large to publish; it is left out (save it smaller in the notebook)")
+        return {"html": '<p class="nb-note" role="note">A picture too large to publish was '
+                        "left out. It is in the notebook.</p>\n"}
+    meta: dict[str, Any] = {"alt": alt, "caption": caption, "width": width, "height": height,
+                            "mime": mime}
+    made = _made(env, data, mime)
+    if made is not None:
+        meta["picture"] = made
+    else:
+        meta["data"] = base64.b64encode(data).decode("ascii")
+    return meta
+
+
+def _made(env: Env, data: bytes, mime: str) -> ImageInfo | None:
+    """The copies of a picture in the cache, its files noted for the page (None: shown
+    from a data: URL, when there is no cache or the picture cannot be copied)."""
+    from blogbuild.images.outputs import made_picture
+
+    images: ImageOptions | None = env.get("image_options")
+    folder = diskcache.cache_dir()
+    if images is None or folder is None or not env.get("page_url") or mime == "image/gif":
+        return None
+    made = made_picture(data, Path(folder), images, suffix=".jpg" if mime == "image/jpeg"
+                        else ".png")
+    if made is None:
+        return None
+    info, cached = made
+    files = env.setdefault("files", {})
+    for variant in info.variants:
+        files[variant.name] = str(cached / variant.file)
+    return info
+
+
+def _output_html(state: StateCore) -> None:
+    """Raw HTML in the Markdown of an output is cleaned as HTML outputs are (an output is
+    what code printed, not what the author wrote), unless the site allows scripts."""
+    page: NotebookPage | None = state.env.get("notebook")
+    if page is None or page.scripts:
+        return
+    from blogbuild.markdown.notebook.clean import clean_html
+
+    for token in state.tokens:
+        if not (token.meta or {}).get("nb_output"):
+            continue
+        if token.type == "html_block":
+            token.content = clean_html(token.content).html + "\n"
+        for child in token.children or ():
+            if child.type == "html_inline":
+                child.type = "text"
+
+
+def _attachments(state: StateCore) -> None:
+    """`![plot](attachment:plot.png)`: a picture pasted into a Markdown cell, kept in the
+    notebook, published beside the page as the cell's other pictures are."""
+    page: NotebookPage | None = state.env.get("notebook")
+    if page is None:
+        return
+    from blogbuild.markdown.notebook import outputs as shown
+
+    env = state.env
+    cells = {part.cell.number: part.cell for part in page.parts}
+    origins = page.origins
+    for token in state.tokens:
+        for child in token.children or ():
+            src = str(child.attrGet("src") or "") if child.type == "image" else ""
+            if not src.startswith("attachment:"):
+                continue
+            line = token.map[0] if token.map else 0
+            cell = cells.get(origins[line][0]) if line < len(origins) else None
+            name = src[len("attachment:"):]
+            bundle = cell.attachments.get(name) if cell is not None else None
+            mime = next((m for m in shown.PICTURES if bundle and m in bundle), None)
+            data = shown.picture_bytes(bundle, mime) if bundle and mime else None
+            if data is None:
+                report(env, line + 1, f"the picture 'attachment:{name}' is not attached to "
+                       "this cell (or is not a PNG, JPEG or GIF); paste it into the cell "
+                       "again in Jupyter")
+                continue
+            info = _made(env, data, mime or "")
+            if info is None:
+                child.attrSet("src", f"data:{mime};base64,{base64.b64encode(data).decode()}")
+                continue
+            base = str(env.get("page_url") or "")
+            child.attrSet("src", base + encode_path(info.variants[-1].name))
+            child.meta = {**(child.meta or {}), "picture": info, "eager": False}
+
+
+# --- rendering ------------------------------------------------------------------------
+
+
+def _cell_open(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
+               env: Env) -> str:
+    return f'<div class="nb-cell" data-cell="{int(tokens[idx].meta["cell"])}">\n'
+
+
+def _output(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
+            env: Env) -> str:
+    meta = tokens[idx].meta
+    if "html" in meta:
+        return str(meta["html"])
+    alt = escapeHtml(str(meta["alt"]))
+    caption = (f"<figcaption>{escapeHtml(str(meta['caption']))}</figcaption>"
+               if meta.get("caption") else "")
+    info: ImageInfo | None = meta.get("picture")
+    width, height = meta.get("width"), meta.get("height")
+    if info is not None:
+        if width is None:
+            width, height = info.width, info.height
+        elif height is None:
+            height = max(1, round(info.height * int(width) / info.width))
+        base = str(env.get("feed_base") if env.get("feed") else env.get("page_url") or "")
+        attrs = f'alt="{alt}" width="{int(width)}" height="{int(height or 1)}"'
+        if env.get("feed"):  # a feed reader gets one copy
+            one = [v for v in info.variants if v.format == info.variants[-1].format][-1]
+            img = (f'<img src="{escapeHtml(base + encode_path(one.name))}" {attrs} '
+                   'loading="lazy" decoding="async">')
+        else:
+            sizes = _FIGURE_SIZES if width is None or int(width) > 600 else \
+                f"(max-width: {int(width) + 40}px) calc(100vw - 2.5rem), {int(width)}px"
+            img = picture_html(info, base, attrs, sizes)
+        return f'<figure class="nb-figure">{img}{caption}</figure>\n'
+    size = "".join(f' {name}="{int(value)}"' for name, value in (("width", width),
+                                                                  ("height", height))
+                   if value is not None)
+    src = f"data:{meta['mime']};base64,{meta['data']}"
+    return (f'<figure class="nb-figure"><img src="{src}" alt="{alt}"{size} loading="lazy" '
+            f'decoding="async">{caption}</figure>\n')

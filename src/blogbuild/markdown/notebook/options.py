@@ -1,0 +1,141 @@
+"""What a code cell asks of the page: Jupyter tags and Quarto's `#|` option lines.
+
+Tags are the ones Jupyter Book and nbconvert's tag preprocessor read (`remove-input`,
+`hide-output`, …; underscores are read as hyphens). Quarto writes options as YAML in
+comment lines at the top of the cell (`#| echo: false`); they are read here and removed
+from the code the reader sees. Options this module does not know (Quarto has dozens, for
+its own layout) are left alone; a value of the wrong type is a warning at its line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from blogbuild import yamlcore
+
+#: `#| key: value` at the top of a cell (Quarto; `//|` and `--|` in other languages).
+_OPTION_LINE = re.compile(r"(?:#|//|--)\|[ \t]?(.*)")
+
+
+@dataclass(frozen=True)
+class CellOptions:
+    """How one code cell is shown and run; `code` is its source without option lines."""
+
+    code: str
+    #: Lines of the cell's source above `code` (the option lines): the cell's line n is
+    #: the code's line n - skipped.
+    skipped: int = 0
+    show: bool = True  # remove-cell, `include: false`
+    input: bool = True  # remove-input, `echo: false`
+    output: bool = True  # remove-output, `output: false`
+    #: hide-input, `code-fold: true` fold the code ("closed"); `code-fold: show` folds it
+    #: open; None shows it.
+    fold_input: str | None = None
+    fold_output: bool = False  # hide-output
+    evaluate: bool = True  # `eval: false`, skip-execution: never run, no outputs shown
+    allow_error: bool = False  # raises-exception, `error: true`
+    asis: bool = False  # `output: asis`: printed text is Markdown of the page
+    code_summary: str = "Code"  # `code-summary`: the label of folded code
+    fig_cap: str = ""  # `fig-cap`: the caption of the cell's figure
+    fig_alt: str = ""  # `fig-alt`: what the cell's figure shows
+    label: str = ""  # `label`: the id of the cell's figure (`fig-...`)
+    #: Warnings: (line in the cell, 1-based; message).
+    problems: tuple[tuple[int, str], ...] = ()
+
+
+_TAGS = {
+    "remove-cell": ("show", False),
+    "remove-input": ("input", False),
+    "remove-output": ("output", False),
+    "hide-input": ("fold_input", "closed"),
+    "hide-output": ("fold_output", True),
+    "hide-cell": ("fold_input", "closed"),
+    "raises-exception": ("allow_error", True),
+    "skip-execution": ("evaluate", False),
+}
+
+
+def cell_options(source: str, tags: tuple[str, ...]) -> CellOptions:
+    """The options of a code cell from its tags and its leading `#|` lines."""
+    values: dict[str, Any] = {}
+    for tag in tags:
+        known = _TAGS.get(tag.strip().lower().replace("_", "-"))
+        if known is not None:
+            values[known[0]] = known[1]
+    if tags and "hide-cell" in {t.lower().replace("_", "-") for t in tags}:
+        values["fold_output"] = True
+    lines = source.split("\n")
+    options: list[str] = []
+    for line in lines:
+        match = _OPTION_LINE.fullmatch(line)
+        if match is None:
+            break
+        options.append(match[1])
+    problems: list[tuple[int, str]] = []
+    if options:
+        values.update(_quarto(options, problems))
+    code = "\n".join(lines[len(options):])
+    return CellOptions(code=code, skipped=len(options), problems=tuple(problems), **values)
+
+
+def _quarto(lines: list[str], problems: list[tuple[int, str]]) -> dict[str, Any]:
+    try:
+        data = yamlcore.safe_load("\n".join(lines))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        problems.append((line, "the cell's '#|' options are not valid YAML "
+                               f"({getattr(exc, 'problem', None) or exc}); they are ignored: "
+                               "write one 'key: value' per line, as '#| echo: false'"))
+        return {}
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        problems.append((1, "the cell's '#|' lines must be 'key: value' options (as "
+                            "'#| echo: false'); they are ignored"))
+        return {}
+    where = {str(key): i for i, text in enumerate(lines, 1)
+             for key in data if text.lstrip().startswith(f"{key}:")}
+    out: dict[str, Any] = {}
+
+    def flag(key: str) -> bool | None:
+        value = data.get(key)
+        if value is None or isinstance(value, bool):
+            return value
+        problems.append((where.get(key, 1), f"'#| {key}:' must be true or false, not "
+                                            f"{value!r}; it is ignored"))
+        return None
+
+    for key, field in (("echo", "input"), ("include", "show"), ("eval", "evaluate"),
+                       ("error", "allow_error")):
+        value = flag(key)
+        if value is not None:
+            out[field] = value
+    output = data.get("output")
+    if output == "asis":
+        out["asis"] = True
+    elif output is not None:
+        value = flag("output")
+        if value is not None:
+            out["output"] = value
+    fold = data.get("code-fold")
+    if fold is True:
+        out["fold_input"] = "closed"
+    elif fold == "show":
+        out["fold_input"] = "open"
+    elif fold is not None and fold is not False:
+        problems.append((where.get("code-fold", 1), "'#| code-fold:' must be true, false or "
+                                                     f"show, not {fold!r}; it is ignored"))
+    for key, field in (("code-summary", "code_summary"), ("fig-cap", "fig_cap"),
+                       ("fig-alt", "fig_alt"), ("label", "label")):
+        value = data.get(key)
+        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            out[field] = str(value).strip()
+        elif value is not None:
+            problems.append((where.get(key, 1), f"'#| {key}:' must be text, not "
+                                                f"{type(value).__name__}; it is ignored"))
+    return out

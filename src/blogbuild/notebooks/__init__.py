@@ -1,1 +1,0 @@
-"""Jupyter notebooks (.ipynb) as posts and pages."""

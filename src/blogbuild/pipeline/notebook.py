@@ -1,0 +1,217 @@
+"""Rendering a Jupyter notebook: the render of a .ipynb source (see pipeline/render.py).
+
+Read the notebook (blogbuild.content.notebooks.read), its front matter (first cell), run it when
+`execute` asks, lay its cells out as one Markdown document and render that with the
+site's parser and the notebook plugin. Every message about the notebook points at a line
+of the .ipynb file, and says which cell (and which line of it) it is about.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import posixpath
+from collections.abc import Callable
+from typing import Any
+
+from markdown_it.common.utils import escapeHtml
+
+from blogbuild.config import Config
+from blogbuild.config_checks import NOTEBOOK_EXECUTE
+from blogbuild.content.frontmatter import parse_meta
+from blogbuild.content.linkmap import LinkMap, document_url
+from blogbuild.content.models import SourceJob
+from blogbuild.content.notebooks.frontmatter import notebook_front
+from blogbuild.content.notebooks.locate import Locator
+from blogbuild.content.notebooks.read import Notebook, read_notebook
+from blogbuild.diagnostics import ContentError, Diagnostic, Severity, error, warning
+from blogbuild.images.process import options_of
+from blogbuild.markdown.notebook.document import notebook_page
+from blogbuild.markdown.notebook.options import cell_options
+from blogbuild.pipeline.notebook_run import run_notebook, wants_run
+from blogbuild.pipeline.records import Rendered, RenderResult
+from blogbuild.urls import encode_path
+
+_FLAGS = ("download", "colab", "runnable")
+
+
+class _Places:
+    """Lines of the .ipynb file for lines of its cells (found only when a message needs
+    one: the notebook's JSON is read for it)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self._locator: Locator | None = None
+
+    def line(self, cell: int, line: int) -> int:
+        if self._locator is None:
+            self._locator = Locator(self.data)
+        return self._locator.line(cell, max(1, line))
+
+    def diagnostic(self, file: str, cell: int, line: int, message: str, *,
+                   severity: Severity = Severity.WARNING) -> Diagnostic:
+        where = f"cell {cell}, line {line}" if line else f"cell {cell}, an output"
+        return Diagnostic(file, self.line(cell, line or 1), 0, severity, f"{where}: {message}")
+
+
+def render_notebook(job: SourceJob, config: Config, data: bytes, digest: str,
+                    links: LinkMap | None, feed: bool,
+                    render: Callable[..., Rendered]) -> RenderResult:
+    """The render of a notebook; `render(text, **options)` renders Markdown with the
+    site's parser (pipeline/render.py's `render_markdown`)."""
+    places = _Places(data)
+    try:
+        notebook = read_notebook(data, job.display)
+    except ContentError as exc:
+        return RenderResult(job, digest, diagnostics=(
+            error(job.display, exc.line, exc.message, getattr(exc, "column", 0)),))
+    problems = [warning(job.display, p.line, p.message) for p in notebook.problems]
+    try:
+        front = notebook_front(notebook.cells, job.display)
+        meta = parse_meta(front.fm, job.display, posixpath.basename(job.rel)[:-len(".ipynb")])
+    except ContentError as exc:
+        if front_cell := _first_cell(notebook):
+            return RenderResult(job, digest, diagnostics=(places.diagnostic(
+                job.display, front_cell, max(1, exc.line + _shift(notebook, job)), exc.message,
+                severity=Severity.ERROR),))
+        return RenderResult(job, digest, diagnostics=(error(job.display, exc.line,
+                                                            exc.message),))
+    notes = [places.diagnostic(job.display, front.cell or 1, line + front.shift, note)
+             for line, note in meta.notes]
+    meta = dataclasses.replace(meta, notes=())
+    settings = _settings(front.fm.data, config, problems, places, job, front.cell or 1)
+    execution = None
+    if settings["execute"] != "never" and wants_run(notebook, settings["execute"]):
+        if notebook.language != "python":
+            problems.append(warning(job.display, 0, f"the notebook's kernel is "
+                                    f"{notebook.kernel or notebook.language}, and only Python "
+                                    "notebooks run at build time; its stored outputs are "
+                                    "shown"))
+        else:
+            ran, execution = _run(notebook, config, job, places, problems)
+            notebook = ran
+    page = notebook_page(notebook, front, scripts=config.notebooks.scripts)
+    problems += [places.diagnostic(job.display, cell, line, message)
+                 for cell, line, message in page.problems]
+    self_url = links.url_of(job.rel) if links is not None else None
+    if links is not None and self_url is None:  # a draft: it has a URL all the same
+        self_url = document_url(config, job.rel, job.kind, meta)
+    page_url = config.urls.url(encode_path(self_url)) if self_url is not None else None
+    rendered = render(
+        page.text,
+        file=job.display,
+        source_dir=job.rel.rpartition("/")[0],
+        extract_title=meta.title is None,
+        links=links,
+        feed_base=config.urls.absolute(self_url) if self_url is not None else None,
+        page_url=page_url,
+        feed=feed,
+        cover=bool(meta.image),
+        images=options_of(config),
+        extra_env={"notebook": page, "notebook_runnable": settings["runnable"]},
+    )
+    moved = [_moved(d, page.origins, places) for d in rendered.diagnostics]
+    header, files = _links(job, config, settings, page_url)
+    if execution is not None:
+        rendered = dataclasses.replace(rendered, execution=execution)
+    rendered = dataclasses.replace(rendered, html=header + rendered.html, diagnostics=(),
+                                   files=tuple(sorted({*rendered.files, *files})))
+    if not any(c.source.strip() for c in notebook.cells):
+        problems.insert(0, warning(job.display, 0, "the notebook has no cells with text; "
+                                   "write the post in it"))
+    return RenderResult(job, digest, meta, rendered, (*problems, *notes, *moved))
+
+
+def _first_cell(notebook: Notebook) -> int:
+    return next((c.number for c in notebook.cells if c.source.strip()), 0)
+
+
+def _shift(notebook: Notebook, job: SourceJob) -> int:
+    """The shift of the front matter cell's lines (blogbuild.content.notebooks.frontmatter)."""
+    first = next((c for c in notebook.cells if c.source.strip()), None)
+    if first is None:
+        return 0
+    stripped = first.source.lstrip("\n")
+    if stripped.split("\n", 1)[0].rstrip() == "---":
+        return first.source[: len(first.source) - len(stripped)].count("\n")
+    return -1
+
+
+def _settings(data: dict[str, Any], config: Config, problems: list[Diagnostic],
+              places: _Places, job: SourceJob, cell: int) -> dict[str, Any]:
+    """The notebook's own choices (front matter) over the site's `notebooks:`."""
+    site = config.notebooks
+    out: dict[str, Any] = {"execute": site.execute, "download": site.download,
+                           "colab": site.colab, "runnable": False}
+    execute = data.get("execute")
+    if isinstance(execute, dict):  # Quarto's `execute: {eval: false, …}`
+        execute = "never" if execute.get("eval") is False else None
+    if execute is not None:
+        if execute is True:
+            execute = "always"
+        elif execute is False:
+            execute = "never"
+        if execute in NOTEBOOK_EXECUTE:
+            out["execute"] = execute
+        else:
+            problems.append(places.diagnostic(job.display, cell, 1, "'execute' must be "
+                            f"never, auto or always, not {execute!r}; the site's "
+                            f"{site.execute!r} applies"))
+    for key in _FLAGS:
+        value = data.get(key)
+        if isinstance(value, bool):
+            out[key] = value
+        elif value is not None:
+            problems.append(places.diagnostic(job.display, cell, 1, f"'{key}' must be true or "
+                                              f"false, not {value!r}; it is ignored"))
+    return out
+
+
+def _run(notebook: Notebook, config: Config, job: SourceJob, places: _Places,
+         problems: list[Diagnostic]) -> tuple[Notebook, Any]:
+    from blogbuild.fingerprints import CAPTURE_MODULE
+    from blogbuild.themefiles import theme_static
+
+    options = {c.number: cell_options(c.source, c.tags) for c in notebook.cells
+               if c.kind == "code"}
+    ran = run_notebook(notebook, options, config.runnable.timeout,
+                       theme_static() / CAPTURE_MODULE)
+    for cell, line, is_error, message in ran.problems:
+        problems.append(places.diagnostic(job.display, cell, line, message,
+                                          severity=Severity.ERROR if is_error
+                                          else Severity.WARNING))
+    return ran.notebook, ran.execution
+
+
+def _moved(diagnostic: Diagnostic, origins: tuple[tuple[int, int], ...],
+           places: _Places) -> Diagnostic:
+    """A message of the Markdown render (at a line of the page's text) moved to its cell."""
+    index = diagnostic.line - 1
+    if not 0 <= index < len(origins):
+        return diagnostic
+    cell, line = origins[index]
+    return places.diagnostic(diagnostic.file, cell, line, diagnostic.message,
+                             severity=diagnostic.severity)
+
+
+def _links(job: SourceJob, config: Config, settings: dict[str, Any],
+           page_url: str | None) -> tuple[str, list[tuple[str, str]]]:
+    """The links above a notebook post (download it, open it in Colab) and the files
+    published beside its page for them."""
+    name = posixpath.basename(job.rel)
+    items = []
+    files: list[tuple[str, str]] = []
+    if settings["download"] and page_url is not None:
+        files.append((name, str(job.path)))
+        items.append(f'<a class="nb-download" href="{escapeHtml(encode_path(name))}" '
+                     "download>Download the notebook</a>")
+    repo = config.notebooks.repository
+    if settings["colab"] and repo:
+        folder = config.notebooks.folder.strip("/")
+        path = posixpath.join(folder, config.content_dir, job.rel)
+        url = (f"https://colab.research.google.com/github/{repo}/blob/"
+               f"{config.notebooks.branch}/{encode_path(path)}")
+        items.append(f'<a class="nb-colab" href="{escapeHtml(url)}" rel="noopener">Open in '
+                     "Colab</a>")
+    if not items:
+        return "", files
+    return f'<p class="nb-links">{" ".join(items)}</p>\n', files
