@@ -537,3 +537,27 @@ def test_the_render_key_of_a_notebook_that_runs_covers_the_python_and_the_timeou
     assert digest_of(stored, longer) == digest_of(stored, config)
     site_runs = dataclasses.replace(config, notebooks=NotebooksConfig(execute="auto"))
     assert digest_of(stored, site_runs) != digest_of(stored, config)
+
+
+def test_an_outputs_script_link_is_a_warning_and_a_missing_attachment_shows_its_alt(
+        tmp_path: Path) -> None:
+    pasted = new_markdown_cell("Before ![a pasted plot](attachment:plot.png) and "
+                               "![gone](attachment:gone.png) after.")
+    pasted["attachments"] = {"plot.png": {"image/png": png(200, 100)}}
+    nb = new_notebook(cells=[
+        front(title="Links"),
+        pasted,
+        new_code_cell("show()", outputs=[new_output("display_data", data={
+            "text/markdown": "[click](javascript:alert(1)) and [fine](https://example.org)"})]),
+    ])
+    site = make_site(tmp_path, {"posts/links.ipynb": nb})
+    report = build(site / "site.yaml")
+    messages = sorted(d.message for d in report.diagnostics)
+    assert [m.split(":")[0] for m in messages] == ["cell 2, line 1", "cell 3, outputs"]
+    assert "would run a script" in messages[1] and "gone.png" in messages[0]
+    html, page = page_of(site, "/posts/links/")
+    assert "javascript:" not in html and 'href="https://example.org"' in html
+    assert "gone after." in html  # the alt text of the missing picture, not a broken <img>
+    [img] = [a for a in page.tags("img") if a.get("alt") == "a pasted plot"]
+    assert (img["width"], img["height"]) == ("200", "100")
+    assert (site / "_site" / img["src"].removeprefix("/blog/")).is_file()

@@ -153,9 +153,11 @@ def unclosed_blocks(state: StateCore) -> None:
             continue
         if token.type == "fence":
             if token.content.count("\n") == token.map[1] - token.map[0] - 1:
+                after = "the rest of the cell" if state.env.get("notebook") else \
+                    "everything after it"
                 report(state.env, token_line(state.env, token),
-                       f"this code fence ({token.markup}) is never closed, so everything after "
-                       f"it is shown as code; close it with a line of {token.markup}")
+                       f"this code fence ({token.markup}) is never closed, so {after} is "
+                       f"shown as code; close it with a line of {token.markup}")
         elif (token.type == "html_block" and token.content.startswith("<!--")
               and "-->" not in token.content):
             report(state.env, token_line(state.env, token),

@@ -49,7 +49,7 @@ class _Places:
 
     def diagnostic(self, file: str, cell: int, line: int, message: str, *,
                    severity: Severity = Severity.WARNING) -> Diagnostic:
-        where = f"cell {cell}, line {line}" if line else f"cell {cell}, an output"
+        where = f"cell {cell}, line {line}" if line else f"cell {cell}, outputs"
         return Diagnostic(file, self.line(cell, line or 1), 0, severity, f"{where}: {message}")
 
 

@@ -35,7 +35,7 @@ from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
 from blogbuild import diskcache
-from blogbuild.markdown.env import Env, need, report
+from blogbuild.markdown.env import Env, need, report, token_line
 from blogbuild.markdown.images import picture_html
 from blogbuild.urls import encode_path
 
@@ -167,8 +167,8 @@ def _output_tokens(block: StateBlock, part: Part, found: OutputPart,
 
 
 def _warn(env: Env, part: Part, message: str) -> None:
-    """A warning about an output of `part`'s cell (its line: the cell's first)."""
-    report(env, part.start + 1, message)
+    """A warning about an output of `part`'s cell (at the line that stands for them)."""
+    report(env, part.outputs_line + 1, message)
 
 
 def _prepare(env: Env, part: Part, found: OutputPart, page: NotebookPage) -> dict[str, Any]:
@@ -190,10 +190,14 @@ def _prepare(env: Env, part: Part, found: OutputPart, page: NotebookPage) -> dic
         if removed and not choice.note:
             note = ('<p class="nb-note" role="note">Left out of this output: '
                     f'{escapeHtml(", ".join(removed))}.</p>\n')
-        if removed:
-            _warn(env, part, f"cell {part.cell.number}: an HTML output held "
-                  f"{', '.join(removed)}, which the page leaves out (set "
-                  "'notebooks.scripts: true' in site.yaml to let outputs run scripts)")
+        active = [r for r in removed if not r.startswith("all markup")]
+        if active:
+            _warn(env, part, f"an HTML output held {', '.join(active)}, which the page "
+                  "leaves out (set 'notebooks.scripts: true' in site.yaml to let outputs "
+                  "run scripts)")
+        if len(active) < len(removed):
+            _warn(env, part, "an HTML output is nested too deeply to show as HTML; its "
+                  "text is shown instead")
     elif choice.mime == "application/javascript":
         html, cut = shown.script_html(str(output.data[choice.mime])), False
     elif choice.mime == "image/svg+xml":
@@ -210,7 +214,7 @@ def _prepare(env: Env, part: Part, found: OutputPart, page: NotebookPage) -> dic
                                      "nb-result" if output.kind == "execute_result"
                                      else "nb-text")
     if cut:
-        _warn(env, part, f"cell {part.cell.number}: an output is longer than the page shows; "
+        _warn(env, part, "an output is longer than the page shows; "
               "it is cut, with a note (clear or shorten the output in the notebook)")
     return {"html": html + note}
 
@@ -218,20 +222,28 @@ def _prepare(env: Env, part: Part, found: OutputPart, page: NotebookPage) -> dic
 def _svg(env: Env, part: Part, output: Any) -> str:
     from blogbuild.diagrams.svg import BadSvg, adapt
     from blogbuild.markdown.notebook import outputs as shown
+    from blogbuild.markdown.notebook.clean import has_active_content
 
     number = env.setdefault("nb_svgs", [0])
     number[0] += 1
     svg = str(output.data["image/svg+xml"])
     if len(svg) > shown.HTML_LIMIT:
-        _warn(env, part, f"cell {part.cell.number}: an SVG output of {len(svg):,} characters "
+        _warn(env, part, f"an SVG output of {len(svg):,} characters "
               "is too large to show; it is left out")
         return ('<p class="nb-note" role="note">A picture too large to show here was left '
                 "out. It is in the notebook.</p>\n")
+    if has_active_content(svg):
+        _warn(env, part, "an SVG output held a script or an event handler, which the page "
+              "leaves out (SVG outputs are always cleaned)")
     try:
         inline = adapt(svg, f"nb{part.cell.number}-{number[0]}",
                        title=shown.alt_text(output, ""))
+    except RecursionError:
+        _warn(env, part, "an SVG output is nested too deeply to show; it is left out")
+        return ('<p class="nb-note" role="note">A picture nested too deeply to show was '
+                "left out. It is in the notebook.</p>\n")
     except BadSvg:
-        _warn(env, part, f"cell {part.cell.number}: an SVG output is not valid SVG; it is "
+        _warn(env, part, "an SVG output is not valid SVG; it is "
               "left out")
         return '<p class="nb-note" role="note">An output that is not valid SVG was left out.</p>\n'
     return f'<figure class="nb-figure nb-svg">{inline}</figure>\n'
@@ -252,12 +264,12 @@ def _picture(env: Env, part: Part, found: OutputPart) -> dict[str, Any]:
     caption = options.fig_cap if options is not None else ""
     width, height = shown.shown_size(output, mime)
     if data is None:
-        _warn(env, part, f"cell {part.cell.number}: a {mime} output is not base64; it is "
+        _warn(env, part, f"a {mime} output is not base64; it is "
               "left out")
         return {"html": '<p class="nb-note" role="note">A picture that could not be read was '
                         "left out.</p>\n"}
     if len(data) > shown.IMAGE_LIMIT:
-        _warn(env, part, f"cell {part.cell.number}: a picture output of {len(data):,} bytes "
+        _warn(env, part, f"a picture output of {len(data):,} bytes "
               "is too large to publish; it is left out (save it smaller in the notebook)")
         return {"html": '<p class="nb-note" role="note">A picture too large to publish was '
                         "left out. It is in the notebook.</p>\n"}
@@ -298,6 +310,7 @@ def _output_html(state: StateCore) -> None:
     if page is None or page.scripts:
         return
     from blogbuild.markdown.notebook.clean import clean_html
+    from blogbuild.urls import is_safe_url
 
     for token in state.tokens:
         if not (token.meta or {}).get("nb_output"):
@@ -307,6 +320,14 @@ def _output_html(state: StateCore) -> None:
         for child in token.children or ():
             if child.type == "html_inline":
                 child.type = "text"
+            attr = "href" if child.type == "link_open" else "src" if child.type == "image" \
+                else ""
+            if attr and not is_safe_url(str(child.attrGet(attr) or "")):
+                # What code printed is not the author's link: a warning, never a script.
+                child.attrSet(attr, "#")
+                report(state.env, token_line(state.env, token), "a Markdown output holds a "
+                       "link that would run a script (javascript: or the like); the page "
+                       "leaves it out")
 
 
 def _attachments(state: StateCore) -> None:
@@ -333,8 +354,11 @@ def _attachments(state: StateCore) -> None:
             data = shown.picture_bytes(bundle, mime) if bundle and mime else None
             if data is None:
                 report(env, line + 1, f"the picture 'attachment:{name}' is not attached to "
-                       "this cell (or is not a PNG, JPEG or GIF); paste it into the cell "
-                       "again in Jupyter")
+                       "this cell (or is not a PNG, JPEG or GIF); its alt text is shown: "
+                       "paste the picture into the cell again in Jupyter")
+                child.type, child.tag, child.attrs = "text", "", {}
+                child.content = child.content or name  # its alt text, else its name
+                child.children = None
                 continue
             info = _made(env, data, mime or "")
             if info is None:

@@ -48,6 +48,8 @@ class Part:
     end: int
     options: CellOptions | None = None
     outputs: tuple[OutputPart, ...] = ()
+    #: The line of the text that stands for its outputs (an empty line, never parsed).
+    outputs_line: int = 0
 
 
 @dataclass(frozen=True)
@@ -118,9 +120,11 @@ def notebook_page(notebook: Notebook, front: NotebookFront, *, scripts: bool) ->
             if not options.show:
                 continue
             start, end = text.add(options.code, cell.number, options.skipped + 1)
+            # One line that stands for the cell's outputs (messages about them point there).
+            outputs_line, _ = text.add("", cell.number, None)
             outputs = _outputs(cell, options, text, scripts) \
                 if options.output and options.evaluate else ()
-            parts.append(Part("code", cell, start, end, options, outputs))
+            parts.append(Part("code", cell, start, end, options, outputs, outputs_line))
     return NotebookPage("\n".join(text.lines), tuple(parts), notebook.language,
                         tuple(text.origins), scripts, tuple(problems), options_of)
 

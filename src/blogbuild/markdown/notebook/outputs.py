@@ -158,7 +158,7 @@ def error_html(output: Output) -> tuple[str, bool]:
     """An exception's traceback, in the colours IPython gave it."""
     whole = "\n".join(output.traceback) or f"{output.ename}: {output.evalue}"
     text, cut = cut_text(whole)
-    html = (f'<pre class="nb-error" role="group" aria-label="Error: '
+    html = (f'<pre class="nb-error" tabindex="0" role="group" aria-label="Error: '
             f'{escapeHtml(output.ename or "exception")}">{ansi_html(text)}</pre>\n')
     return html + (cut_note(whole, len(text)) if cut else ""), cut
 
@@ -187,10 +187,12 @@ def html_output(html: str, scripts: bool) -> tuple[str, bool, tuple[str, ...]]:
     """An HTML output for the page: cleaned unless `scripts`; (HTML, cut, what was
     removed). A pandas table gets the page's table style (its own was removed)."""
     shown, cut = cut_text(html, HTML_LIMIT)
+    # A wide table scrolls in its box, which a keyboard reaches too (tabindex).
+    box = '<div class="nb-html" tabindex="0" role="group" aria-label="Output">'
     if scripts and not cut:
-        return f'<div class="nb-html">\n{shown}\n</div>\n', False, ()
+        return f"{box}\n{shown}\n</div>\n", False, ()
     cleaned = clean_html(shown)
-    body = f'<div class="nb-html">\n{cleaned.html}\n</div>\n'
+    body = f"{box}\n{cleaned.html}\n</div>\n"
     if cut:
         body += cut_note(html, len(shown))
     return body, cut, cleaned.removed
