@@ -504,7 +504,9 @@ def test_a_progress_bar_shows_what_the_terminal_showed_last(tmp_path: Path) -> N
 def test_the_example_blogs_notebook_builds_clean(example_site: Path) -> None:
     html = (example_site / "posts" / "least-squares" / "index.html").read_text()
     page = Page(html)
-    assert page.by_class("nb-figure") and page.by_class("dataframe")
+    [figure] = [text for tag, attrs, text in page.by_class("figure") if tag == "figure"]
+    assert figure.strip() == "Figure 1. The points and the fitted line."  # fig-cap, numbered
+    assert page.by_class("dataframe")
     assert page.by_class("nb-error") and page.by_class("nb-stderr")
     assert page.by_class("nb-download") and page.by_class("nb-colab")
     assert (example_site / "posts" / "least-squares" / "2025-03-25-least-squares.ipynb").is_file()
@@ -561,3 +563,41 @@ def test_an_outputs_script_link_is_a_warning_and_a_missing_attachment_shows_its_
     [img] = [a for a in page.tags("img") if a.get("alt") == "a pasted plot"]
     assert (img["width"], img["height"]) == ("200", "100")
     assert (site / "_site" / img["src"].removeprefix("/blog/")).is_file()
+
+
+def test_fastpages_flags_quarto_figures_and_latex_over_pictures(tmp_path: Path) -> None:
+    nb = new_notebook(cells=[
+        new_markdown_cell('# "Colons: in a title"\n> A summary.\n\n- categories: [a]'),
+        new_code_cell("#hide\n!pip install x", outputs=[new_output(
+            "stream", name="stdout", text="HIDDEN-PIP-LOG\n")]),
+        new_code_cell("#collapse-show\nimport numpy"),
+        new_code_cell("#| label: fig-two\n#| fig-cap: [First, Second]\nplot()", outputs=[
+            new_output("display_data", data={"image/png": png(300, 200)}),
+            new_output("display_data", data={"image/png": png(300, 200)})]),
+        new_markdown_cell("See [](#fig-two)."),
+        new_code_cell("sympy", outputs=[new_output("execute_result", execution_count=1, data={
+            "image/png": png(50, 20), "text/latex": r"$\displaystyle \frac{1}{\badmacro}$",
+            "text/plain": "1/x"})]),
+        new_code_cell("vega", outputs=[new_output("display_data", data={
+            "application/vnd.custom.v1+json": {"answer": 42}, "text/plain": "<Custom>"})]),
+    ])
+    site = make_site(tmp_path, {"posts/2026-01-05-fast.ipynb": nb})
+    report = build(site / "site.yaml")  # LaTeX KaTeX cannot typeset in an output: a warning
+    assert [d.message.split(":")[0] for d in report.diagnostics] == ["cell 6, outputs"]
+    html, page = page_of(site, "/posts/fast/")
+    assert "<title>Colons: in a title" in html and "HIDDEN-PIP-LOG" not in html
+    assert "#hide" not in html and "#collapse-show" not in html
+    [fold] = [attrs for tag, attrs, _ in page.elements if tag == "details"
+              and "nb-fold" in attrs.get("class", "")]
+    assert "open" in fold
+    captions = [t.strip() for tag, _, t in page.by_class("figure") if tag == "figure"]
+    assert captions == ["Figure 1. First", "Figure 2. Second"]
+    ids = [attrs.get("id") for tag, attrs, _ in page.elements if tag == "figure"]
+    assert ids == ["figure-1", "fig-two"]  # the label names the cell's (last) figure
+    assert '<a href="#fig-two" class="xref" data-xref="figure">Figure 2</a>' in html
+    sympy = page.by_class("nb-markdown")[-1][2]
+    assert "badmacro" in sympy  # LaTeX chosen over the PNG, shown as its source here
+    assert len([a for a in page.tags("img") if "alt" in a]) == 2  # no PNG for it
+    json_block = [t for _, attrs, t in page.by_class("codeblock")
+                  if attrs.get("data-lang") == "json"]
+    assert json_block and '"answer": 42' in json_block[0]

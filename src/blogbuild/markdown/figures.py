@@ -63,6 +63,13 @@ def figures(state: StateCore) -> None:
     tokens = state.tokens
     count = int(state.env.get("figure_count", 0))
     for i in range(len(tokens)):
+        if tokens[i].type == "figure_open" and "number" not in tokens[i].meta:
+            # A figure another plugin made (a notebook's captioned output): numbered in turn.
+            count += 1
+            tokens[i].meta["number"] = count
+            if tokens[i].attrGet("id") is None:
+                tokens[i].attrSet("id", f"figure-{count}")
+            continue
         if tokens[i].type == "diagram":  # blogbuild.markdown.diagrams: a figure when named
             meta = tokens[i].meta
             if meta.get("id") or meta.get("title"):

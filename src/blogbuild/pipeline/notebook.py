@@ -43,9 +43,11 @@ class _Places:
         self._locator: Locator | None = None
 
     def line(self, cell: int, line: int) -> int:
+        """The file line of a line of cell `cell`, else of the cell itself (an empty one)."""
         if self._locator is None:
             self._locator = Locator(self.data)
-        return self._locator.line(cell, max(1, line))
+        return self._locator.line(cell, max(1, line)) or \
+            self._locator.line_at(("cells", cell - 1))
 
     def diagnostic(self, file: str, cell: int, line: int, message: str, *,
                    severity: Severity = Severity.WARNING) -> Diagnostic:
@@ -189,8 +191,11 @@ def _moved(diagnostic: Diagnostic, origins: tuple[tuple[int, int], ...],
     if not 0 <= index < len(origins):
         return diagnostic
     cell, line = origins[index]
+    # An output is what code printed, not what the author wrote: LaTeX that KaTeX cannot
+    # typeset there is shown as its source with a warning, and never stops the build.
+    severity = Severity.WARNING if line == 0 else diagnostic.severity
     return places.diagnostic(diagnostic.file, cell, line, diagnostic.message,
-                             severity=diagnostic.severity)
+                             severity=severity)
 
 
 def _links(job: SourceJob, config: Config, settings: dict[str, Any],

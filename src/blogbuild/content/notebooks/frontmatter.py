@@ -77,10 +77,10 @@ def _fastpages(source: str) -> str | None:
         key = _FASTPAGES_KEY.fullmatch(line)
         if number == 0 and heading is not None:
             title = True
-            out.append(f"title: {json.dumps(heading[1])}")
+            out.append(f"title: {json.dumps(_unquoted(heading[1]))}")
         elif title and quote is not None and not summary and not keys:
             summary = True
-            out.append(f"description: {json.dumps(quote[1].strip())}")
+            out.append(f"description: {json.dumps(_unquoted(quote[1].strip()))}")
         elif title and key is not None:
             keys += 1
             out.append(f"{key[1]}: {key[2]}")
@@ -89,3 +89,11 @@ def _fastpages(source: str) -> str | None:
     if not title or not (summary or keys):
         return None
     return "\n".join([*out, "---", ""])
+
+
+def _unquoted(text: str) -> str:
+    """fastpages copied the title line into YAML, so authors quoted titles that hold a
+    colon (`# "fastcore: a library"`): the quotes are YAML's, not the title's."""
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1]
+    return text

@@ -22,6 +22,7 @@ image stage's copies, as build-time figures do (blogbuild.images.outputs), and
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -135,8 +136,11 @@ def _code_cell(block: StateBlock, part: Part, page: NotebookPage) -> None:
         if options.fold_output:
             _fold_open(block, "Output", False)
         block.push("nb_outputs_open", "div", 1)
+        # Outputs are compared by identity: two outputs may hold the same picture.
+        figures = {id(o): i for i, o in enumerate(o for o in visible
+                                                  if o.choice.mime in _FIGURES)}
         for found in visible:
-            _output_tokens(block, part, found, page)
+            _output_tokens(block, part, found, page, figures.get(id(found)), len(figures))
         block.push("nb_outputs_close", "div", -1)
         if options.fold_output:
             block.push("collapsible_close", "details", -1)
@@ -149,8 +153,13 @@ def _fold_open(block: StateBlock, label: str, opened: bool) -> None:
     token.meta = {"id": "", "classes": ["nb-fold"], "label": label, "open": opened}
 
 
-def _output_tokens(block: StateBlock, part: Part, found: OutputPart,
-                   page: NotebookPage) -> None:
+#: Outputs that are figures: a caption (`#| fig-cap`) numbers them with the page's figures.
+_FIGURES = ("image/png", "image/jpeg", "image/gif", "image/svg+xml")
+_FIGURE_ID = re.compile(r"[A-Za-z][\w.:-]*")
+
+
+def _output_tokens(block: StateBlock, part: Part, found: OutputPart, page: NotebookPage,
+                   figure: int | None, figures: int) -> None:
     if found.end > found.start:  # Markdown of the page, parsed where it stands
         first = len(block.tokens)
         opener = block.push("nb_output", "div", 0)
@@ -161,9 +170,21 @@ def _output_tokens(block: StateBlock, part: Part, found: OutputPart,
         closer = block.push("nb_output", "div", 0)
         closer.meta = {"html": "</div>\n"}
         return
+    options = part.options
+    caption = options.caption(figure, figures) if options and figure is not None else ""
+    frame = None
+    if caption:  # a numbered figure of the page (blogbuild.markdown.figures numbers it)
+        frame = block.push("figure_open", "figure", 1)
+        frame.meta = {"caption": caption}
+        label = options.label if options else ""
+        if label and figure == figures - 1 and _FIGURE_ID.fullmatch(label):
+            frame.attrSet("id", label)
     token = block.push("nb_output", "div", 0)
     token.map = [part.start, part.end]
-    token.meta = _prepare(block.env, part, found, page)
+    token.meta = _prepare(block.env, part, found, page, figure, bare=frame is not None)
+    if frame is not None:
+        closer = block.push("figure_close", "figure", -1)
+        closer.meta = frame.meta
 
 
 def _warn(env: Env, part: Part, message: str) -> None:
@@ -171,8 +192,10 @@ def _warn(env: Env, part: Part, message: str) -> None:
     report(env, part.outputs_line + 1, message)
 
 
-def _prepare(env: Env, part: Part, found: OutputPart, page: NotebookPage) -> dict[str, Any]:
-    """What the render rule shows for one output: its HTML, or a picture to place."""
+def _prepare(env: Env, part: Part, found: OutputPart, page: NotebookPage,
+             figure: int | None = None, *, bare: bool = False) -> dict[str, Any]:
+    """What the render rule shows for one output: its HTML, or a picture to place
+    (`bare`: inside a figure of the page, which has the caption)."""
     from blogbuild.markdown.notebook import outputs as shown
 
     output, choice = found.output, found.choice
@@ -201,10 +224,10 @@ def _prepare(env: Env, part: Part, found: OutputPart, page: NotebookPage) -> dic
     elif choice.mime == "application/javascript":
         html, cut = shown.script_html(str(output.data[choice.mime])), False
     elif choice.mime == "image/svg+xml":
-        html, cut = _svg(env, part, output), False
+        html, cut = _svg(env, part, output, bare=bare), False
     elif choice.mime in shown.PICTURES:
-        return _picture(env, part, found)
-    elif choice.mime == "application/json":
+        return {**_picture(env, part, found, figure), "bare": bare}
+    elif choice.mime == "application/json" or choice.mime.endswith("+json"):
         from blogbuild.markdown.highlight import render_codeblock
 
         text, cut = shown.cut_text(shown.json_text(output.data[choice.mime]))
@@ -219,7 +242,7 @@ def _prepare(env: Env, part: Part, found: OutputPart, page: NotebookPage) -> dic
     return {"html": html + note}
 
 
-def _svg(env: Env, part: Part, output: Any) -> str:
+def _svg(env: Env, part: Part, output: Any, *, bare: bool = False) -> str:
     from blogbuild.diagrams.svg import BadSvg, adapt
     from blogbuild.markdown.notebook import outputs as shown
     from blogbuild.markdown.notebook.clean import has_active_content
@@ -232,10 +255,9 @@ def _svg(env: Env, part: Part, output: Any) -> str:
               "is too large to show; it is left out")
         return ('<p class="nb-note" role="note">A picture too large to show here was left '
                 "out. It is in the notebook.</p>\n")
-    if has_active_content(svg):
-        _warn(env, part, "an SVG output held a script or an event handler, which the page "
-              "leaves out (SVG outputs are always cleaned)")
     try:
+        if _depth(svg) > _SVG_DEPTH:
+            raise RecursionError
         inline = adapt(svg, f"nb{part.cell.number}-{number[0]}",
                        title=shown.alt_text(output, ""))
     except RecursionError:
@@ -246,10 +268,35 @@ def _svg(env: Env, part: Part, output: Any) -> str:
         _warn(env, part, "an SVG output is not valid SVG; it is "
               "left out")
         return '<p class="nb-note" role="note">An output that is not valid SVG was left out.</p>\n'
+    if has_active_content(svg):
+        _warn(env, part, "an SVG output held a script or an event handler, which the page "
+              "leaves out (SVG outputs are always cleaned)")
+    if bare:
+        return f'<div class="nb-svg">{inline}</div>\n'
     return f'<figure class="nb-figure nb-svg">{inline}</figure>\n'
 
 
-def _picture(env: Env, part: Part, found: OutputPart) -> dict[str, Any]:
+#: Elements nested deeper in an SVG output are not shown (what draws a plot is shallow;
+#: the writer of the page's SVG recurses once per level).
+_SVG_DEPTH = 100
+
+
+def _depth(svg: str) -> int:
+    """How deep the elements of `svg` nest, read without recursion (0: not XML)."""
+    import io
+    import xml.etree.ElementTree as ET
+
+    depth = deepest = 0
+    try:
+        for event, _ in ET.iterparse(io.StringIO(svg), events=("start", "end")):
+            depth += 1 if event == "start" else -1
+            deepest = max(deepest, depth)
+    except ET.ParseError:
+        return 0
+    return deepest
+
+
+def _picture(env: Env, part: Part, found: OutputPart, figure: int | None) -> dict[str, Any]:
     from blogbuild.markdown.notebook import outputs as shown
 
     output, mime = found.output, found.choice.mime
@@ -258,13 +305,12 @@ def _picture(env: Env, part: Part, found: OutputPart) -> dict[str, Any]:
     number = env.setdefault("nb_figures", [0])
     number[0] += 1
     fallback = f"Figure {number[0]} of the notebook, drawn by cell {part.cell.number}"
-    alt = (options.fig_alt if options and options.fig_alt else
-           options.fig_cap if options and options.fig_cap else
-           shown.alt_text(output, fallback))
-    caption = options.fig_cap if options is not None else ""
+    index = figure or 0
+    alt = ((options.alt(index) or options.caption(index, index + 1)) if options else "") \
+        or shown.alt_text(output, fallback)
     width, height = shown.shown_size(output, mime)
     if data is None:
-        _warn(env, part, f"a {mime} output is not base64; it is "
+        _warn(env, part, f"an {mime} output is not base64; it is "
               "left out")
         return {"html": '<p class="nb-note" role="note">A picture that could not be read was '
                         "left out.</p>\n"}
@@ -273,8 +319,7 @@ def _picture(env: Env, part: Part, found: OutputPart) -> dict[str, Any]:
               "is too large to publish; it is left out (save it smaller in the notebook)")
         return {"html": '<p class="nb-note" role="note">A picture too large to publish was '
                         "left out. It is in the notebook.</p>\n"}
-    meta: dict[str, Any] = {"alt": alt, "caption": caption, "width": width, "height": height,
-                            "mime": mime}
+    meta: dict[str, Any] = {"alt": alt, "width": width, "height": height, "mime": mime}
     made = _made(env, data, mime)
     if made is not None:
         meta["picture"] = made
@@ -383,8 +428,7 @@ def _output(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
     if "html" in meta:
         return str(meta["html"])
     alt = escapeHtml(str(meta["alt"]))
-    caption = (f"<figcaption>{escapeHtml(str(meta['caption']))}</figcaption>"
-               if meta.get("caption") else "")
+    wrap = ("", "\n") if meta.get("bare") else ('<figure class="nb-figure">', "</figure>\n")
     info: ImageInfo | None = meta.get("picture")
     width, height = meta.get("width"), meta.get("height")
     if info is not None:
@@ -402,10 +446,10 @@ def _output(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
             sizes = _FIGURE_SIZES if width is None or int(width) > 600 else \
                 f"(max-width: {int(width) + 40}px) calc(100vw - 2.5rem), {int(width)}px"
             img = picture_html(info, base, attrs, sizes)
-        return f'<figure class="nb-figure">{img}{caption}</figure>\n'
+        return f"{wrap[0]}{img}{wrap[1]}"
     size = "".join(f' {name}="{int(value)}"' for name, value in (("width", width),
                                                                   ("height", height))
                    if value is not None)
     src = f"data:{meta['mime']};base64,{meta['data']}"
-    return (f'<figure class="nb-figure"><img src="{src}" alt="{alt}"{size} loading="lazy" '
-            f'decoding="async">{caption}</figure>\n')
+    return (f'{wrap[0]}<img src="{src}" alt="{alt}"{size} loading="lazy" '
+            f'decoding="async">{wrap[1]}')

@@ -40,11 +40,30 @@ class CellOptions:
     allow_error: bool = False  # raises-exception, `error: true`
     asis: bool = False  # `output: asis`: printed text is Markdown of the page
     code_summary: str = "Code"  # `code-summary`: the label of folded code
-    fig_cap: str = ""  # `fig-cap`: the caption of the cell's figure
-    fig_alt: str = ""  # `fig-alt`: what the cell's figure shows
+    #: `fig-cap`: the caption of the cell's figure, or one per figure (a list).
+    fig_cap: tuple[str, ...] = ()
+    fig_subcap: tuple[str, ...] = ()  # `fig-subcap`: one caption per figure
+    fig_alt: tuple[str, ...] = ()  # `fig-alt`: what the cell's figure (each) shows
     label: str = ""  # `label`: the id of the cell's figure (`fig-...`)
     #: Warnings: (line in the cell, 1-based; message).
     problems: tuple[tuple[int, str], ...] = ()
+
+    def caption(self, index: int, count: int) -> str:
+        """The caption of the cell's figure `index` of `count` ("" for none): its own from
+        a list, else the one caption under the last figure."""
+        if self.fig_subcap:
+            own = self.fig_subcap[index] if index < len(self.fig_subcap) else ""
+            if index == count - 1 and len(self.fig_cap) == 1:
+                return f"{own} {self.fig_cap[0]}".strip() if own else self.fig_cap[0]
+            return own
+        if len(self.fig_cap) > 1:
+            return self.fig_cap[index] if index < len(self.fig_cap) else ""
+        return self.fig_cap[0] if self.fig_cap and index == count - 1 else ""
+
+    def alt(self, index: int) -> str:
+        if len(self.fig_alt) == 1:
+            return self.fig_alt[0]
+        return self.fig_alt[index] if index < len(self.fig_alt) else ""
 
 
 _TAGS = {
@@ -59,6 +78,18 @@ _TAGS = {
 }
 
 
+#: fastpages' flags, a comment alone on a code cell's first line.
+_FASTPAGES: dict[str, dict[str, Any]] = {
+    "#hide": {"show": False},
+    "#hide-input": {"input": False},
+    "#hide-output": {"output": False},
+    "#collapse": {"fold_input": "closed"},
+    "#collapse-hide": {"fold_input": "closed"},
+    "#collapse-show": {"fold_input": "open"},
+    "#collapse-output": {"fold_output": True},
+}
+
+
 def cell_options(source: str, tags: tuple[str, ...]) -> CellOptions:
     """The options of a code cell from its tags and its leading `#|` lines."""
     values: dict[str, Any] = {}
@@ -69,20 +100,35 @@ def cell_options(source: str, tags: tuple[str, ...]) -> CellOptions:
     if tags and "hide-cell" in {t.lower().replace("_", "-") for t in tags}:
         values["fold_output"] = True
     lines = source.split("\n")
+    skipped = 0
+    flag = _FASTPAGES.get(lines[0].strip().lower().replace(" ", "").replace("_", "-"))
+    if flag is not None:  # fastpages' first-line flag (`#hide`), not code the reader sees
+        values.update(flag)
+        skipped = 1
     options: list[str] = []
-    for line in lines:
+    for line in lines[skipped:]:
         match = _OPTION_LINE.fullmatch(line)
         if match is None:
             break
         options.append(match[1])
     problems: list[tuple[int, str]] = []
     if options:
-        values.update(_quarto(options, problems))
-    code = "\n".join(lines[len(options):])
-    return CellOptions(code=code, skipped=len(options), problems=tuple(problems), **values)
+        values.update(_quarto(options, problems, first=skipped + 1))
+    skipped += len(options)
+    return CellOptions(code="\n".join(lines[skipped:]), skipped=skipped,
+                       problems=tuple(problems), **values)
 
 
-def _quarto(lines: list[str], problems: list[tuple[int, str]]) -> dict[str, Any]:
+def _quarto(lines: list[str], problems: list[tuple[int, str]], *,
+            first: int = 1) -> dict[str, Any]:
+    """The options of the `#|` lines `lines` (the first is line `first` of the cell)."""
+    found: list[tuple[int, str]] = []
+    out = _read_quarto(lines, found)
+    problems.extend((line + first - 1, message) for line, message in found)
+    return out
+
+
+def _read_quarto(lines: list[str], problems: list[tuple[int, str]]) -> dict[str, Any]:
     try:
         data = yamlcore.safe_load("\n".join(lines))
     except yaml.YAMLError as exc:
@@ -130,12 +176,21 @@ def _quarto(lines: list[str], problems: list[tuple[int, str]]) -> dict[str, Any]
     elif fold is not None and fold is not False:
         problems.append((where.get("code-fold", 1), "'#| code-fold:' must be true, false or "
                                                      f"show, not {fold!r}; it is ignored"))
-    for key, field in (("code-summary", "code_summary"), ("fig-cap", "fig_cap"),
-                       ("fig-alt", "fig_alt"), ("label", "label")):
+    for key, field in (("code-summary", "code_summary"), ("label", "label"),
+                       ("fig-cap", "fig_cap"), ("fig-subcap", "fig_subcap"),
+                       ("fig-alt", "fig_alt")):
         value = data.get(key)
-        if isinstance(value, str | int | float) and not isinstance(value, bool):
-            out[field] = str(value).strip()
+        many = field.startswith("fig_")  # one text, or one per figure
+        if _is_text(value):
+            out[field] = (str(value).strip(),) if many else str(value).strip()
+        elif many and isinstance(value, list) and all(_is_text(v) for v in value):
+            out[field] = tuple(str(v).strip() for v in value)
         elif value is not None:
-            problems.append((where.get(key, 1), f"'#| {key}:' must be text, not "
+            what = "text or a list of texts" if many else "text"
+            problems.append((where.get(key, 1), f"'#| {key}:' must be {what}, not "
                                                 f"{type(value).__name__}; it is ignored"))
     return out
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str | int | float) and not isinstance(value, bool)

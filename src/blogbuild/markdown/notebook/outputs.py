@@ -2,7 +2,7 @@
 
 An output of a code cell holds one value in several forms (MIME types), richest first in
 what Jupyter shows. A page shows one, chosen as nbconvert's HTML export does (HTML, then
-SVG, PNG, JPEG, LaTeX, Markdown, JSON, plain text), except that:
+LaTeX, SVG, PNG, JPEG, Markdown, JSON, plain text), except that:
 
 - HTML that would run something (a script, an event handler: interactive plots) is used
   only when the site allows it (`notebooks.scripts: true`); otherwise the static form the
@@ -41,7 +41,7 @@ HTML_LIMIT = 2_000_000
 IMAGE_LIMIT = 20_000_000
 
 #: Forms a page shows, in the order they are preferred.
-SHOWN = ("text/html", "image/svg+xml", "image/png", "image/jpeg", "image/gif", "text/latex",
+SHOWN = ("text/html", "text/latex", "image/svg+xml", "image/png", "image/jpeg", "image/gif",
          "text/markdown", "application/json", "text/plain")
 PICTURES = ("image/png", "image/jpeg", "image/gif")
 #: Static forms that stand in for HTML whose scripts are not run.
@@ -101,6 +101,10 @@ def choose(output: Output, scripts: bool) -> Choice:
     if scripts and isinstance(data.get("application/javascript"), str):
         return Choice("application/javascript")
     for mime in SHOWN[1:]:
+        if mime == "text/plain" and interactive is None:
+            own = next((m for m in sorted(data) if _JSON_MIME.fullmatch(m)), None)
+            if own is not None:  # a library's own JSON (`application/vnd.x+json`)
+                return Choice(own)
         if not _usable(data, mime):
             continue
         if mime == "text/plain" and interactive is not None:
@@ -192,7 +196,7 @@ def html_output(html: str, scripts: bool) -> tuple[str, bool, tuple[str, ...]]:
     if scripts and not cut:
         return f"{box}\n{shown}\n</div>\n", False, ()
     cleaned = clean_html(shown)
-    body = f"{box}\n{cleaned.html}\n</div>\n"
+    body = f"{box}\n{cleaned.html}\n</div>\n" if cleaned.html.strip() else ""
     if cut:
         body += cut_note(html, len(shown))
     return body, cut, cleaned.removed
