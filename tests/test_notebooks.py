@@ -601,3 +601,20 @@ def test_fastpages_flags_quarto_figures_and_latex_over_pictures(tmp_path: Path) 
     json_block = [t for _, attrs, t in page.by_class("codeblock")
                   if attrs.get("data-lang") == "json"]
     assert json_block and '"answer": 42' in json_block[0]
+
+
+@pytest.mark.parametrize(("cell", "wrong"), [
+    (new_raw_cell("---\ndate: 2026-01-01\ntitle: [a, list]\n---"), "title: [a, list]"),
+    (new_raw_cell("\n---\ntitle: Fine\ndate: 2026-13-45\n---"), "date: 2026-13-45"),
+    (new_markdown_cell("# A title\n> A summary\n\n- date: not a date"), "- date: not a date"),
+])
+def test_wrong_front_matter_is_an_error_at_its_cell_and_line(tmp_path: Path, cell: Any,
+                                                             wrong: str) -> None:
+    text = nbformat.writes(new_notebook(cells=[cell, new_markdown_cell("Text.")]))
+    site = make_site(tmp_path, {"posts/front.ipynb": text})
+    with pytest.raises(BuildFailed) as failed:
+        build(site / "site.yaml")
+    [problem] = [d for d in failed.value.diagnostics if d.is_error]
+    cell_line = cell.source.split("\n").index(wrong) + 1
+    assert problem.message.startswith(f"cell 1, line {cell_line}: "), problem.message
+    assert wrong in text.split("\n")[problem.line - 1]

@@ -20,7 +20,7 @@ from blogbuild.config_checks import NOTEBOOK_EXECUTE
 from blogbuild.content.frontmatter import parse_meta
 from blogbuild.content.linkmap import LinkMap, document_url
 from blogbuild.content.models import SourceJob
-from blogbuild.content.notebooks.frontmatter import notebook_front
+from blogbuild.content.notebooks.frontmatter import CellError, notebook_front
 from blogbuild.content.notebooks.locate import Locator
 from blogbuild.content.notebooks.read import Notebook, read_notebook
 from blogbuild.diagnostics import ContentError, Diagnostic, Severity, error, warning
@@ -65,18 +65,22 @@ def render_notebook(job: SourceJob, config: Config, data: bytes, digest: str,
         notebook = read_notebook(data, job.display)
     except ContentError as exc:
         return RenderResult(job, digest, diagnostics=(
-            error(job.display, exc.line, exc.message, getattr(exc, "column", 0)),))
+            error(job.display, exc.line, exc.message),))
     problems = [warning(job.display, p.line, p.message) for p in notebook.problems]
     try:
         front = notebook_front(notebook.cells, job.display)
+    except CellError as exc:
+        return RenderResult(job, digest, diagnostics=(places.diagnostic(
+            job.display, exc.cell, exc.line, exc.message, severity=Severity.ERROR),))
+    try:
         meta = parse_meta(front.fm, job.display, posixpath.basename(job.rel)[:-len(".ipynb")])
     except ContentError as exc:
-        if front_cell := _first_cell(notebook):
-            return RenderResult(job, digest, diagnostics=(places.diagnostic(
-                job.display, front_cell, max(1, exc.line + _shift(notebook, job)), exc.message,
-                severity=Severity.ERROR),))
-        return RenderResult(job, digest, diagnostics=(error(job.display, exc.line,
-                                                            exc.message),))
+        if front.cell is None or not exc.line:  # the file's name (a date that is not one)
+            return RenderResult(job, digest, diagnostics=(error(job.display, exc.line,
+                                                                exc.message),))
+        return RenderResult(job, digest, diagnostics=(places.diagnostic(
+            job.display, front.cell, exc.line + front.shift, exc.message,
+            severity=Severity.ERROR),))
     notes = [places.diagnostic(job.display, front.cell or 1, line + front.shift, note)
              for line, note in meta.notes]
     meta = dataclasses.replace(meta, notes=())
@@ -121,21 +125,6 @@ def render_notebook(job: SourceJob, config: Config, data: bytes, digest: str,
         problems.insert(0, warning(job.display, 0, "the notebook has no cells with text; "
                                    "write the post in it"))
     return RenderResult(job, digest, meta, rendered, (*problems, *notes, *moved))
-
-
-def _first_cell(notebook: Notebook) -> int:
-    return next((c.number for c in notebook.cells if c.source.strip()), 0)
-
-
-def _shift(notebook: Notebook, job: SourceJob) -> int:
-    """The shift of the front matter cell's lines (blogbuild.content.notebooks.frontmatter)."""
-    first = next((c for c in notebook.cells if c.source.strip()), None)
-    if first is None:
-        return 0
-    stripped = first.source.lstrip("\n")
-    if stripped.split("\n", 1)[0].rstrip() == "---":
-        return first.source[: len(first.source) - len(stripped)].count("\n")
-    return -1
 
 
 def _settings(data: dict[str, Any], config: Config, problems: list[Diagnostic],

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from blogbuild.content.frontmatter import FrontMatter, split_front_matter
 from blogbuild.content.notebooks.read import Cell
+from blogbuild.diagnostics import ContentError
 
 #: fastpages' `- key: value` lines (the key as Jekyll writes it).
 _FASTPAGES_KEY = re.compile(r"-[ \t]+([A-Za-z_][\w-]*)[ \t]*:[ \t]?(.*)")
@@ -40,10 +41,30 @@ class NotebookFront:
     body_line: int = 0  # the cell line `body` starts at (1-based)
 
 
+class CellError(ContentError):
+    """Invalid front matter in cell `cell`; `line` is the line of that cell."""
+
+    def __init__(self, message: str, *, file: str, cell: int, line: int) -> None:
+        super().__init__(message, file=file, line=line)
+        self.cell = cell
+
+
 def notebook_front(cells: tuple[Cell, ...], file: str) -> NotebookFront:
-    """The front matter of the notebook whose cells are `cells`. Raises ContentError with
-    a line of the front matter's text (see NotebookFront.shift) when it is invalid."""
+    """The front matter of the notebook whose cells are `cells`; raises CellError when
+    it is invalid."""
     first = next((c for c in cells if c.source.strip()), None)
+    try:
+        return _front(first, file)
+    except ContentError as exc:
+        assert first is not None  # no cell, no front matter to be wrong
+        lines_above = len(first.source) - len(first.source.lstrip("\n"))
+        shift = first.source[:lines_above].count("\n") if first.source.lstrip("\n").startswith(
+            "---") else -1  # fastpages' YAML has a '---' line above the cell's first
+        raise CellError(exc.message, file=file, cell=first.number,
+                        line=max(1, exc.line + shift)) from None
+
+
+def _front(first: Cell | None, file: str) -> NotebookFront:
     if first is None:
         return NotebookFront(FrontMatter({}, "", 0))
     text = first.source.lstrip("\n")
