@@ -618,3 +618,27 @@ def test_wrong_front_matter_is_an_error_at_its_cell_and_line(tmp_path: Path, cel
     cell_line = cell.source.split("\n").index(wrong) + 1
     assert problem.message.startswith(f"cell 1, line {cell_line}: "), problem.message
     assert wrong in text.split("\n")[problem.line - 1]
+
+
+@pytest.mark.server
+def test_saving_a_notebook_in_serve_reloads_its_page(tmp_path: Path, start: Any) -> None:
+    from serve_helpers import Events, fetch, wait_for
+
+    nb = new_notebook(cells=[front(title="Live"), new_markdown_cell("First words."),
+                             new_code_cell("p", outputs=[new_output("stream", name="stdout",
+                                                                    text="printed once\n")])])
+    site = make_site(tmp_path / "site", {"posts/live.ipynb": nb})
+    session = start(site)
+    events = Events(session.url, "/blog/posts/live/")
+    try:
+        events.until("hello")
+        nb.cells[1].source = "Second words, saved by Jupyter."
+        nb.cells[2].outputs[0].text = "printed twice\n"
+        (site / "content/posts/live.ipynb").write_text(nbformat.writes(nb), encoding="utf-8")
+        events.until("reload")
+        wait_for(lambda: b"printed twice" in fetch(session.url + "posts/live/")[2],
+                 "the saved notebook's page")
+        page = fetch(session.url + "posts/live/")[2]
+        assert b"Second words, saved by Jupyter." in page and b"First words" not in page
+    finally:
+        events.close()
