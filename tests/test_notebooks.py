@@ -642,3 +642,36 @@ def test_saving_a_notebook_in_serve_reloads_its_page(tmp_path: Path, start: Any)
         assert b"Second words, saved by Jupyter." in page and b"First words" not in page
     finally:
         events.close()
+
+
+def test_markdown_cells_have_everything_a_post_has(tmp_path: Path) -> None:
+    nb = new_notebook(cells=[
+        front(title="Everything", bibliography="refs.bib"),
+        new_markdown_cell("> [!THEOREM] Small {#thm-small}\n> A statement."),
+        new_code_cell("x", outputs=[new_output("stream", name="stdout", text="between\n")]),
+        new_markdown_cell("By [](#thm-small), as [@CITEKEY] showed. See [the other post]"
+                          "(../2026-01-01-other.md) and [[Other post]].\n\n"
+                          '<div class="collapsible" data-label="More">\n\nHidden text.\n\n</div>'
+                          "\n\n![A chart](chart.png)"),
+    ])
+    bib = (Path(__file__).parent / "bib" / "refs.bib").read_text(encoding="utf-8")
+    nb.cells[3].source = nb.cells[3].source.replace("CITEKEY", "vaswani2017")
+    site = make_site(tmp_path, {"posts/bundle/index.ipynb": nb}, files={
+        "posts/2026-01-01-other.md": "---\ntitle: Other post\n---\nSee [the notebook]"
+                                     "(bundle/index.ipynb).\n",
+        "posts/bundle/refs.bib": bib})
+    picture = io.BytesIO()
+    Image.new("RGB", (400, 300), "navy").save(picture, "PNG")
+    (site / "content/posts/bundle/chart.png").write_bytes(picture.getvalue())
+    report = build(site / "site.yaml")
+    assert [d for d in report.diagnostics if not d.file.endswith(".bib")] == []
+    html, page = page_of(site, "/posts/bundle/")
+    assert '<a href="#thm-small" class="xref" data-xref="theorem">Theorem 1</a>' in html
+    assert page.by_class("citation") and page.by_class("references")
+    assert 'See <a href="/blog/posts/other/">the other post</a>' in html
+    assert '<a href="/blog/posts/other/" class="wikilink">Other post</a>' in html
+    assert page.by_class("collapsible")[0][0] == "details"
+    [chart] = [a for a in page.tags("img") if a.get("alt") == "A chart"]
+    assert (chart["width"], chart["height"]) == ("400", "300")
+    other = page_of(site, "/posts/other/")[0]
+    assert 'href="/blog/posts/bundle/"' in other  # a post links to the notebook's page

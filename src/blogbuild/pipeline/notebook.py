@@ -17,6 +17,7 @@ from markdown_it.common.utils import escapeHtml
 
 from blogbuild.config import Config
 from blogbuild.config_checks import NOTEBOOK_EXECUTE
+from blogbuild.config_citations import BUILTIN_STYLES
 from blogbuild.content.frontmatter import parse_meta
 from blogbuild.content.linkmap import LinkMap, document_url
 from blogbuild.content.models import SourceJob
@@ -27,6 +28,7 @@ from blogbuild.diagnostics import ContentError, Diagnostic, Severity, error, war
 from blogbuild.images.process import options_of
 from blogbuild.markdown.notebook.document import notebook_page
 from blogbuild.markdown.notebook.options import cell_options
+from blogbuild.pipeline.bibliography import post_bibliography
 from blogbuild.pipeline.notebook_run import run_notebook, wants_run
 from blogbuild.pipeline.records import Rendered, RenderResult
 from blogbuild.urls import encode_path
@@ -95,6 +97,12 @@ def render_notebook(job: SourceJob, config: Config, data: bytes, digest: str,
         else:
             ran, execution = _run(notebook, config, job, places, problems)
             notebook = ran
+    bib = post_bibliography(job, front.fm, config)
+    for problem in bib.problems:  # the front matter's lines are the first cell's
+        problems.append(places.diagnostic(job.display, front.cell, problem.line + front.shift,
+                                          problem.message, severity=problem.severity)
+                        if problem.file == job.display and front.cell is not None
+                        and problem.line else problem)
     page = notebook_page(notebook, front, scripts=config.notebooks.scripts)
     problems += [places.diagnostic(job.display, cell, line, message)
                  for cell, line, message in page.problems]
@@ -112,6 +120,9 @@ def render_notebook(job: SourceJob, config: Config, data: bytes, digest: str,
         page_url=page_url,
         feed=feed,
         cover=bool(meta.image),
+        bibliography=bib.library,
+        citation_style=config.citations.style if config.citations.style in BUILTIN_STYLES
+        else str(config.root / config.citations.style),
         images=options_of(config),
         extra_env={"notebook": page, "notebook_runnable": settings["runnable"]},
     )
