@@ -438,3 +438,13 @@ SMALL = nbformat.writes(v4_notebook()).replace(PNG, "iVBORw0KGgo=").encode()
 def test_a_damaged_notebook_gives_a_notebook_or_content_error(at: int, cut: int,
                                                               insert: bytes) -> None:
     check_bounded(SMALL[:at] + insert + SMALL[at + cut:])
+
+
+def test_an_escaped_lone_surrogate_is_shown_as_a_replacement_character() -> None:
+    text = ('{"cells": [{"cell_type": "markdown", "metadata": {}, "source": "a \\\\ud800 b"},\n'
+            ' {"cell_type": "markdown", "metadata": {}, "source": "pair \\\\ud83d\\\\ude00"}],\n'
+            ' "metadata": {}, "nbformat": 4, "nbformat_minor": 5}').replace("\\\\", "\\")
+    nb = read_notebook(text.encode(), "x.ipynb")
+    assert [c.source for c in nb.cells] == ["a \ufffd b", "pair \U0001F600"]
+    [problem] = nb.problems
+    assert problem.line == 1 and "surrogate" in problem.message

@@ -8,7 +8,9 @@ the model relies on. What is invalid becomes a `Problem` at its line in the file
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -98,7 +100,43 @@ def read_notebook(data: bytes, file: str) -> Notebook:
         raise ContentError(f"this is a notebook of nbformat version {version}, {age} than the "
                            f"versions blogbuild reads (3 and 4); {convert}", file=file,
                            line=Locator(data).line_at(("nbformat",)))
-    return _Reader(data, version).notebook(root)
+    escape = _SURROGATE_ESCAPE.search(text)
+    if escape is None or not _mend_surrogates(root):
+        return _Reader(data, version).notebook(root)
+    notebook = _Reader(data, version).notebook(root)
+    line = text.count("\n", 0, escape.start()) + 1
+    return dataclasses.replace(notebook, problems=(*notebook.problems, Problem(
+        line, "the notebook holds an escaped UTF-16 surrogate (like \\ud800) that is not a "
+              "character; it is shown as \ufffd: save the notebook again from Jupyter, or "
+              "write the character itself")))
+
+
+#: A JSON escape of half of a UTF-16 surrogate pair (a whole pair is one character).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _mend_surrogates(value: Any) -> bool:
+    """Replace, in place, the lone surrogates of the strings in `value` (no page can hold
+    one) with U+FFFD; whether there were any. Iterative: the JSON may nest deeply."""
+    found = False
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        pairs = item.items() if isinstance(item, dict) else enumerate(item) \
+            if isinstance(item, list) else ()
+        for key, child in list(pairs):
+            if isinstance(child, str):
+                if _LONE_SURROGATE.search(child):
+                    item[key] = _LONE_SURROGATE.sub("\ufffd", child)
+                    found = True
+            elif isinstance(child, dict | list):
+                stack.append(child)
+        if isinstance(item, dict):
+            for key in [k for k in item if isinstance(k, str) and _LONE_SURROGATE.search(k)]:
+                item[_LONE_SURROGATE.sub("\ufffd", key)] = item.pop(key)
+                found = True
+    return found
 
 
 def _kind(value: object) -> str:
