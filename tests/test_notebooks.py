@@ -675,3 +675,31 @@ def test_markdown_cells_have_everything_a_post_has(tmp_path: Path) -> None:
     assert (chart["width"], chart["height"]) == ("400", "300")
     other = page_of(site, "/posts/other/")[0]
     assert 'href="/blog/posts/bundle/"' in other  # a post links to the notebook's page
+
+
+def test_review_mends_names_sizes_languages_and_build_time_blocks(tmp_path: Path) -> None:
+    pasted = new_markdown_cell("![a plot](<attachment:my plot é.png>)\n\n"
+                               '<div class="runnable" data-lang="python" data-execute="build">'
+                               "\n\n```python\nprint(6 * 7)\n```\n\n</div>")
+    pasted["attachments"] = {"my plot é.png": {"image/png": png(120, 80)}}
+    nb = new_notebook(cells=[
+        new_raw_cell("---\ntitle: Mends\ndate: 2026-01-01\ndownload: \"yes\"\n---"),
+        pasted,
+        new_code_cell("x", outputs=[new_output("display_data", metadata={
+            "image/png": {"width": True, "height": "300"}}, data={"image/png": png(200, 100)})]),
+    ])
+    nb.metadata["kernelspec"] = {"name": "wl", "language": 'Wolfram Language" {.x}',
+                                 "display_name": "Wolfram"}
+    text = nbformat.writes(nb)
+    site = make_site(tmp_path, {"posts/mends.ipynb": text})
+    report = build(site / "site.yaml")
+    [flag] = [d for d in report.diagnostics if "'download'" in d.message]
+    assert flag.message.startswith("cell 1, line 4: ")  # the line of the key in its cell
+    assert [d for d in report.diagnostics if d is not flag] == []
+    html, page = page_of(site, "/posts/mends/")
+    [attached] = [a for a in page.tags("img") if a.get("alt") == "a plot"]
+    assert (attached["width"], attached["height"]) == ("120", "80")
+    [figure] = [a for a in page.tags("img") if a.get("alt", "").startswith("Figure")]
+    assert (figure["width"], figure["height"]) == ("200", "100")  # `true` is no width
+    assert page.by_class("codeblock")[-1][1]["data-lang"] == "wolfram"
+    assert "Output from the build" in html and "42" in html  # a Markdown cell's block ran

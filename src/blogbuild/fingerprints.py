@@ -116,7 +116,7 @@ CAPTURE_MODULE = "js/runnable_capture.py"
 def may_execute(data: bytes, config: Config) -> bool:
     """Whether a source can hold a block that runs at build time (a cheap, safe guess); a
     notebook (its JSON names its format) runs when the site or the notebook asks."""
-    if b'"nbformat"' in data and (config.notebooks.execute != "never" or b"execute" in data):
+    if b'"nbformat"' in data and (config.notebooks.execute != "never" or b"execute:" in data):
         return True
     if b"runnable" not in data:
         return False

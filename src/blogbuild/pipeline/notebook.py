@@ -21,7 +21,7 @@ from blogbuild.config_citations import BUILTIN_STYLES
 from blogbuild.content.frontmatter import parse_meta
 from blogbuild.content.linkmap import LinkMap, document_url
 from blogbuild.content.models import SourceJob
-from blogbuild.content.notebooks.frontmatter import CellError, notebook_front
+from blogbuild.content.notebooks.frontmatter import CellError, NotebookFront, notebook_front
 from blogbuild.content.notebooks.locate import Locator
 from blogbuild.content.notebooks.read import Notebook, read_notebook
 from blogbuild.diagnostics import ContentError, Diagnostic, Severity, error, warning
@@ -86,7 +86,7 @@ def render_notebook(job: SourceJob, config: Config, data: bytes, digest: str,
     notes = [places.diagnostic(job.display, front.cell or 1, line + front.shift, note)
              for line, note in meta.notes]
     meta = dataclasses.replace(meta, notes=())
-    settings = _settings(front.fm.data, config, problems, places, job, front.cell or 1)
+    settings = _settings(front, config, problems, places, job)
     execution = None
     if settings["execute"] != "never" and wants_run(notebook, settings["execute"]):
         if notebook.language != "python":
@@ -116,6 +116,7 @@ def render_notebook(job: SourceJob, config: Config, data: bytes, digest: str,
         source_dir=job.rel.rpartition("/")[0],
         extract_title=meta.title is None,
         links=links,
+        runnable=config.runnable,  # a Markdown cell's build-time blocks run as a post's do
         feed_base=config.urls.absolute(self_url) if self_url is not None else None,
         page_url=page_url,
         feed=feed,
@@ -138,9 +139,15 @@ def render_notebook(job: SourceJob, config: Config, data: bytes, digest: str,
     return RenderResult(job, digest, meta, rendered, (*problems, *notes, *moved))
 
 
-def _settings(data: dict[str, Any], config: Config, problems: list[Diagnostic],
-              places: _Places, job: SourceJob, cell: int) -> dict[str, Any]:
+def _settings(front: NotebookFront, config: Config, problems: list[Diagnostic],
+              places: _Places, job: SourceJob) -> dict[str, Any]:
     """The notebook's own choices (front matter) over the site's `notebooks:`."""
+    data, cell = front.fm.data, front.cell or 1
+
+    def line(key: str) -> int:  # the key's line in the front matter's cell
+        node, doc = front.fm.nodes.get(key), front.fm.doc
+        return max(1, doc.line(node) + front.shift) if node is not None and doc else 1
+
     site = config.notebooks
     out: dict[str, Any] = {"execute": site.execute, "download": site.download,
                            "colab": site.colab, "runnable": False}
@@ -155,16 +162,16 @@ def _settings(data: dict[str, Any], config: Config, problems: list[Diagnostic],
         if execute in NOTEBOOK_EXECUTE:
             out["execute"] = execute
         else:
-            problems.append(places.diagnostic(job.display, cell, 1, "'execute' must be "
-                            f"never, auto or always, not {execute!r}; the site's "
-                            f"{site.execute!r} applies"))
+            problems.append(places.diagnostic(
+                job.display, cell, line("execute"), "'execute' must be never, auto or "
+                f"always, not {execute!r}; the site's {site.execute!r} applies"))
     for key in _FLAGS:
         value = data.get(key)
         if isinstance(value, bool):
             out[key] = value
         elif value is not None:
-            problems.append(places.diagnostic(job.display, cell, 1, f"'{key}' must be true or "
-                                              f"false, not {value!r}; it is ignored"))
+            problems.append(places.diagnostic(job.display, cell, line(key), f"'{key}' must be "
+                                              f"true or false, not {value!r}; it is ignored"))
     return out
 
 

@@ -26,6 +26,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
@@ -122,7 +123,7 @@ def _code_cell(block: StateBlock, part: Part, page: NotebookPage) -> None:
                           "isolated": False, "execute": "browser", "allow_error": False,
                           "line": 0, "data": {}}
         fence = block.push("fence", "code", 0)
-        fence.info = page.language
+        fence.info = page.language  # one word (NotebookPage.language), never options
         fence.markup = "```"
         code = options.code.strip("\n")
         fence.content = code + "\n"
@@ -164,7 +165,13 @@ def _output_tokens(block: StateBlock, part: Part, found: OutputPart, page: Noteb
         first = len(block.tokens)
         opener = block.push("nb_output", "div", 0)
         opener.meta = {"html": '<div class="nb-markdown">\n'}
-        _tokenize(block, found.start, found.end)
+        # What code printed is not the author's: its HTML is cleaned (_output_html), and
+        # no widget of it runs code or loads a page (the div widgets stay HTML).
+        block.env["nb_output_parse"] = True
+        try:
+            _tokenize(block, found.start, found.end)
+        finally:
+            block.env["nb_output_parse"] = False
         for token in block.tokens[first + 1:]:
             token.meta = {**(token.meta or {}), "nb_output": True}
         closer = block.push("nb_output", "div", 0)
@@ -393,7 +400,7 @@ def _attachments(state: StateCore) -> None:
                 continue
             line = token.map[0] if token.map else 0
             cell = cells.get(origins[line][0]) if line < len(origins) else None
-            name = src[len("attachment:"):]
+            name = unquote(src[len("attachment:"):])  # the link's URL is %-encoded
             bundle = cell.attachments.get(name) if cell is not None else None
             mime = next((m for m in shown.PICTURES if bundle and m in bundle), None)
             data = shown.picture_bytes(bundle, mime) if bundle and mime else None

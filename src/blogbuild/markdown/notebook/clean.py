@@ -127,7 +127,18 @@ def _keep(element: str, attribute: str, value: str) -> str | None:
             return None
     if attribute in ("width", "height") and not _SIZE.fullmatch(value.strip()):
         return None
+    if attribute == "class":
+        kept = [name for name in value.split() if not _THEME_CLASS.match(name)]
+        return " ".join(kept) or None
     return value
+
+
+#: Classes the theme's scripts act on or that make a widget of the page (a runnable
+#: block, an embed, a code block's copy button): an output's HTML may not borrow them.
+_THEME_CLASS = re.compile(
+    r"(?:codeblock|copy-button|runnable|collapsible|hf-space|video-embed|image-compare|"
+    r"compare-|comments|giscus|footnote|heading-anchor|post-body|search|toc$|mermaid|"
+    r"xref|nb-|theme-|skip-link|widget)", re.IGNORECASE)
 
 
 _CLEANER = nh3.Cleaner(

@@ -14,6 +14,7 @@ about it points at the cell, and at the line of the .ipynb file.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from blogbuild.content.notebooks.frontmatter import NotebookFront
@@ -91,6 +92,17 @@ def latex_markdown(latex: str) -> str:
     return f"$$\n{stripped}\n$$"
 
 
+_LANGUAGE = re.compile(r"[A-Za-z][\w+#.-]*")
+
+
+def code_language(language: str) -> str:
+    """The name a code block of the notebook's language is highlighted as: the first word
+    of what the kernel says ("Wolfram Language" is "wolfram"), "" when it says nothing of
+    use; never text that a fence's info string would read as options."""
+    found = _LANGUAGE.match(language.strip())
+    return found[0].lower() if found else ""
+
+
 def code_options(cell: Cell) -> CellOptions:
     return cell_options(cell.source, cell.tags)
 
@@ -125,7 +137,7 @@ def notebook_page(notebook: Notebook, front: NotebookFront, *, scripts: bool) ->
             outputs = _outputs(cell, options, text, scripts) \
                 if options.output and options.evaluate else ()
             parts.append(Part("code", cell, start, end, options, outputs, outputs_line))
-    return NotebookPage("\n".join(text.lines), tuple(parts), notebook.language,
+    return NotebookPage("\n".join(text.lines), tuple(parts), code_language(notebook.language),
                         tuple(text.origins), scripts, tuple(problems), options_of)
 
 

@@ -237,6 +237,8 @@ def shown_size(output: Output, mime: str) -> tuple[int | None, int | None]:
 
     def size(key: str) -> int | None:
         value = meta.get(key)
-        return int(value) if isinstance(value, int | float) and 0 < value < 100_000 else None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None  # `true` is no width
+        return int(value) if 0 < value < 100_000 else None
 
     return size("width"), size("height")

@@ -251,8 +251,8 @@ def _tokenize_between(state: StateBlock, tag: OpenTag, close: Close) -> None:
 
 def make_div_rule(urls: UrlBuilder) -> Callable[[StateBlock, int, int, bool], bool]:
     def div_widget(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
-        if state.is_code_block(start_line):
-            return False
+        if state.is_code_block(start_line) or state.env.get("nb_output_parse"):
+            return False  # a notebook's output is no author's widget (markdown.notebook)
         begin = state.bMarks[start_line] + state.tShift[start_line]
         if state.src[begin : begin + 4].lower() != "<div":
             return False
