@@ -640,6 +640,15 @@ def test_saving_a_notebook_in_serve_reloads_its_page(tmp_path: Path, start: Any)
                  "the saved notebook's page")
         page = fetch(session.url + "posts/live/")[2]
         assert b"Second words, saved by Jupyter." in page and b"First words" not in page
+        # A figure the saved notebook has now: the page that shows it comes with its file.
+        nb.cells[2].outputs.append(new_output("display_data", data={"image/png": png()}))
+        (site / "content/posts/live.ipynb").write_text(nbformat.writes(nb), encoding="utf-8")
+        events.until("reload")
+        wait_for(lambda: b"<picture>" in fetch(session.url + "posts/live/")[2],
+                 "the page with the figure")
+        shown = Page(fetch(session.url + "posts/live/")[2].decode())
+        [img] = [a for a in shown.tags("img") if a.get("alt", "").startswith("Figure")]
+        assert fetch(session.url + img["src"].removeprefix("/blog/"))[0] == 200
     finally:
         events.close()
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import posixpath
 import shutil
 import tempfile
 import threading
@@ -398,7 +399,12 @@ class Engine:
                 own = [p.path for p in pages if p.sources & edited
                        or (p.path in watched and p.path in outdated)] if early is not None else []
                 done = self._template(site, own, last, stage, damaged)
-                shown = stage.publish_now({d.path for d in done if d.written})
+                written = {d.path for d in done if d.written}
+                # The files beside those pages first (a notebook's new figure), so that
+                # none of them shows a picture that is not there yet.
+                beside = {posixpath.dirname(path) for path in written}
+                stage.publish_now({rel for rel in chosen if posixpath.dirname(rel) in beside})
+                shown = stage.publish_now(written)
                 if early is not None:  # those pages, or no page but the errors
                     early(shown)
                 # What the reader waits for is out: from here on, a newer change cancels the

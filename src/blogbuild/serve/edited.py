@@ -132,7 +132,8 @@ class EditedPages:
 def _render(engine: Engine, rel: str, erring: Collection[str]
             ) -> tuple[RenderResult, Post] | None:
     """The new render of `rel` and its post, when the shortcut applies (same URL, no
-    errors, no build-time blocks, a stylesheet made for its needs)."""
+    errors, no build-time blocks, no file beside the page that is not published yet, a
+    stylesheet made for its needs)."""
     config, site, state = engine.config, engine.site, engine.state
     entry = state.sources.get(rel) if state is not None else None
     if site is None or entry is None or entry.result.rendered is None \
@@ -154,6 +155,8 @@ def _render(engine: Engine, rel: str, erring: Collection[str]
     if not result.ok or any(d.is_error for d in result.diagnostics):
         return None
     assert result.rendered is not None
+    if set(result.rendered.files) - set(entry.result.rendered.files):
+        return None  # a new picture the page shows (a notebook's output): the run publishes it
     problems: list[Diagnostic] = []
     post = document_post(result, config, _Fresh(digest, result.rendered, engine.store),
                          problems)
