@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import html5lib
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from blogbuild.config import Config
@@ -54,8 +54,9 @@ OPTIONS = ["#| echo: false", "#| output: false", "#| include: false", "#| code-f
 
 text = st.lists(st.sampled_from(NASTY), max_size=6).map("".join)
 #: The author's own cells: raw HTML in Markdown passes through by design (as in a .md post),
-#: so `<` is escaped the Markdown way; the outputs, written by libraries, are the attack.
-author_text = text.map(lambda s: s.replace("<", "\\<"))
+#: so `<` is escaped the Markdown way (and a backslash before it too, or `\\<` would be an
+#: escaped backslash and raw HTML); the outputs, written by libraries, are the attack.
+author_text = text.map(lambda s: s.replace("\\", "\\\\").replace("<", "\\<"))
 stream_text = st.lists(st.one_of(st.sampled_from(ANSI), st.sampled_from(NASTY)),
                        max_size=10).map("".join)
 svg = st.lists(st.sampled_from(SVG_NASTY), max_size=5).map(
@@ -154,6 +155,9 @@ def assert_no_script(html: str) -> None:
 
 
 @PROPS
+@example(json.dumps({"cells": [{"cell_type": "markdown", "metadata": {}, "source":
+                                "\\\\\\<img src=x onerror=alert(1)>"}],
+                     "metadata": {}, "nbformat": 4, "nbformat_minor": 5}).encode())
 @given(notebooks())
 def test_random_notebooks_render_the_same_twice_and_run_no_script(data: bytes) -> None:
     first = render(data)
