@@ -20,9 +20,11 @@ HTML files before they are compared with `blogbuild build --drafts`.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import datetime as dt
 import io
+import json
 import os
 import re
 import shutil
@@ -41,7 +43,7 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 #: What one post may hold (each a part of its body; `bundle` makes it a folder with a PNG).
-FEATURES = ("inline", "display", "label", "code", "cite", "runnable", "bundle")
+FEATURES = ("inline", "display", "label", "code", "cite", "runnable", "bundle", "notebook")
 KINDS = ("posts", "pages-only", "drafts-only", "scaffold")
 TIMEOUT = 180.0  # seconds one command may take on a loaded 2-core machine
 GRACE = 2.0  # seconds the processes of a finished command get to be gone
@@ -108,10 +110,18 @@ def shapes(draw: st.DrawFn) -> Shape:
 
 
 #: Every feature on, and enough posts (25, with the page 26 sources) for the render pool.
-RICHEST = Shape("posts", (frozenset(FEATURES), frozenset({"inline", "code", "cite"}),
+RICHEST = Shape("posts", (frozenset(FEATURES) - {"notebook"},
+                          frozenset({"inline", "code", "cite"}),
                           frozenset({"display", "label", "runnable", "bundle"}),
-                          *[frozenset[str]()] * 22),
+                          frozenset({"notebook", "inline", "code", "bundle"}),
+                          *[frozenset[str]()] * 21),
                 True, True, True)
+
+
+#: Notebooks first: the post edited and the post renamed are notebooks (one a bundle).
+NOTEBOOKS = Shape("posts", (frozenset({"notebook", "inline", "cite"}),
+                            frozenset({"notebook", "bundle", "code"}), frozenset()),
+                  True, True, False)
 
 
 # -- writing a blog ----------------------------------------------------------------------------
@@ -157,15 +167,35 @@ def post_text(n: int, features: frozenset[str], *, draft: bool = False) -> str:
     front = f"---\ntitle: \"Post {n}\"\ndate: {date.isoformat()}\ntags: [t{n % 3}]\n"
     if draft:
         front += "draft: true\n"
+    if "notebook" in features:
+        return notebook_text(front + "---", body(n, features), n)
     return front + "---\n\n" + body(n, features)
 
 
+def notebook_text(front: str, markdown: str, n: int) -> str:
+    """A Jupyter notebook (as Jupyter writes one) of the front matter, the post's Markdown
+    and a code cell whose stored outputs are printed text and a figure."""
+    figure = base64.b64encode(png((20 * n % 256, 120, 60))).decode("ascii")
+    cells = [
+        {"cell_type": "raw", "metadata": {}, "source": front.splitlines(keepends=True)},
+        {"cell_type": "markdown", "metadata": {}, "source": markdown.splitlines(keepends=True)},
+        {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": [f"print({n})"],
+         "outputs": [{"output_type": "stream", "name": "stdout", "text": [f"{n}\n"]},
+                     {"output_type": "display_data", "metadata": {},
+                      "data": {"image/png": figure, "text/plain": ["<Figure>"]}}]},
+    ]
+    return json.dumps({"cells": cells, "metadata": {"kernelspec": {
+        "name": "python3", "language": "python", "display_name": "Python 3"}},
+        "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+
+
 def post_path(root: Path, n: int, features: frozenset[str]) -> Path:
-    """Where post n's Markdown lives (a bundle's index.md, or a dated file)."""
+    """Where post n's source lives (a bundle's index.md or index.ipynb, or a dated file)."""
     posts = root / "content" / "posts"
+    suffix = ".ipynb" if "notebook" in features else ".md"
     if "bundle" in features:
-        return posts / f"post-{n}" / "index.md"
-    return posts / f"{(dt.date(2024, 1, 1) + dt.timedelta(days=n)).isoformat()}-post-{n}.md"
+        return posts / f"post-{n}" / f"index{suffix}"
+    return posts / f"{(dt.date(2024, 1, 1) + dt.timedelta(days=n)).isoformat()}-post-{n}{suffix}"
 
 
 def site_yaml(shape: Shape) -> str:
@@ -181,7 +211,7 @@ def site_yaml(shape: Shape) -> str:
 
 def write_site(root: Path, shape: Shape, outcome: Outcome) -> list[Path]:
     """Write the blog of `shape` into `root` (`blogbuild init` too is checked as a command
-    in `outcome`); returns the Markdown files of its posts."""
+    in `outcome`); returns the source files of its posts."""
     posts: list[Path] = []
     if shape.kind == "scaffold":
         root.mkdir(parents=True, exist_ok=True)
@@ -233,7 +263,7 @@ class Step:
 
 def url_of(root: Path, path: Path) -> str:
     """The page of a post or page, relative to the base path."""
-    stem = path.parent.name if path.name == "index.md" else path.stem
+    stem = path.parent.name if path.stem == "index" else path.stem
     slug = re.sub(r"^\d{4}-\d{2}-\d{2}-", "", stem)
     return f"posts/{slug}/" if (root / "content" / "posts") in path.parents else f"{slug}/"
 
@@ -248,11 +278,18 @@ def steps(root: Path, posts: list[Path]) -> list[Step]:
     target = posts[0] if posts else pages[0]
     victim = posts[-1] if len(posts) > 1 else added
     mover = next(p for p in [*posts, added, *pages] if p != victim)
-    moved_to = (mover.parent.with_name(mover.parent.name + "-moved") / "index.md"
-                if mover.name == "index.md" else mover.with_name(mover.stem + "-moved.md"))
+    moved_to = (mover.parent.with_name(mover.parent.name + "-moved") / mover.name
+                if mover.stem == "index" else
+                mover.with_name(mover.stem + "-moved" + mover.suffix))
 
     def edit() -> None:
-        target.write_text(target.read_text() + "\nAn EDITED line.\n")
+        if target.suffix == ".ipynb":  # as Jupyter saves a notebook with a new cell
+            notebook = json.loads(target.read_text())
+            notebook["cells"].append({"cell_type": "markdown", "metadata": {},
+                                      "source": ["An EDITED line."]})
+            target.write_text(json.dumps(notebook, indent=1) + "\n")
+        else:
+            target.write_text(target.read_text() + "\nAn EDITED line.\n")
 
     def add() -> None:
         added.parent.mkdir(parents=True, exist_ok=True)
@@ -260,13 +297,13 @@ def steps(root: Path, posts: list[Path]) -> list[Step]:
                          "Added with $\\sqrt{2}$ math.\n\n$$\nE = mc^2\n$$\n")
 
     def delete() -> None:
-        if victim.name == "index.md":
+        if victim.stem == "index":
             shutil.rmtree(victim.parent)
         else:
             victim.unlink()
 
     def rename() -> None:
-        if mover.name == "index.md":
+        if mover.stem == "index":
             mover.parent.rename(moved_to.parent)
         else:
             mover.rename(moved_to)

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, Phase, example, given, settings
 
 from blogshapes import (
     LIVERELOAD,
+    NOTEBOOKS,
     RICHEST,
     Outcome,
     Shape,
@@ -45,6 +46,7 @@ def no_problems(outcome: Outcome, shape: Shape) -> None:
 
 @settings(CI, max_examples=4)
 @example(SCAFFOLD)
+@example(NOTEBOOKS)
 @given(shapes())
 def test_every_build_exits_cleanly_and_equals_a_clean_build(shape: Shape) -> None:
     with tempfile.TemporaryDirectory(prefix="blogbuild-e2e-") as work:
@@ -53,6 +55,7 @@ def test_every_build_exits_cleanly_and_equals_a_clean_build(shape: Shape) -> Non
 
 @pytest.mark.server
 @settings(CI, max_examples=2)
+@example(NOTEBOOKS)
 @given(shapes())
 def test_serve_shows_every_change_and_stops_on_ctrl_c(shape: Shape) -> None:
     with tempfile.TemporaryDirectory(prefix="blogbuild-e2e-") as work:

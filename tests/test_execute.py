@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import io
 import logging
 import shutil
 import time
@@ -102,16 +101,22 @@ def test_a_figure_becomes_a_png_image_in_the_page(tmp_path: Path) -> None:
             assert (copy.format, f"{copy.width}w") == ("WEBP", width)
 
 
-def test_without_a_cache_a_figure_is_a_data_url(tmp_path: Path) -> None:
+def test_without_a_cache_a_figure_is_the_same_file_as_with_one(tmp_path: Path) -> None:
     code = "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])"
     site = make_site(tmp_path, post(block(code)))
     build(site / "site.yaml", output=tmp_path / "out", use_cache=False)
+    build(site / "site.yaml", output=tmp_path / "cached")
     page = (tmp_path / "out" / "posts" / "p" / "index.html").read_text(encoding="utf-8")
     [image] = [img for img in panels(page)[0].iter("img")]
     src = image.get("src")
-    assert src.startswith("data:image/png;base64,")
-    picture = Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1], validate=True)))
-    assert picture.size == (int(image.get("width")), int(image.get("height")))
+    assert not src.startswith("data:")
+    with Image.open(tmp_path / "out" / src.lstrip("/")) as picture:
+        assert picture.size == (int(image.get("width")), int(image.get("height")))
+
+    def files(folder: Path) -> dict[str, bytes]:
+        return {p.relative_to(folder).as_posix(): p.read_bytes()
+                for p in folder.rglob("*") if p.is_file()}
+    assert files(tmp_path / "out") == files(tmp_path / "cached")  # the cache changes nothing
 
 
 def test_a_dataframe_is_a_table_and_state_is_shared_but_not_with_isolated_blocks(

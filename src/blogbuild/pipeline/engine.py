@@ -128,6 +128,11 @@ class Engine:
         # Formulas and highlighted code, shared with the worker processes.
         diskcache.set_cache_dir(self.cache_root if use_cache else None)
         self.store = self._store()
+        from blogbuild.images import outputs as images_outputs
+
+        # Drawn pictures (build-time blocks, notebooks' outputs) are files beside their
+        # pages with the cache or without: made in the scratch folder without one.
+        images_outputs.set_folder(self.cache_root if self._scratch is None else self._scratch)
         self.search = Search(config, remember=lenient)  # the live server runs again
         self.search_notes: list[Diagnostic] = []  # the last run's warnings about search
         #: The output paths of the pages open in a browser (the live server's): templated

@@ -19,6 +19,7 @@ from markdown_it.token import Token
 
 from blogbuild import diskcache
 from blogbuild.config import RunnableConfig
+from blogbuild.images.outputs import folder as picture_folder
 from blogbuild.images.outputs import made_picture
 from blogbuild.images.process import Options as ImageOptions
 from blogbuild.markdown.env import Env, report, report_error, token_line
@@ -84,11 +85,13 @@ def execute_blocks(tokens: list[Token], env: Env, runnable: RunnableConfig,
     folder = diskcache.cache_dir()
     options = Options(float(runnable.timeout), capture,
                       Path(folder) / "exec" if folder is not None else None)
+    pictures = picture_folder()
     page = run_page([f.block for f in found], options)
     failed_at = 0
     for item, run in zip(found, page.runs, strict=True):
         if run.status in ("ok", "error"):
-            item.close.meta["outputs"] = [_as_files(i, env, folder, images) for i in run.items]
+            item.close.meta["outputs"] = [_as_files(i, env, pictures, images)
+                                          for i in run.items]
         if run.fails(item.block) and not failed_at:
             failed_at = item.line
         _diagnose(env, item, run, failed_at, runnable.timeout)
@@ -98,7 +101,7 @@ def execute_blocks(tokens: list[Token], env: Env, runnable: RunnableConfig,
     return Execution(sum(r.status != "skipped" for r in page.runs), 0, page.seconds)
 
 
-def _as_files(item: dict[str, Any], env: Env, folder: str | None,
+def _as_files(item: dict[str, Any], env: Env, folder: Path | None,
               images: ImageOptions | None) -> dict[str, Any]:
     """`item`, with the copies of the PNG it holds when it is one (see images.outputs)."""
     page = env.get("page_url")
@@ -109,7 +112,7 @@ def _as_files(item: dict[str, Any], env: Env, folder: str | None,
         data = base64.b64decode(str(item.get("data", "")), validate=True)
     except ValueError:
         return item
-    made = made_picture(data, Path(folder), images)
+    made = made_picture(data, folder, images)
     if made is None:
         return item
     info, cached = made

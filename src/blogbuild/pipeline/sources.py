@@ -26,6 +26,7 @@ from blogbuild.content.linkmap import (
     read_info,
 )
 from blogbuild.content.models import Site
+from blogbuild.images import outputs as images_outputs
 from blogbuild.images.process import ImageInfo
 from blogbuild.pipeline.bibliography import still_same
 from blogbuild.pipeline.quick import RenderJob
@@ -129,8 +130,9 @@ class Renderer:
         out: dict[str, SourceEntry] = {}
         if items:  # the step starts now (the bar shows it; --timings times it from here)
             self.progress(0, len(items))
+        folder = images_outputs.folder()
         initargs = (self.config, links, self.store, reuse, diskcache.cache_dir(),
-                    timings.enabled())
+                    timings.enabled(), str(folder) if folder is not None else None)
         results = run_jobs(items, render_one, init_render, initargs, jobs=self.jobs,
                            minimum=RENDER_POOL_MIN)
         for done, (item, (record, rendered, unkept, parts)) in enumerate(

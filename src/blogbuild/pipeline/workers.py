@@ -21,6 +21,7 @@ from blogbuild.config import Config
 from blogbuild.content.linkmap import LinkMap
 from blogbuild.content.models import MissingBody, SourceJob
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
+from blogbuild.images import outputs as images_outputs
 from blogbuild.output.writer import Staging
 from blogbuild.perprocess import CHILDREN, at_close
 from blogbuild.pipeline.bibliography import still_same
@@ -136,11 +137,13 @@ _RENDER: dict[str, Any] = {}
 
 def init_render(config: Config | None, links: LinkMap | None, store: RenderCache | None,
                 reuse: bool = True, disk_cache: str | None = None,
-                timed: bool | None = None) -> None:
-    """`timed`: time the parts of each render (`--timings`); None leaves it as it is."""
+                timed: bool | None = None, pictures: str | None = None) -> None:
+    """`timed`: time the parts of each render (`--timings`); None leaves it as it is.
+    `pictures`: where drawn pictures' copies are made (blogbuild.images.outputs)."""
     _RENDER.update(config=config, links=links, store=store, reuse=reuse)
     if config is not None:
         diskcache.set_cache_dir(disk_cache)
+        images_outputs.set_folder(pictures)
     if timed is not None:
         timings.enable(timed)
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
@@ -36,7 +35,6 @@ from markdown_it.rules_core import block as core_block
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from blogbuild import diskcache
 from blogbuild.markdown.env import Env, need, report, token_line
 from blogbuild.markdown.images import picture_html
 from blogbuild.urls import encode_path
@@ -337,15 +335,15 @@ def _picture(env: Env, part: Part, found: OutputPart, figure: int | None) -> dic
 
 def _made(env: Env, data: bytes, mime: str) -> ImageInfo | None:
     """The copies of a picture in the cache, its files noted for the page (None: shown
-    from a data: URL, when there is no cache or the picture cannot be copied)."""
-    from blogbuild.images.outputs import made_picture
+    from a data: URL, when the picture cannot be copied)."""
+    from blogbuild.images import outputs
 
     images: ImageOptions | None = env.get("image_options")
-    folder = diskcache.cache_dir()
+    folder = outputs.folder()
     if images is None or folder is None or not env.get("page_url") or mime == "image/gif":
         return None
-    made = made_picture(data, Path(folder), images, suffix=".jpg" if mime == "image/jpeg"
-                        else ".png")
+    made = outputs.made_picture(data, folder, images,
+                                suffix=".jpg" if mime == "image/jpeg" else ".png")
     if made is None:
         return None
     info, cached = made
