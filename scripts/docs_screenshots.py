@@ -150,7 +150,7 @@ def _diagrams(page: Page, out: Path) -> None:
 
 
 def _notebook(page: Page, out: Path) -> None:
-    _shot(page, out, "notebooks", "#the-fit", ".nb-cell:has(.nb-figure)")
+    _shot(page, out, "notebooks", "#the-fit", ".nb-cell:has(figure)")
 
 
 SHOTS: dict[str, list[Callable[[Page, Path], None]]] = {
