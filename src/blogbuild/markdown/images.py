@@ -168,6 +168,28 @@ def make_render(urls: UrlBuilder):  # type: ignore[no-untyped-def]
     return render_image
 
 
+def drawn_picture(env: Env, data: bytes, suffix: str = ".png") -> ImageInfo | None:
+    """The copies of a picture drawn for this page (a build-time block's figure, a
+    notebook's stored output), made through blogbuild.images.outputs, their files noted in
+    `env["files"]` to be published beside the page; None when they cannot be (no page URL,
+    pictures published as they are, or bytes that are no picture): the caller shows a
+    data: URL."""
+    from blogbuild.images import outputs
+
+    options = env.get("image_options")
+    folder = outputs.folder()
+    if options is None or folder is None or not env.get("page_url"):
+        return None
+    made = outputs.made_picture(data, folder, options, suffix=suffix)
+    if made is None:
+        return None
+    info, cached = made
+    files = env.setdefault("files", {})
+    for variant in info.variants:
+        files[variant.name] = str(cached / variant.file)
+    return info
+
+
 def picture_html(info: ImageInfo, base: str, attrs: str, sizes: str = COLUMN_SIZES, *,
                  eager: bool = False) -> str:
     """The <picture> of `info`'s copies, which sit at `base` (a URL ending in /); `attrs`:

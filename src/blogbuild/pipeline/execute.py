@@ -19,10 +19,8 @@ from markdown_it.token import Token
 
 from blogbuild import diskcache
 from blogbuild.config import RunnableConfig
-from blogbuild.images.outputs import folder as picture_folder
-from blogbuild.images.outputs import made_picture
-from blogbuild.images.process import Options as ImageOptions
 from blogbuild.markdown.env import Env, report, report_error, token_line
+from blogbuild.markdown.images import drawn_picture
 from blogbuild.pipeline.records import Execution
 from blogbuild.runtimes.python import Block, BlockRun, Options, run_page
 
@@ -75,23 +73,21 @@ def _to_run(tokens: list[Token], env: Env, default: str) -> list[_Found]:
 
 
 def execute_blocks(tokens: list[Token], env: Env, runnable: RunnableConfig,
-                   capture: Path, images: ImageOptions | None = None) -> Execution | None:
+                   capture: Path) -> Execution | None:
     """Run the page's build-time blocks, put their output in the tokens, report problems.
-    With `images` (and a cache folder), the pictures they draw become files beside the
-    page (`env["files"]`), in the copies the site's own pictures have."""
+    The pictures they draw become files beside the page (`env["files"]`), in the copies
+    the site's own pictures have (markdown.images.drawn_picture)."""
     found = _to_run(tokens, env, runnable.execute)
     if not found:
         return None
     folder = diskcache.cache_dir()
     options = Options(float(runnable.timeout), capture,
                       Path(folder) / "exec" if folder is not None else None)
-    pictures = picture_folder()
     page = run_page([f.block for f in found], options)
     failed_at = 0
     for item, run in zip(found, page.runs, strict=True):
         if run.status in ("ok", "error"):
-            item.close.meta["outputs"] = [_as_files(i, env, pictures, images)
-                                          for i in run.items]
+            item.close.meta["outputs"] = [_as_files(i, env) for i in run.items]
         if run.fails(item.block) and not failed_at:
             failed_at = item.line
         _diagnose(env, item, run, failed_at, runnable.timeout)
@@ -101,25 +97,16 @@ def execute_blocks(tokens: list[Token], env: Env, runnable: RunnableConfig,
     return Execution(sum(r.status != "skipped" for r in page.runs), 0, page.seconds)
 
 
-def _as_files(item: dict[str, Any], env: Env, folder: Path | None,
-              images: ImageOptions | None) -> dict[str, Any]:
+def _as_files(item: dict[str, Any], env: Env) -> dict[str, Any]:
     """`item`, with the copies of the PNG it holds when it is one (see images.outputs)."""
-    page = env.get("page_url")
-    if (item.get("type") != "image" or item.get("mime") != "image/png" or images is None
-            or folder is None or not page):
+    if item.get("type") != "image" or item.get("mime") != "image/png":
         return item
     try:
         data = base64.b64decode(str(item.get("data", "")), validate=True)
     except ValueError:
         return item
-    made = made_picture(data, folder, images)
-    if made is None:
-        return item
-    info, cached = made
-    files = env.setdefault("files", {})
-    for variant in info.variants:
-        files[variant.name] = str(cached / variant.file)
-    return {**item, "picture": info, "base": page}
+    info = drawn_picture(env, data)
+    return item if info is None else {**item, "picture": info, "base": env.get("page_url")}
 
 
 def _diagnose(env: Env, item: _Found, run: BlockRun, failed_at: int, timeout: int) -> None:

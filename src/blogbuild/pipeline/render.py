@@ -223,8 +223,7 @@ def render_markdown(
         from blogbuild.themefiles import theme_static
 
         with timings.section("build-time execution"):
-            execution = execute_blocks(tokens, env, runnable,
-                                       theme_static() / CAPTURE_MODULE, images)
+            execution = execute_blocks(tokens, env, runnable, theme_static() / CAPTURE_MODULE)
     title = title_html = subtitle = None
     toc: list[TocEntry] = list(env.get("toc", []))
     if extract_title:

@@ -36,12 +36,11 @@ from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
 from blogbuild.markdown.env import Env, need, report, token_line
-from blogbuild.markdown.images import picture_html
+from blogbuild.markdown.images import drawn_picture, picture_html
 from blogbuild.urls import encode_path
 
 if TYPE_CHECKING:  # a page without a notebook never loads the notebook modules
     from blogbuild.images.process import ImageInfo
-    from blogbuild.images.process import Options as ImageOptions
     from blogbuild.markdown.notebook.document import NotebookPage, OutputPart, Part
 
 #: Figures of outputs are as wide as the column at most, their own width otherwise.
@@ -334,23 +333,11 @@ def _picture(env: Env, part: Part, found: OutputPart, figure: int | None) -> dic
 
 
 def _made(env: Env, data: bytes, mime: str) -> ImageInfo | None:
-    """The copies of a picture in the cache, its files noted for the page (None: shown
-    from a data: URL, when the picture cannot be copied)."""
-    from blogbuild.images import outputs
-
-    images: ImageOptions | None = env.get("image_options")
-    folder = outputs.folder()
-    if images is None or folder is None or not env.get("page_url") or mime == "image/gif":
+    """The copies of an output's picture beside the page (None: a data: URL; a GIF may be
+    an animation, kept as it is)."""
+    if mime == "image/gif":
         return None
-    made = outputs.made_picture(data, folder, images,
-                                suffix=".jpg" if mime == "image/jpeg" else ".png")
-    if made is None:
-        return None
-    info, cached = made
-    files = env.setdefault("files", {})
-    for variant in info.variants:
-        files[variant.name] = str(cached / variant.file)
-    return info
+    return drawn_picture(env, data, ".jpg" if mime == "image/jpeg" else ".png")
 
 
 def _output_html(state: StateCore) -> None:
