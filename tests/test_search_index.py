@@ -183,6 +183,45 @@ def test_a_fresh_process_without_the_layout_makes_the_same_index(tmp_path: Path,
     assert tree(site / "_site" / "pagefind") == before
 
 
+def test_the_layout_keeps_its_chunks_as_files_and_mends_a_lost_one(
+        tmp_path: Path, small_chunks: None) -> None:
+    """The chunks' files are kept in the cache, one per chunk, not inside the layout; an
+    edit reads only those it changes, and one the cache lost (with the output's copy)
+    makes the index anew, the bytes a clean build writes."""
+    site = make_site(tmp_path / "site", 12)
+    build(site / "site.yaml")
+    cache = site / ".blogbuild-cache"
+    served = {p.read_bytes() for p in (site / "_site" / "pagefind" / "index").iterdir()}
+    kept = {p.read_bytes() for p in (cache / "search-chunks").iterdir()}
+    assert kept == served and len(kept) > 10
+    layout = (cache / "search-layout.pickle").read_bytes()
+    assert not any(data in layout for data in kept)
+
+    def lose_the_kept_chunks() -> None:
+        for path in (cache / "search-chunks").iterdir():
+            path.unlink()
+
+    def same_as_a_clean_build(name: str) -> None:
+        clean = tmp_path / name
+        build(site / "site.yaml", output=clean, use_cache=False)
+        assert tree(site / "_site" / "pagefind") == tree(clean / "pagefind")
+
+    lose_the_kept_chunks()  # an edit's chunks cannot be read
+    edit(site, "append")
+    build(site / "site.yaml")
+    same_as_a_clean_build("clean-1")
+    lose_the_kept_chunks()  # nothing changed, but the output lacks the chunks too
+    shutil.rmtree(site / "_site" / "pagefind" / "index")
+    build(site / "site.yaml")
+    same_as_a_clean_build("clean-2")
+    edit(site, "newest")
+    build(site / "site.yaml")
+    same_as_a_clean_build("clean-3")
+    # The files of replaced chunks leave the cache; those of the index stay.
+    assert ({p.read_bytes() for p in (cache / "search-chunks").iterdir()}
+            == {p.read_bytes() for p in (site / "_site" / "pagefind" / "index").iterdir()})
+
+
 _ints = st.lists(st.integers(-300, 70_000), max_size=6)
 _postings = st.dictionaries(st.integers(0, 5_000), st.tuples(_ints, _ints), max_size=5)
 

@@ -33,7 +33,7 @@ from blogbuild.output.writer import Stage
 from blogbuild.pipeline.pagefind_service import versions
 from blogbuild.pipeline.state import FileEntry, OutputEntry, file_digest, intact
 from blogbuild.search import pages as search_pages
-from blogbuild.search.chunks import from_scratch, update
+from blogbuild.search.chunks import ChunkLost, from_scratch, update
 from blogbuild.search.format import FormatError
 from blogbuild.search.layout import Layout, Made, PageRef
 from blogbuild.search.pages import PageIndex, Runtime, split
@@ -224,40 +224,53 @@ class Search:
         with _collector_paused(not self.remember), search_pages.Spill() as spill:
             try:
                 index = self._make(docs, keys, programs, render_again, spill)
+                try:
+                    entries = self._files(stage, index, source, last, output, fresh)
+                except ChunkLost:  # the cache lost a chunk the output lacks: all anew
+                    self.layout = None
+                    index = self._make(docs, keys, programs, render_again, spill, anew=True)
+                    entries = self._files(stage, index, source, last, output, fresh)
             except SearchUnavailable as exc:
                 cancel.check()  # Pagefind was stopped because the run was cancelled
                 self.unavailable = str(exc)
                 return {}, [warning("site.yaml", 0, f"search: {exc}, so the site is built without "
                                     "search; install it with `pip install 'pagefind[bin]'`, or "
                                     "set `search: false` in site.yaml")]
-            old = {} if fresh else {rel: e for rel, e in last.items()
-                                    if e.source.startswith("generated:search:")}
-            entries = {}
-            for rel, (known, make) in index.files.items():
-                path = f"{FOLDER}/{rel}"
-                kept = old.get(path)
-                # Most files outlive an edit (the script, the fragments of other pages, the
-                # chunks that hold none of its words): kept without being made again.
-                if (kept is not None and known is not None and kept.out.digest == known
-                        and intact(output, path, kept.out)):
-                    entries[path] = FileEntry(source, (0, 0), kept.out)
-                    continue
-                data = make()
-                digest = file_digest(data)
-                if kept is not None and kept.out.digest == digest and intact(output, path,
-                                                                              kept.out):
-                    entries[path] = FileEntry(source, (0, 0), kept.out)
-                    continue
-                stage.write_bytes(path, data)
-                entries[path] = FileEntry(source, (0, 0), OutputEntry(digest, len(data), 0))
             index.layout.save()
             search_pages.prune(keys, index.layout.key)
             self.layout = index.layout if self.remember else None
             return entries, []
 
+    def _files(self, stage: Stage, index: Made, source: str, last: dict[str, FileEntry],
+               output: Path, fresh: bool) -> dict[str, FileEntry]:
+        """Stage the index's files that the output lacks; their entries. Raises ChunkLost."""
+        old = {} if fresh else {rel: e for rel, e in last.items()
+                                if e.source.startswith("generated:search:")}
+        entries: dict[str, FileEntry] = {}
+        for rel, (known, make) in index.files.items():
+            path = f"{FOLDER}/{rel}"
+            kept = old.get(path)
+            # Most files outlive an edit (the script, the fragments of other pages, the
+            # chunks that hold none of its words): kept without being made again.
+            if (kept is not None and known is not None and kept.out.digest == known
+                    and intact(output, path, kept.out)):
+                entries[path] = FileEntry(source, (0, 0), kept.out)
+                continue
+            data = make()
+            digest = file_digest(data)
+            if kept is not None and kept.out.digest == digest and intact(output, path,
+                                                                          kept.out):
+                entries[path] = FileEntry(source, (0, 0), kept.out)
+                continue
+            stage.write_bytes(path, data)
+            entries[path] = FileEntry(source, (0, 0), OutputEntry(digest, len(data), 0))
+        return entries
+
     def _make(self, docs: list[Post], keys: list[str], programs: str,
-              render_again: Callable[[set[str]], None], spill: search_pages.Spill) -> Made:
-        layout = self.layout or Layout.load()
+              render_again: Callable[[set[str]], None], spill: search_pages.Spill, *,
+              anew: bool = False) -> Made:
+        """The index of `docs`: brought up to date from the last layout, or `anew`."""
+        layout = None if anew else self.layout or Layout.load()
         options = hashlib.sha256(json.dumps([FORMAT, programs]).encode()).hexdigest()
         if layout is not None and layout.key != options:
             layout = None

@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import array
 import bisect
+import contextlib
 import gzip
 import itertools
+import os
+import tempfile
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
+from blogbuild import diskcache
 from blogbuild.pipeline.state import file_digest
 from blogbuild.search import format as fmt
 from blogbuild.search.pages import PageIndex
@@ -27,10 +32,15 @@ from blogbuild.search.pages import PageIndex
 MOST_CHANGED = 64
 
 
+class ChunkLost(Exception):
+    """The file of a chunk is no longer in the cache: the chunks are made anew."""
+
+
 @dataclass
 class Chunk:
-    """A chunk file, and where each of its words is in it. It is kept as the file it is
-    served as (gzip: half its raw bytes, which only the chunks an edit changes need again)."""
+    """A chunk file, and where each of its words is in it. Its file, as it is served (gzip:
+    half its raw bytes), is kept in the cache folder beside the layout (`search.layout`)
+    and read from there only when an edit changes the chunk or the output lacks it."""
 
     words: list[str]
     units: array.array[int]  # each word's weight
@@ -38,8 +48,20 @@ class Chunk:
     lasts: array.array[int]  # each word's last page number (-1: only variants)
     pages_ends: array.array[int]  # where the list of its pages ends in its CBOR
     digest: str  # of the raw file: its file name
-    data: bytes  # the served file
     out: bytes  # digest of the served file
+    #: The served file while it is in memory (made in this process, or read once); `out`
+    #: names it in the cache.
+    made: bytes | None = field(default=None, compare=False, repr=False)
+
+    def __getstate__(self) -> dict[str, object]:
+        return {**self.__dict__, "made": None}  # kept as a file of its own
+
+    @property
+    def data(self) -> bytes:
+        """The served file. Raises ChunkLost."""
+        if self.made is None:
+            self.made = _read_kept(self.out)
+        return self.made
 
     @property
     def first(self) -> str:
@@ -86,7 +108,54 @@ def _make(items: list[fmt.Item]) -> Chunk:
     data = fmt.compress(raw)
     return Chunk([i[0] for i in items], array.array("q", (i[1] for i in items)), ends,
                  array.array("q", (i[3] for i in items)), array.array("q", (i[4] for i in items)),
-                 fmt.digest(raw), data, file_digest(data))
+                 fmt.digest(raw), file_digest(data), data)
+
+
+#: The cache's folder of chunk files, named by the digest of their bytes.
+KEPT = "search-chunks"
+
+
+def _read_kept(out: bytes) -> bytes:
+    folder = diskcache.cache_dir()
+    if folder is None:
+        raise ChunkLost(out.hex())
+    try:
+        data = (Path(folder) / KEPT / out.hex()).read_bytes()
+    except OSError:
+        raise ChunkLost(out.hex()) from None
+    if file_digest(data) != out:
+        raise ChunkLost(out.hex())
+    return data
+
+
+def keep_files(chunks: list[Chunk]) -> None:
+    """Write the files of `chunks` that the cache lacks, and remove those no chunk names
+    (the layout that named them was replaced)."""
+    folder = diskcache.cache_dir()
+    if folder is None:
+        return
+    kept = Path(folder) / KEPT
+    try:
+        kept.mkdir(exist_ok=True)
+        present = set(os.listdir(kept))
+    except OSError:
+        return
+    wanted = set()
+    for chunk in chunks:
+        name = chunk.out.hex()
+        wanted.add(name)
+        if name in present or chunk.made is None:
+            continue
+        try:
+            fd, temp = tempfile.mkstemp(dir=kept, prefix=".chunk-")
+            with os.fdopen(fd, "wb") as f:
+                f.write(chunk.made)
+            os.replace(temp, kept / name)
+        except OSError:
+            return  # the next edit makes the chunks it cannot read from scratch
+    for name in present - wanted:
+        with contextlib.suppress(OSError):
+            (kept / name).unlink()
 
 
 #: Chunks cut and not yet made, at most: each holds its words' raw bytes until compressed.
@@ -257,6 +326,15 @@ def update(old: list[str], keys: list[str], part: Callable[[str], PageIndex | No
     for word in changes:
         at = min(bisect.bisect_left(lasts, word), len(chunks) - 1)
         by_chunk.setdefault(at, []).append(word)
+    try:
+        return _patched(chunks, changes, by_chunk)
+    except ChunkLost:
+        return None
+
+
+def _patched(chunks: list[Chunk], changes: dict[str, fmt.Change],
+             by_chunk: dict[int, list[str]]) -> list[Chunk]:
+    """`chunks` with the `changes` to their words (by chunk) made. Raises ChunkLost."""
     out: list[Chunk] = []
     chunker = fmt.Chunker()
     for at, chunk in enumerate(chunks):

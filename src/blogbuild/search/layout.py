@@ -18,12 +18,12 @@ from pathlib import Path
 from blogbuild import diskcache
 from blogbuild.pipeline.state import file_digest
 from blogbuild.search import format as fmt
-from blogbuild.search.chunks import Chunk
+from blogbuild.search.chunks import Chunk, keep_files
 from blogbuild.search.pages import PageIndex, Runtime
 
 _FILE = "search-layout.pickle"
 #: Bump when these classes change.
-_FORMAT = 3
+_FORMAT = 4
 
 
 @dataclass
@@ -66,9 +66,11 @@ class Layout:
         return layout if version == _FORMAT and isinstance(layout, Layout) else None
 
     def save(self) -> None:
+        """Write the layout, and the files of its chunks that the cache lacks."""
         folder = diskcache.cache_dir()
         if folder is None:
             return
+        keep_files(self.chunks)
         try:
             fd, temp = tempfile.mkstemp(dir=folder, prefix=".search-layout-")
             with os.fdopen(fd, "wb") as f:
@@ -102,7 +104,7 @@ class Made:
         chunk_names = list(fmt.names(lang, (c.digest for c in layout.chunks)))
         bounds = fmt.bounds([(c.first, c.last) for c in layout.chunks])
         for name, chunk in zip(chunk_names, layout.chunks, strict=True):
-            made.files[f"index/{name}.pf_index"] = (chunk.out, _given(chunk.data))
+            made.files[f"index/{name}.pf_index"] = (chunk.out, _chunk_file(chunk))
         meta = fmt.write_meta(fmt.Meta(
             runtime.version, [(n, p.word_count) for n, p in zip(fragment_names, layout.pages,
                                                                   strict=True)],
@@ -117,6 +119,11 @@ class Made:
 
 def _given(data: bytes) -> Callable[[], bytes]:
     return lambda: data
+
+
+def _chunk_file(chunk: Chunk) -> Callable[[], bytes]:
+    """Read from the cache only when the output lacks it. Raises ChunkLost."""
+    return lambda: chunk.data
 
 
 def _fragment(part: Callable[[str], PageIndex], key: str) -> Callable[[], bytes]:
