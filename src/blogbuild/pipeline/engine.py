@@ -54,6 +54,7 @@ from blogbuild.pipeline.quick import (
     listing,
     read_sources,
     save_summary,
+    stamps_key,
     with_bytes,
     without_bytes,
 )
@@ -198,7 +199,7 @@ class Engine:
         # Only a build that saves its state needs this (the live server keeps it in memory).
         inputs = inputs_fingerprint(config, sources, drafts=self.drafts,
                                     extra_head=self.extra_head) if self.persist else b""
-        infos = document_infos(items, last.sources)
+        infos = document_infos(items, last.sources, config)
         assets = asset_rels(found.assets)
         statics = static_rels(config)
         # Pictures before the renders: the markup names the copies the stage made.
@@ -308,7 +309,8 @@ class Engine:
         outputs = self.state.outputs() if self.state is not None else {}
         if self.persist and self.state is not None and not report.errors \
                 and not self.search_notes:
-            save_summary(self.cache_root, Summary(self.state.key, inputs, outputs, report))
+            save_summary(self.cache_root, Summary(self.state.key, inputs, outputs, report,
+                                                  self.sources.stamps, stamps_key(config)))
             # What is tidied away was unused for weeks: once a day is often enough (listing
             # the render store alone took a tenth of an edit's build).
             tidied = self.cache_root / "tidied"

@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-from dataclasses import dataclass, replace
+import time
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from blogbuild import fingerprints
@@ -19,7 +20,7 @@ from blogbuild.config import Config
 from blogbuild.content.discover import Discovered, discover
 from blogbuild.content.models import SourceJob
 from blogbuild.content.walk import ignored
-from blogbuild.fingerprints import digest_of
+from blogbuild.fingerprints import digest_of, may_execute
 from blogbuild.output.outdir import MARKER
 from blogbuild.output.writer import files_under
 from blogbuild.pipeline.outcome import BuildReport
@@ -36,12 +37,41 @@ class RenderJob:
     feed: bool  # the feed variant is needed too
 
 
+@dataclass(frozen=True)
+class Stamp:
+    """A source file as a build read it: its stat, when it was read, the digest of its
+    bytes. A later build takes the digest without reading the file when the stat is the
+    same and the file had been written well before it was read (`trusted`)."""
+
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+    read_ns: int  # the clock when it was read
+    digest: str
+
+    def trusted(self, now: tuple[int, int, int, int]) -> bool:
+        """The file is as it was read. A write in the same tick of the file system's clock
+        as the one before leaves the stat as it was, so a file written less than
+        `RACY_NS` before it was read is read again, as git does with its index."""
+        return (now == (self.size, self.mtime_ns, self.ctime_ns, self.inode)
+                and self.mtime_ns < self.read_ns - RACY_NS
+                and self.ctime_ns < self.read_ns - RACY_NS)
+
+
+#: Sources written this close before a build read them are read again by the next build.
+RACY_NS = 2_000_000_000
+
+
 @dataclass
 class Sources:
     """What the check read, handed on to the engine when the check finds work to do."""
 
     found: Discovered
     items: dict[str, RenderJob]
+    #: How each source was read (none for a source that may run code at build time: its
+    #: digest also depends on the environment, so it is always read).
+    stamps: dict[str, Stamp] = field(default_factory=dict)
     templates: str = ""  # fingerprint of the template files, once read
     inputs: bytes = b""  # fingerprint of everything the build reads, once worked out
     #: The files the check found in the output folder (None: not looked): the commit
@@ -54,17 +84,43 @@ class Sources:
         return self.templates
 
 
-def read_sources(config: Config) -> Sources:
+def read_sources(config: Config, known: dict[str, Stamp] | None = None) -> Sources:
+    """Every source and the digest of its bytes. The sources that `known` stamps (the last
+    build's reading, made with the same options and code) and that did not change since
+    are not read: their `data` is None until a render needs it (`with_bytes`). An
+    unreadable source has the digest ""."""
     found = discover(config.content_path, config.root)
     items: dict[str, RenderJob] = {}
+    stamps: dict[str, Stamp] = {}
     for job in found.documents:
+        try:
+            st = os.stat(job.path)
+            now: tuple[int, int, int, int] | None = (st.st_size, st.st_mtime_ns,
+                                                     st.st_ctime_ns, st.st_ino)
+        except OSError:
+            now = None
+        stamp = known.get(job.rel) if known else None
+        if stamp is not None and now is not None and stamp.trusted(now):
+            items[job.rel] = RenderJob(job, None, stamp.digest, False)
+            stamps[job.rel] = stamp
+            continue
+        read_ns = time.time_ns()
         try:
             data: bytes | None = job.path.read_bytes()
         except OSError:
             data = None
         digest = digest_of(data, config) if data is not None else ""
         items[job.rel] = RenderJob(job, data, digest, False)
-    return Sources(found, items)
+        if data is not None and now is not None and not may_execute(data, config):
+            stamps[job.rel] = Stamp(*now, read_ns, digest)
+    return Sources(found, items, stamps)
+
+
+def stamps_key(config: Config) -> str:
+    """What the digests of stamped sources were made with (`digest_of`): the options a
+    render reads and the code."""
+    return hashlib.sha256(f"{config.render_fingerprint()}\0{fingerprints.code_fingerprint()}"
+                          .encode()).hexdigest()
 
 
 def without_bytes(items: dict[str, RenderJob]) -> dict[str, RenderJob]:
@@ -88,12 +144,15 @@ def with_bytes(item: RenderJob, config: Config) -> RenderJob:
 
 @dataclass
 class Summary:
-    """What a build left: the fingerprint of its inputs, its files and its report."""
+    """What a build left: the fingerprint of its inputs, its files and its report, and how
+    it read its sources (with what `stamps_key`)."""
 
     key: str
     inputs: bytes
     outputs: dict[str, OutputEntry]
     report: BuildReport
+    stamps: dict[str, Stamp] = field(default_factory=dict)
+    stamps_key: str = ""
 
 
 def template_files(config: Config) -> str:
@@ -184,8 +243,9 @@ def up_to_date(config: Config, cache: Path, output: Path, *, drafts: bool,
         return None, None
     if not (output / MARKER).is_file():
         return None, None
-    sources = read_sources(config)
-    if any(item.data is None for item in sources.items.values()):
+    known = summary.stamps if summary.stamps_key == stamps_key(config) else None
+    sources = read_sources(config, known)
+    if any(not item.digest for item in sources.items.values()):  # unreadable
         return None, sources
     inputs = inputs_fingerprint(config, sources, drafts=drafts, extra_head=extra_head)
     if inputs != summary.inputs:

@@ -29,15 +29,15 @@ from blogbuild.content.models import Site
 from blogbuild.images import outputs as images_outputs
 from blogbuild.images.process import ImageInfo
 from blogbuild.pipeline.bibliography import still_same
-from blogbuild.pipeline.quick import RenderJob
+from blogbuild.pipeline.quick import RenderJob, with_bytes
 from blogbuild.pipeline.records import Execution, RenderResult, lookups_hold
 from blogbuild.pipeline.state import SourceEntry
 from blogbuild.pipeline.store import RenderCache, StoredSnippets
 from blogbuild.pipeline.workers import RENDER_POOL_MIN, init_render, render_one, run_jobs
 
 
-def document_infos(jobs: dict[str, RenderJob],
-                   known: dict[str, SourceEntry]) -> list[DocumentInfo]:
+def document_infos(jobs: dict[str, RenderJob], known: dict[str, SourceEntry],
+                   config: Config) -> list[DocumentInfo]:
     """The front matter of every document: from the last build when the bytes are the same,
     else read quickly (the render reads it again the full way; see `relink`)."""
     infos = []
@@ -45,8 +45,8 @@ def document_infos(jobs: dict[str, RenderJob],
         entry = known.get(rel)
         if entry is not None and entry.digest == item.digest and entry.result.meta is not None:
             infos.append(info_of(rel, entry))
-        elif item.data is not None:
-            info = read_info(rel, item.job.kind, item.job.display, item.data,
+        elif (data := with_bytes(item, config).data) is not None:
+            info = read_info(rel, item.job.kind, item.job.display, data,
                              item.job.path.stem, fast=True)
             if info is not None:
                 infos.append(info)
@@ -118,7 +118,7 @@ class Renderer:
         self.executions: dict[str, Execution] = {}
 
     def usable(self, entry: SourceEntry | None, item: RenderJob, links: LinkMap) -> bool:
-        return (entry is not None and item.data is not None and entry.digest == item.digest
+        return (entry is not None and item.digest != "" and entry.digest == item.digest
                 and entry.result.rendered is not None and (entry.feed or not item.feed)
                 and lookups_hold(entry.result.rendered, links)
                 and still_same(entry.result.rendered.inputs, self.config.root, self.digests)
@@ -130,6 +130,7 @@ class Renderer:
         out: dict[str, SourceEntry] = {}
         if items:  # the step starts now (the bar shows it; --timings times it from here)
             self.progress(0, len(items))
+        items = [with_bytes(item, self.config) for item in items]  # those not read yet
         folder = images_outputs.folder()
         initargs = (self.config, links, self.store, reuse, diskcache.cache_dir(),
                     timings.enabled(), str(folder) if folder is not None else None)
