@@ -1,7 +1,7 @@
 """`python -m blogbuild` runs the CLI."""
 
-from blogbuild.cli import main
+from blogbuild.cli import run
 
 # The guard matters: worker processes (forkserver) import the main module again.
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()
