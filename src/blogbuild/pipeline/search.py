@@ -214,10 +214,14 @@ class Search:
         # index is written and compressed) make the index with the pages.
         programs = f"{versions()};cbor2={versions_of(('cbor2',))['cbor2']};{code_fingerprint()}"
         keys = [page_key(post, self.config, programs) for post in docs]
-        source = "generated:search:" + hashlib.sha256("".join(keys).encode()).hexdigest()
-        previous = {rel: e for rel, e in last.items() if e.source == source}
-        if (not fresh and previous and all(intact(output, rel, e.out)
-                                           for rel, e in previous.items())):
+        # The entry file names what the index holds; the other files of an index are the
+        # same entries from one build to the next when they are the same bytes (an edit
+        # then saves the few that changed in the build's state, not all of them).
+        source = f"{_SOURCE}:{hashlib.sha256(''.join(keys).encode()).hexdigest()}"
+        previous = {rel: e for rel, e in last.items() if e.source.startswith(_SOURCE)}
+        entry = previous.get(f"{FOLDER}/{_ENTRY}")
+        if (not fresh and entry is not None and entry.source == source
+                and all(intact(output, rel, e.out) for rel, e in previous.items())):
             return previous, []
         from blogbuild.pipeline.pagefind_service import SearchUnavailable
 
@@ -245,25 +249,28 @@ class Search:
                output: Path, fresh: bool) -> dict[str, FileEntry]:
         """Stage the index's files that the output lacks; their entries. Raises ChunkLost."""
         old = {} if fresh else {rel: e for rel, e in last.items()
-                                if e.source.startswith("generated:search:")}
+                                if e.source.startswith(_SOURCE)}
         entries: dict[str, FileEntry] = {}
         for rel, (known, make) in index.files.items():
             path = f"{FOLDER}/{rel}"
             kept = old.get(path)
+            named = source if rel == _ENTRY else _SOURCE
             # Most files outlive an edit (the script, the fragments of other pages, the
             # chunks that hold none of its words): kept without being made again.
             if (kept is not None and known is not None and kept.out.digest == known
                     and intact(output, path, kept.out)):
-                entries[path] = FileEntry(source, (0, 0), kept.out)
+                entries[path] = kept if kept.source == named else FileEntry(named, (0, 0),
+                                                                             kept.out)
                 continue
             data = make()
             digest = file_digest(data)
             if kept is not None and kept.out.digest == digest and intact(output, path,
                                                                           kept.out):
-                entries[path] = FileEntry(source, (0, 0), kept.out)
+                entries[path] = kept if kept.source == named else FileEntry(named, (0, 0),
+                                                                             kept.out)
                 continue
             stage.write_bytes(path, data)
-            entries[path] = FileEntry(source, (0, 0), OutputEntry(digest, len(data), 0))
+            entries[path] = FileEntry(named, (0, 0), OutputEntry(digest, len(data), 0))
         return entries
 
     def _make(self, docs: list[Post], keys: list[str], programs: str,
@@ -387,6 +394,10 @@ def _collector_paused(paused: bool) -> Iterator[None]:
         gc.enable()
 
 
+#: The source the build's state records for the index's files; the entry file's adds a
+#: digest of the pages' keys.
+_SOURCE = "generated:search"
+_ENTRY = "pagefind-entry.json"
 #: From this many pages to read, two Pagefind processes read them.
 _TWO_PROCESSES = 32
 #: Pages per Pagefind index: a process's memory grows with the pages of its index.
