@@ -41,15 +41,20 @@ class Tracker:
     def install(self, env: jinja2.Environment) -> None:
         base_getattr, base_getitem = env.getattr, env.getitem
 
+        kinds: dict[type, int] = {}  # what each type of object read is (`_kind`)
+
         def note(obj: Any, name: Any) -> None:
             current = self._current
-            if current is None or not isinstance(name, str):
+            if current is None or type(name) is not str:
                 return
-            if isinstance(obj, Post):
+            kind = kinds.get(type(obj))
+            if kind is None:
+                kind = kinds[type(obj)] = _kind(obj)
+            if kind == _POST:
                 current.add((obj.source, name))
-            elif isinstance(obj, Site):
+            elif kind == _SITE:
                 current.add((SITE, name))
-            elif isinstance(obj, Config):
+            elif kind == _CONFIG:
                 current.add((CONFIG, name))
 
         def getattr_(obj: Any, attribute: str) -> Any:
@@ -72,28 +77,49 @@ class Tracker:
         return deps
 
 
-_PLAIN = (str, int, float, bool, type(None))
+_OTHER, _POST, _SITE, _CONFIG = range(4)
+
+
+def _kind(obj: Any) -> int:
+    """Whether reads of `obj`'s attributes are recorded, and as whose (once per type: tens
+    of thousands of reads per build)."""
+    if isinstance(obj, Post):
+        return _POST
+    if isinstance(obj, Site):
+        return _SITE
+    if isinstance(obj, Config):
+        return _CONFIG
+    return _OTHER
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None), bytes})
 
 
 def shape(value: Any) -> Any:
     """A plain, ordered picture of a value: posts by source, sets sorted, dataclasses by field.
 
     Equal shapes in two processes mean equal values as a template sees them; what the posts
-    themselves say is covered by the reads recorded for them."""
+    themselves say is covered by the reads recorded for them. (Tens of thousands of values
+    per build: the usual kinds are told apart inline, before any call.)"""
     kind = type(value)
     if kind in _PLAIN:
         return value
     if kind is Post:
         return ("post", value.source)
     if kind is list or kind is tuple:
-        return tuple([v if type(v) in _PLAIN else shape(v) for v in value])
+        return tuple([v if (k := type(v)) in _PLAIN else ("post", v.source) if k is Post
+                      else shape(v) for v in value])
     fields = _FIELDS.get(kind)
     if fields is not None:  # a dataclass met before (tags, covers, entries of a TOC)
-        return (kind.__name__, *[shape(getattr(value, name)) for name in fields])
+        return (kind.__name__, *[v if type(v := getattr(value, name)) in _PLAIN else shape(v)
+                                 for name in fields])
     if isinstance(value, Mapping):
-        return ("map", tuple([(shape(k), shape(v)) for k, v in value.items()]))
+        return ("map", tuple([(k if type(k) in _PLAIN else shape(k),
+                               v if type(v) in _PLAIN else shape(v))
+                              for k, v in value.items()]))
     if isinstance(value, set | frozenset):
-        return ("set", tuple(sorted([shape(v) for v in value], key=repr)))
+        return ("set", tuple(sorted([v if type(v) in _PLAIN else shape(v) for v in value],
+                                    key=repr)))
     if isinstance(value, dt.date | dt.time | dt.timedelta | PurePath):
         return repr(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
