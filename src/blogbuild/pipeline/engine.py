@@ -21,7 +21,7 @@ from pathlib import Path
 
 from blogbuild import cancel, fingerprints
 from blogbuild.config import Config
-from blogbuild.content.linkmap import LinkMap, build_link_map
+from blogbuild.content.linkmap import LinkMap
 from blogbuild.content.models import Post, Site
 from blogbuild.diagnostics import BuildFailed, Diagnostic, TemplateError, error
 from blogbuild.diskcache import due
@@ -60,16 +60,14 @@ from blogbuild.pipeline.quick import (
 )
 from blogbuild.pipeline.search import Indexing, Search
 from blogbuild.pipeline.sources import (
+    LinkInputs,
     Renderer,
     asset_rels,
     document_infos,
     feed_candidates,
     feed_sources,
-    previews_of,
     relink,
     results_of,
-    snippets_in,
-    targets_of,
 )
 from blogbuild.pipeline.state import SourceEntry, State, intact, state_key
 from blogbuild.pipeline.state_files import load_state, prune_states, save_state
@@ -210,11 +208,8 @@ class Engine:
         self.progress("reading sources", 0, 0)  # the link map is the sources' too
         # The labels of other documents' ids as the last build left them; relinking below
         # puts in the fresh ones and renders again whoever showed a label that changed.
-        links = build_link_map(infos, assets, config, drafts=self.drafts, statics=statics,
-                               images=images.images,
-                               targets=targets_of(last.sources),
-                               previews=previews_of(last.sources),
-                               snippets=snippets_in(self.store, last.sources))
+        first = LinkInputs.first(infos, last.sources, items)
+        links = first.link_map(assets, config, self.drafts, statics, self.store, images.images)
         candidates = feed_candidates(infos, config, self.drafts)
         items = {rel: replace(i, feed=rel in candidates) for rel, i in items.items()}
 
@@ -236,7 +231,7 @@ class Engine:
         links, again = renderer.settle(
             entries, items, links,
             lambda: relink(entries, assets, config, self.drafts, statics, self.store,
-                           images.images),
+                           images.images, first=first, last=last.sources),
             lambda redone: errors.extend(self._fall_back(entries, fresh_sources | redone,
                                                          last)))
         fresh_sources |= again

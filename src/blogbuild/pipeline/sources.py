@@ -43,7 +43,8 @@ def document_infos(jobs: dict[str, RenderJob], known: dict[str, SourceEntry],
     infos = []
     for rel, item in jobs.items():
         entry = known.get(rel)
-        if entry is not None and entry.digest == item.digest and entry.result.meta is not None:
+        if _known(entry, item):
+            assert entry is not None
             infos.append(info_of(rel, entry))
         elif (data := with_bytes(item, config).data) is not None:
             info = read_info(rel, item.job.kind, item.job.display, data,
@@ -51,6 +52,11 @@ def document_infos(jobs: dict[str, RenderJob], known: dict[str, SourceEntry],
             if info is not None:
                 infos.append(info)
     return infos
+
+
+def _known(entry: SourceEntry | None, item: RenderJob) -> bool:
+    """The record is of these bytes and has their front matter."""
+    return entry is not None and entry.digest == item.digest and entry.result.meta is not None
 
 
 def info_of(rel: str, entry: SourceEntry) -> DocumentInfo:
@@ -200,22 +206,93 @@ class Renderer:
             self.executions[name] = execution
 
 
+@dataclasses.dataclass
+class LinkInputs:
+    """What a link map is made of, by source: the front matter, the labels and previews
+    of the documents' ids, and the digests of the renders that hold their snippets."""
+
+    infos: dict[str, DocumentInfo]
+    targets: dict[str, dict[str, tuple[str, str]]]
+    previews: dict[str, dict[str, Preview]]
+    digests: dict[str, str]
+    #: The documents whose front matter was not taken from a record: read quickly from
+    #: their bytes, or unreadable (a record of them, if any, is of other bytes).
+    quick: set[str] = dataclasses.field(default_factory=set)
+
+    @classmethod
+    def first(cls, infos: list[DocumentInfo], last: dict[str, SourceEntry],
+              jobs: Mapping[str, RenderJob]) -> LinkInputs:
+        """Before the renders: the front matter as `document_infos` read it, the rest as
+        the last build's records say."""
+        quick = {rel for rel, job in jobs.items() if not _known(last.get(rel), job)}
+        return cls({info.rel: info for info in infos}, targets_of(last), previews_of(last),
+                   _digests(last), quick)
+
+    def link_map(self, assets: list[str], config: Config, drafts: bool, statics: list[str],
+                 store: RenderCache, images: Mapping[str, ImageInfo] | None) -> LinkMap:
+        return build_link_map(self.infos.values(), assets, config, drafts=drafts,
+                              statics=statics, targets=self.targets, previews=self.previews,
+                              snippets=StoredSnippets(store, self.digests), images=images)
+
+    def patched(self, entries: dict[str, SourceEntry], rels: Iterable[str]) -> LinkInputs:
+        """These inputs with those of the sources `rels` taken from their records in
+        `entries` (the full reading of their front matter), or dropped when they have
+        none."""
+        out = LinkInputs(dict(self.infos), dict(self.targets), dict(self.previews),
+                         dict(self.digests))
+        for rel in rels:
+            entry = entries.get(rel)
+            result = entry.result if entry is not None else None
+            rendered = result.rendered if result is not None else None
+            if result is not None and result.meta is not None:
+                assert entry is not None
+                out.infos[rel] = info_of(rel, entry)
+            else:
+                out.infos.pop(rel, None)
+            if rendered is not None:
+                out.targets[rel] = {ident: (kind, text) for ident, kind, text in rendered.labels}
+                out.previews[rel] = {ident: (digest, needs)
+                                     for ident, digest, needs in rendered.previews}
+            else:
+                out.targets.pop(rel, None)
+                out.previews.pop(rel, None)
+            if rendered is not None and rendered.previews:
+                assert result is not None
+                out.digests[rel] = result.digest
+            else:
+                out.digests.pop(rel, None)
+        return out
+
+
 def relink(entries: dict[str, SourceEntry], assets: list[str], config: Config,
            drafts: bool, statics: list[str], store: RenderCache,
-           images: Mapping[str, ImageInfo] | None = None) -> LinkMap:
+           images: Mapping[str, ImageInfo] | None = None, *,
+           first: LinkInputs | None = None,
+           last: Mapping[str, SourceEntry] | None = None) -> LinkMap:
     """The link map from the full reading of every front matter, with the labels and
-    previews of the records in `entries` (their snippets read from `store`)."""
-    infos = [info_of(rel, e) for rel, e in entries.items() if e.result.meta is not None]
-    return build_link_map(infos, assets, config, drafts=drafts, statics=statics,
-                          targets=targets_of(entries), previews=previews_of(entries),
-                          snippets=snippets_in(store, entries), images=images)
+    previews of the records in `entries` (their snippets read from `store`). With `first`
+    (the inputs of the map the renders used) and `last` (the records it was made from),
+    only the sources whose records are not those are read again."""
+    if first is None or last is None:
+        inputs = LinkInputs({rel: info_of(rel, e) for rel, e in entries.items()
+                             if e.result.meta is not None},
+                            targets_of(entries), previews_of(entries), _digests(entries))
+    else:
+        changed = {rel for rel, e in entries.items() if e is not last.get(rel)}
+        changed |= (first.infos.keys() | first.targets.keys()) - entries.keys()
+        changed |= first.quick
+        inputs = first.patched(entries, changed)
+    return inputs.link_map(assets, config, drafts, statics, store, images)
+
+
+def _digests(entries: Mapping[str, SourceEntry]) -> dict[str, str]:
+    return {rel: e.result.digest for rel, e in entries.items()
+            if e.result.rendered is not None and e.result.rendered.previews}
 
 
 def snippets_in(store: RenderCache, entries: dict[str, SourceEntry]) -> StoredSnippets:
     """The snippets of the records in `entries`, read from their bodies in `store`."""
-    return StoredSnippets(store, {rel: e.result.digest for rel, e in entries.items()
-                                  if e.result.rendered is not None
-                                  and e.result.rendered.previews})
+    return StoredSnippets(store, _digests(entries))
 
 
 def targets_of(entries: dict[str, SourceEntry]) -> dict[str, dict[str, tuple[str, str]]]:
