@@ -73,7 +73,11 @@ def make_cards(cards: list[Card], folder: Path, scratch: Callable[[], Path],
                jobs: int) -> Path:
     """Draw the cards `folder` does not have; returns the folder that has them all: one in
     `scratch()` (all drawn afresh) when `folder` cannot be written, which only costs time."""
-    todo = {card.key(): card for card in cards if not (folder / f"{card.key()}.png").is_file()}
+    try:  # one listing, not a look-up per card (a thousand for a thousand posts)
+        present = set(os.listdir(folder))
+    except OSError:
+        present = set()
+    todo = {card.key(): card for card in cards if f"{card.key()}.png" not in present}
     if not todo:
         return folder
     try:
@@ -98,7 +102,7 @@ def card_files(cards: list[Card], folder: Path, site: Site) -> list[FileSpec]:
         post = by_rel[card.rel]
         owner = Owner(f"the social card of {post.display}", post.display,
                       post.meta.title_line, fix=_CARD_FIX)
-        specs.append(FileSpec(card.rel, folder / f"{card.key()}.png", owner))
+        specs.append(FileSpec(card.rel, folder / f"{card.key()}.png", owner, addressed=True))
     return specs
 
 

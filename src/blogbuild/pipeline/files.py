@@ -30,6 +30,9 @@ class FileSpec:
     owner: Owner
     make: Callable[[], bytes] | None = None
     key: str = ""  # of a generated file: changes when what `make` returns may
+    #: The source is named by its bytes (a file of the cache): the same name is the same
+    #: bytes, so its stat is not looked at again.
+    addressed: bool = False
 
 
 def _tree(source: Path, root: Path, *, rank: int, label: str = "",
@@ -170,12 +173,15 @@ def stage_files(stage: Stage, chosen: dict[str, FileSpec], last: dict[str, FileE
     files: dict[str, FileEntry] = {}
     for rel, spec in chosen.items():
         source = str(spec.source) if spec.source is not None else ""
-        try:
-            st = spec.source.stat() if spec.source is not None else None
-        except OSError:
-            st = None
-        stamp = (st.st_size, st.st_mtime_ns) if st is not None else (0, 0)
         previous = last.get(rel)
+        if spec.addressed and previous is not None and previous.source == source:
+            stamp = previous.stamp
+        else:
+            try:
+                st = spec.source.stat() if spec.source is not None else None
+            except OSError:
+                st = None
+            stamp = (st.st_size, st.st_mtime_ns) if st is not None else (0, 0)
         if spec.source is None:
             generated = _generated(spec.key)
             if (not fresh and previous is not None and previous.source == generated
