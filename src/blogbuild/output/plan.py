@@ -30,6 +30,20 @@ def page_owner(page: PlannedPage) -> Owner:
     return Owner(f"the generated page {page.url}", "")
 
 
+#: The last site planned in this process, its config and its pages.
+_LAST: list[Any] = []
+
+
+def planned(site: Site, config: Config) -> list[PlannedPage]:
+    """`plan` as a list, made once per site in a process: the build and its templating in
+    the same process both ask for it (a worker process plans the site it was sent)."""
+    if len(_LAST) == 3 and _LAST[0] is site and _LAST[1] is config:
+        return list(_LAST[2])
+    pages = list(plan(site, config))
+    _LAST[:] = [site, config, pages]
+    return list(pages)
+
+
 def plan(site: Site, config: Config) -> Iterator[PlannedPage]:
     yield from _documents(site)
     yield from _lists(site, config)

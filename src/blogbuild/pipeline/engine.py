@@ -28,7 +28,7 @@ from blogbuild.diskcache import due
 from blogbuild.images.process import ImageInfo
 from blogbuild.output.claims import Claims, Owner
 from blogbuild.output.outdir import CACHE_DIR, MARKER, check_output
-from blogbuild.output.plan import PlannedPage, page_owner, plan
+from blogbuild.output.plan import PlannedPage, page_owner, planned
 from blogbuild.output.writer import Stage
 from blogbuild.pipeline import pages as stale
 from blogbuild.pipeline.assemble import assemble, resolve_refs
@@ -251,7 +251,7 @@ class Engine:
             sources.items = without_bytes(sources.items)
             todo = missing_feeds = []  # the same bytes
             _out_of_the_collectors_way()
-        pages = list(plan(site, config))
+        pages = planned(site, config)
         specs, file_problems = site_files(config, site, found.assets)
         specs = publish_images(specs, images, site.assets) + made_files(site, entries)
         cards, card_problems = site_cards(config, site)

@@ -220,7 +220,7 @@ def init_pages(config: Config | None, site: Any, stage: Staging | None,
             and _KEPT["other"] == (extra_head, bytecode)):
         _PAGES.update(_KEPT["pages"])
         return
-    from blogbuild.output.plan import plan
+    from blogbuild.output.plan import planned
     from blogbuild.output.templating import create_environment
 
     env = create_environment(config, bytecode, stylesheets, reload=False)  # for one run
@@ -229,7 +229,7 @@ def init_pages(config: Config | None, site: Any, stage: Staging | None,
     tracker = Tracker()
     tracker.install(env)
     _PAGES.update(config=config, env=env, tracker=tracker, stage=stage,
-                  pages={page.path: page for page in plan(site, config)})
+                  pages={page.path: page for page in planned(site, config)})
     _KEPT.clear()
     _KEPT.update(same=same, other=(extra_head, bytecode), pages=dict(_PAGES))
 
