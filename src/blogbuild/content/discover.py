@@ -21,6 +21,8 @@ class Discovered:
     assets: list[tuple[Path, str]]  # (absolute path, content-relative POSIX path)
     #: Entries skipped with a warning: broken or outside links, FIFOs, unreadable files.
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: The stat of each file found as the walk saw it, by its path as a string.
+    stats: dict[str, os.stat_result] = field(default_factory=dict, repr=False, compare=False)
 
 
 def discover(content: Path, site_root: Path) -> Discovered:
@@ -29,8 +31,10 @@ def discover(content: Path, site_root: Path) -> Discovered:
     documents: list[SourceJob] = []
     assets: list[tuple[Path, str]] = []
     allowed = [site_root.resolve(), content.resolve()]
+    stats: dict[str, os.stat_result] = {}
     files, diagnostics = walk_files(content, allowed, root=site_root,
-                                    skip=lambda name: ignored(name, in_content=True))
+                                    skip=lambda name: ignored(name, in_content=True),
+                                    stats=stats)
     under = str(content) + os.sep
     site = str(site_root) + os.sep
     for path in files:
@@ -43,4 +47,4 @@ def discover(content: Path, site_root: Path) -> Discovered:
             documents.append(SourceJob(path, rel, kind, display))
         else:
             assets.append((path, rel))
-    return Discovered(documents, assets, diagnostics)
+    return Discovered(documents, assets, diagnostics, stats)

@@ -48,11 +48,13 @@ def walk_files(
     *,
     root: Path,
     skip: Callable[[str], bool] = lambda name: False,
+    stats: dict[str, os.stat_result] | None = None,
 ) -> tuple[list[Path], list[Diagnostic]]:
     """Files under `folder` in sorted order, and warnings about the entries skipped.
 
     `allowed` are the (resolved) folders a symbolic link may point into; `root` is what
     shown paths are relative to; `skip(name)` hides files and folders silently (dot files).
+    `stats` gets the stat of each file found, by its path as a string.
     """
     files: list[Path] = []
     problems: list[Diagnostic] = []
@@ -87,7 +89,7 @@ def walk_files(
             if skip(name):
                 continue
             full = os.path.join(dirpath, name)  # strings: thousands of files, few problems
-            reason = _file_problem(full, allowed)
+            reason = _file_problem(full, allowed, stats)
             if reason is not None:
                 problems.append(warning(shown(Path(full), root), 0, reason))
                 continue
@@ -109,16 +111,20 @@ def _link_problem(path: Path, allowed: Sequence[Path], *, folder: bool) -> str |
     return None
 
 
-def _file_problem(path: str, allowed: Sequence[Path]) -> str | None:
+def _file_problem(path: str, allowed: Sequence[Path],
+                  stats: dict[str, os.stat_result] | None = None) -> str | None:
     try:
-        mode = os.lstat(path).st_mode
-        if stat.S_ISLNK(mode):
+        found = os.lstat(path)
+        if stat.S_ISLNK(found.st_mode):
             reason = _link_problem(Path(path), allowed, folder=False)
             if reason is not None:
                 return reason
-            mode = os.stat(path).st_mode
+            found = os.stat(path)
     except OSError as exc:
         return f"cannot read the file ({exc.strerror or exc}); skipped"
+    mode = found.st_mode
+    if stats is not None:
+        stats[path] = found
     if not stat.S_ISREG(mode):
         return "not a regular file (a FIFO, socket or device); skipped"
     if not os.access(path, os.R_OK):

@@ -94,7 +94,7 @@ def read_sources(config: Config, known: dict[str, Stamp] | None = None) -> Sourc
     stamps: dict[str, Stamp] = {}
     for job in found.documents:
         try:
-            st = os.stat(job.path)
+            st = found.stats.get(str(job.path)) or os.stat(job.path)
             now: tuple[int, int, int, int] | None = (st.st_size, st.st_mtime_ns,
                                                      st.st_ctime_ns, st.st_ino)
         except OSError:
