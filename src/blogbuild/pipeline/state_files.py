@@ -158,7 +158,7 @@ def _save_shard(folder: Path, part: str, name: str, shard: dict[Hashable, Any],
 def _write_named(folder: Path, name: str, data: bytes) -> None:
     """A shard's file, named by its bytes: written in place, without a temporary file and
     a rename (a new file in a folder of hundreds costs a fraction of a millisecond, and a
-    new post rewrites a few hundred shards). Only an index names a shard, and the index
+    new post rewrites over a hundred shards). Only an index names a shard, and the index
     is written after its shards: a file cut short by a crash is named by none, and a later
     build that makes the same bytes writes it again (`save_state` compares a shard's value,
     not the file)."""
