@@ -292,7 +292,6 @@ def _check(args: argparse.Namespace) -> int:
 
 def _build(args: argparse.Namespace) -> int:
     from blogbuild.commands.build import build
-    from blogbuild.commands.summary import summarize, summary_lines
     from blogbuild.output.writer import wait_for_cleanup
 
     bar = _progress_bar() if not args.quiet else None
@@ -306,17 +305,21 @@ def _build(args: argparse.Namespace) -> int:
         report = build(args.config, output=args.output, drafts=args.drafts, strict=args.strict,
                        base_url=args.base_url, use_cache=not args.no_cache,
                        clean=args.clean, jobs=args.jobs, progress=progress)
-        if not args.quiet:
+        summary = None
+        if not args.quiet:  # the summary's code loads only when it is shown
+            from blogbuild.commands.summary import summarize
+
             progress("summing up the output", 0, 0)
-        summary = None if args.quiet else summarize(report.output, report.written,
-                                                    report.base_url, cache=report.cache,
-                                                    files=report.outputs)
+            summary = summarize(report.output, report.written, report.base_url,
+                                cache=report.cache, files=report.outputs)
     finally:
         if bar is not None:
             bar.close()
         wait_for_cleanup()  # leave no half-deleted old output folder behind
     _print_diagnostics(report.diagnostics)
     if summary is not None:
+        from blogbuild.commands.summary import summary_lines
+
         try:
             where = report.output.relative_to(Path.cwd())
         except ValueError:

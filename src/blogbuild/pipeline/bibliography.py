@@ -6,15 +6,17 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yaml.nodes import SequenceNode
 
-from blogbuild.bib.library import BibFileError, Library, current_digest, load_library
 from blogbuild.config import CONFIG_NAME, Config
 from blogbuild.content.frontmatter import FrontMatter
 from blogbuild.content.models import SourceJob
 from blogbuild.diagnostics import Diagnostic, error, warning
+
+if TYPE_CHECKING:  # the library code loads with the first post that cites
+    from blogbuild.bib.library import Library
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,8 @@ def post_bibliography(job: SourceJob, fm: FrontMatter, config: Config) -> PostBi
 def _load(paths: list[tuple[Path, str]], where: str, lines: dict[str, int],
           base: str) -> PostBibliography:
     """The library of `paths`; `lines`: the line of `where` that names each file."""
+    from blogbuild.bib.library import BibFileError, load_library
+
     try:
         library = load_library(paths)
     except BibFileError as exc:
@@ -86,6 +90,8 @@ def still_same(files: Any, root: Path, memo: dict[str, str | None]) -> bool:
     file it found missing (digest MISSING) is missing still."""
     for shown, digest in files:
         if shown not in memo:
+            from blogbuild.bib.library import current_digest
+
             memo[shown] = current_digest(root / shown)
         if memo[shown] != digest:
             return False

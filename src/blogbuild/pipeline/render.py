@@ -6,14 +6,13 @@ import functools
 import html as html_lib
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from blogbuild import diskcache, timings
-from blogbuild.bib.library import Library
 from blogbuild.config import Config, RunnableConfig
 from blogbuild.config_citations import BUILTIN_STYLES
 from blogbuild.content.frontmatter import (
@@ -36,6 +35,9 @@ from blogbuild.pipeline.bibliography import post_bibliography
 from blogbuild.pipeline.records import Rendered, RenderResult, shorten
 from blogbuild.sourcetext import decode_source
 from blogbuild.urls import encode_path
+
+if TYPE_CHECKING:
+    from blogbuild.bib.library import Library
 
 _WORD = re.compile(r"\w+(?:[-'’]\w+)*")
 #: For ASCII text, _WORD's matches are the runs of word characters less the joints: a
