@@ -44,8 +44,13 @@ class Card:
     tags: tuple[str, ...] = ()
 
     def key(self) -> str:
-        shown = repr((self.title, self.site, self.date, self.tags))
-        return hashlib.sha256(f"{card_fingerprint()}\0{shown}".encode()).hexdigest()[:32]
+        """The name of its picture in the cache (kept once made: a build asks twice)."""
+        found = self.__dict__.get("_key")
+        if found is None:
+            shown = repr((self.title, self.site, self.date, self.tags))
+            found = hashlib.sha256(f"{card_fingerprint()}\0{shown}".encode()).hexdigest()[:32]
+            self.__dict__["_key"] = found  # not a field: equality ignores it
+        return str(found)
 
 
 def card_rel(url: str) -> str:

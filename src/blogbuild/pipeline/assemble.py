@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html as html_lib
 import re
@@ -40,7 +41,9 @@ def tag_slug(name: str) -> str:
     return slugify(text, default="tag")
 
 
+@functools.lru_cache(maxsize=4096)
 def tag_for(name: str) -> Tag:
+    """A tag of that name (the same object for every post that has it: tags are few)."""
     slug = tag_slug(name)
     return Tag(name, slug, f"/tags/{slug}/", f"/tags/{slug}/feed.xml")
 
