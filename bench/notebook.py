@@ -22,17 +22,16 @@ from __future__ import annotations
 
 import argparse
 import base64
-import functools
 import gzip
-import http.server
 import io
 import shutil
 import statistics
 import subprocess
 import tempfile
-import threading
 import time
 from pathlib import Path
+
+from localserver import serve_folder
 
 CHROMIUM = "/usr/bin/chromium"
 TEXT_TYPES = (".html", ".css", ".js", ".json", ".svg", ".xml")
@@ -110,14 +109,8 @@ def page_weight(folder: Path, path: str) -> dict[str, int]:
     """Bytes (gzip for text) Chromium downloads for `path` under `folder`, by kind."""
     from playwright.sync_api import sync_playwright
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            return
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                             functools.partial(Quiet, directory=str(folder)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
+    server, root = serve_folder(folder)
+    base = root.rstrip("/")
     found: dict[str, int] = {"html": 0, "css+js": 0, "pictures": 0, "other": 0}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])

@@ -15,8 +15,6 @@ photos' own bytes; and Lighthouse's performance score and image audits of the pa
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import io
 import json
 import os
@@ -25,10 +23,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
+from localserver import serve_folder
 from PIL import Image, ImageDraw, ImageFilter
 
 HERE = Path(__file__).resolve().parent
@@ -88,16 +86,6 @@ def build(root: Path) -> tuple[float, dict[str, object]]:
          " 'diagnostics': [str(d) for d in r.diagnostics]}))", str(root / "site.yaml")],
         capture_output=True, text=True, check=True)
     return time.perf_counter() - start, json.loads(result.stdout.strip().splitlines()[-1])
-
-
-def serve(folder: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            return
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 8000),
-                                             functools.partial(Quiet, directory=str(folder)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, "http://127.0.0.1:8000/"
 
 
 def phone_bytes(url: str) -> tuple[int, int]:
@@ -162,7 +150,7 @@ def main() -> int:
           f"({second['encoded']} encoded)")
     if first["diagnostics"]:
         print("diagnostics:", *first["diagnostics"], sep="\n  ")
-    server, url = serve(root / "_site")
+    server, url = serve_folder(root / "_site", 8000)  # the site's base URL
     try:
         page = url + "posts/photos/"
         loaded, count = phone_bytes(page)
