@@ -30,7 +30,7 @@ from blogbuild.images import outputs as images_outputs
 from blogbuild.images.process import ImageInfo
 from blogbuild.pipeline.bibliography import still_same
 from blogbuild.pipeline.quick import RenderJob, with_bytes
-from blogbuild.pipeline.records import Execution, RenderResult, lookups_hold
+from blogbuild.pipeline.records import Execution, Rendered, RenderResult, lookups_hold
 from blogbuild.pipeline.state import SourceEntry
 from blogbuild.pipeline.store import RenderCache, StoredSnippets
 from blogbuild.pipeline.workers import RENDER_POOL_MIN, init_render, render_one, run_jobs
@@ -228,6 +228,13 @@ class LinkInputs:
         return cls({info.rel: info for info in infos}, targets_of(last), previews_of(last),
                    _digests(last), quick)
 
+    @classmethod
+    def of(cls, entries: dict[str, SourceEntry]) -> LinkInputs:
+        """From the records in `entries` alone (the full reading of every front matter)."""
+        return cls({rel: info_of(rel, e) for rel, e in entries.items()
+                    if e.result.meta is not None},
+                   targets_of(entries), previews_of(entries), _digests(entries))
+
     def link_map(self, assets: list[str], config: Config, drafts: bool, statics: list[str],
                  store: RenderCache, images: Mapping[str, ImageInfo] | None) -> LinkMap:
         return build_link_map(self.infos.values(), assets, config, drafts=drafts,
@@ -250,9 +257,8 @@ class LinkInputs:
             else:
                 out.infos.pop(rel, None)
             if rendered is not None:
-                out.targets[rel] = {ident: (kind, text) for ident, kind, text in rendered.labels}
-                out.previews[rel] = {ident: (digest, needs)
-                                     for ident, digest, needs in rendered.previews}
+                out.targets[rel] = _labels(rendered)
+                out.previews[rel] = _previews(rendered)
             else:
                 out.targets.pop(rel, None)
                 out.previews.pop(rel, None)
@@ -274,9 +280,7 @@ def relink(entries: dict[str, SourceEntry], assets: list[str], config: Config,
     (the inputs of the map the renders used) and `last` (the records it was made from),
     only the sources whose records are not those are read again."""
     if first is None or last is None:
-        inputs = LinkInputs({rel: info_of(rel, e) for rel, e in entries.items()
-                             if e.result.meta is not None},
-                            targets_of(entries), previews_of(entries), _digests(entries))
+        inputs = LinkInputs.of(entries)
     else:
         changed = {rel for rel, e in entries.items() if e is not last.get(rel)}
         changed |= (first.infos.keys() | first.targets.keys()) - entries.keys()
@@ -298,15 +302,23 @@ def snippets_in(store: RenderCache, entries: dict[str, SourceEntry]) -> StoredSn
 def targets_of(entries: dict[str, SourceEntry]) -> dict[str, dict[str, tuple[str, str]]]:
     """The labels of each record's ids (what cross-references from other documents show).
     A document's labels never depend on another's, so these are final once rendered."""
-    return {rel: {ident: (kind, text) for ident, kind, text in e.result.rendered.labels}
-            for rel, e in entries.items() if e.result.rendered is not None}
+    return {rel: _labels(e.result.rendered) for rel, e in entries.items()
+            if e.result.rendered is not None}
+
+
+def _labels(rendered: Rendered) -> dict[str, tuple[str, str]]:
+    return {ident: (kind, text) for ident, kind, text in rendered.labels}
 
 
 def previews_of(entries: dict[str, SourceEntry]) -> dict[str, dict[str, Preview]]:
     """The digests of each record's snippets (what previews on other documents show). A
     snippet shows other documents' labels, which are final once they are rendered."""
-    return {rel: {ident: (digest, needs) for ident, digest, needs in e.result.rendered.previews}
-            for rel, e in entries.items() if e.result.rendered is not None}
+    return {rel: _previews(e.result.rendered) for rel, e in entries.items()
+            if e.result.rendered is not None}
+
+
+def _previews(rendered: Rendered) -> dict[str, Preview]:
+    return {ident: (digest, needs) for ident, digest, needs in rendered.previews}
 
 
 def results_of(entries: dict[str, SourceEntry]) -> dict[str, RenderResult]:
