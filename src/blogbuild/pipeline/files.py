@@ -30,8 +30,9 @@ class FileSpec:
     owner: Owner
     make: Callable[[], bytes] | None = None
     key: str = ""  # of a generated file: changes when what `make` returns may
-    #: The source is named by its bytes (a file of the cache): the same name is the same
-    #: bytes, so its stat is not looked at again.
+    #: The source is a file of the cache named by what makes its bytes (a social card, a
+    #: copy of a picture): the same name is the same bytes, so its stat is not looked at
+    #: again. (Not the files beside a page: a notebook's download is the author's file.)
     addressed: bool = False
 
 

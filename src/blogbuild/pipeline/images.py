@@ -192,7 +192,7 @@ def publish(specs: list[FileSpec], table: ImageTable, asset_urls: dict[str, str]
         owner = Owner(f"the variants of {info.source}", "")
         for variant in info.variants:
             rel = f"{base}/{variant.name}" if base else variant.name
-            out.append(FileSpec(rel, folder / variant.file, owner))
+            out.append(FileSpec(rel, folder / variant.file, owner, addressed=True))
     return out
 
 
