@@ -93,18 +93,25 @@ def state_path(cache: Path, key: str) -> Path:
 def save_pickle(path: Path, value: object) -> bool:
     """Write atomically; False when it could not be written (a cache that cannot be
     written only costs speed next time)."""
-    tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
+        write_atomically(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
     except OSError:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
         return False
     return True
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """`data` at `path`, whole or not at all: a unique temporary file beside it, renamed
+    into place (removed if that fails). Raises OSError."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def file_digest(data: bytes) -> bytes:

@@ -23,14 +23,13 @@ import hashlib
 import os
 import pickle
 import shutil
-import tempfile
 import zlib
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from blogbuild.pipeline.state import FORMAT, State, state_path
+from blogbuild.pipeline.state import FORMAT, State, state_path, write_atomically
 
 #: Files per part. An edit rewrites about one per part; a site of 64,000 posts has shards
 #: of a thousand.
@@ -130,7 +129,7 @@ def save_state(cache: Path, state: State, last: State | None = None) -> bool:
                 _save_shard(folder, part, name, shard, before, saved, present)
         index = {"format": FORMAT, "key": state.key, "templates": state.templates,
                  "closures": state.closures, "names": saved.names}
-        _write(folder, INDEX, pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL))
+        write_atomically(folder / INDEX, pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL))
     except OSError:
         return False
     state.saved = saved
@@ -164,18 +163,6 @@ def _write_named(folder: Path, name: str, data: bytes) -> None:
     not the file)."""
     with open(folder / name, "wb") as fh:
         fh.write(data)
-
-
-def _write(folder: Path, name: str, data: bytes) -> None:
-    """Atomically: a unique temporary file, then renamed into place."""
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, folder / name)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 #: States of other output folders kept beside the current one (previews, drafts builds).

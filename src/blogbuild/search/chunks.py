@@ -16,7 +16,6 @@ import contextlib
 import gzip
 import itertools
 import os
-import tempfile
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -24,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from blogbuild import diskcache
-from blogbuild.pipeline.state import file_digest
+from blogbuild.pipeline.state import file_digest, write_atomically
 from blogbuild.search import format as fmt
 from blogbuild.search.pages import PageIndex
 
@@ -147,10 +146,7 @@ def keep_files(chunks: list[Chunk]) -> None:
         if name in present or chunk.made is None:
             continue
         try:
-            fd, temp = tempfile.mkstemp(dir=kept, prefix=".chunk-")
-            with os.fdopen(fd, "wb") as f:
-                f.write(chunk.made)
-            os.replace(temp, kept / name)
+            write_atomically(kept / name, chunk.made)
         except OSError:
             return  # the next edit makes the chunks it cannot read from scratch
     for name in present - wanted:

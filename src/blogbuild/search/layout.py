@@ -8,15 +8,14 @@ made, not the output folder, whose files the stage checks one by one before keep
 
 from __future__ import annotations
 
-import os
+import contextlib
 import pickle
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from blogbuild import diskcache
-from blogbuild.pipeline.state import file_digest
+from blogbuild.pipeline.state import file_digest, write_atomically
 from blogbuild.search import format as fmt
 from blogbuild.search.chunks import Chunk, keep_files
 from blogbuild.search.pages import PageIndex, Runtime
@@ -71,13 +70,10 @@ class Layout:
         if folder is None:
             return
         keep_files(self.chunks)
-        try:
-            fd, temp = tempfile.mkstemp(dir=folder, prefix=".search-layout-")
-            with os.fdopen(fd, "wb") as f:
-                pickle.dump((_FORMAT, self), f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(temp, Path(folder) / _FILE)
-        except OSError:
-            pass  # the next process makes the chunks from the pages' parts
+        # If it cannot be written, the next process makes the chunks from the pages' parts.
+        with contextlib.suppress(OSError):
+            write_atomically(Path(folder) / _FILE,
+                             pickle.dumps((_FORMAT, self), protocol=pickle.HIGHEST_PROTOCOL))
 
 
 #: A file of the index: the digest of its bytes when known without making them, and how to
