@@ -28,6 +28,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.citations import citations_plugin
     from blogbuild.markdown.comments import comments_plugin
     from blogbuild.markdown.diagrams import diagrams_plugin
+    from blogbuild.markdown.dispatch import dispatch_plugin
     from blogbuild.markdown.feed import feed_plugin
     from blogbuild.markdown.figures import figures_plugin
     from blogbuild.markdown.foreign import foreign_plugin
@@ -82,4 +83,5 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(limits_plugin)
     md.use(more_plugin)
     md.use(unclosed_tags_plugin)  # last: its check of HTML blocks runs first after "block"
+    md.use(dispatch_plugin)  # once every inline rule is in place
     return md
