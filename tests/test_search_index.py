@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -217,8 +219,52 @@ def test_the_layout_keeps_its_chunks_as_files_and_mends_a_lost_one(
     edit(site, "newest")
     build(site / "site.yaml")
     same_as_a_clean_build("clean-3")
-    # The files of replaced chunks leave the cache; those of the index stay.
+    # The files of replaced chunks leave the cache once unused for a day; those of the
+    # index stay, however old.
+    age(cache / "search-chunks", days=2)
+    edit(site, "append")
+    build(site / "site.yaml")
     assert ({p.read_bytes() for p in (cache / "search-chunks").iterdir()}
+            == {p.read_bytes() for p in (site / "_site" / "pagefind" / "index").iterdir()})
+
+
+def age(folder: Path, *, days: float) -> None:
+    """Make every file of `folder` look written `days` ago."""
+    when = time.time() - days * 24 * 3600
+    for path in folder.iterdir():
+        os.utime(path, (when, when))
+
+
+def test_a_build_with_drafts_beside_keeps_the_other_index_files(
+        tmp_path: Path, small_chunks: None) -> None:
+    """`serve` shows drafts and `build` does not: two indexes, one cache. Neither removes
+    the chunk files of the other while they may be in use; a day unused, they go."""
+    site = make_site(tmp_path / "site", 12)
+    (site / "content" / "posts" / "2024-02-01-draft.md").write_text(
+        "---\ntitle: Draft on zeppelins\ndraft: true\n---\n\nZeppelins and dirigibles.\n")
+    cache = site / ".blogbuild-cache" / "search-chunks"
+    build(site / "site.yaml")
+    published = set((site / "_site" / "pagefind" / "index").iterdir())
+    named = {p.read_bytes() for p in published}
+    build(site / "site.yaml", output=tmp_path / "with-drafts", drafts=True)
+    with_drafts = {p.read_bytes() for p in (tmp_path / "with-drafts" / "pagefind" / "index")
+                   .iterdir()}
+    assert with_drafts != named
+    assert named | with_drafts <= {p.read_bytes() for p in cache.iterdir()}
+    # The files of the index without drafts are read from the cache when an edit needs
+    # them: the output lacks them here, and the result is a clean build's.
+    for path in published:
+        path.unlink()
+    edit(site, "append")
+    build(site / "site.yaml")
+    clean = tmp_path / "clean"
+    build(site / "site.yaml", output=clean, use_cache=False)
+    assert tree(site / "_site" / "pagefind") == tree(clean / "pagefind")
+    # A day later, what only the index with drafts named is gone.
+    age(cache, days=2)
+    edit(site, "top")
+    build(site / "site.yaml")
+    assert ({p.read_bytes() for p in cache.iterdir()}
             == {p.read_bytes() for p in (site / "_site" / "pagefind" / "index").iterdir()})
 
 

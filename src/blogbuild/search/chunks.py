@@ -16,6 +16,7 @@ import contextlib
 import gzip
 import itertools
 import os
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -127,31 +128,52 @@ def _read_kept(out: bytes) -> bytes:
     return data
 
 
+#: A chunk file no chunk of this layout names is removed once it is this old: until then
+#: it may be another process's (`serve` shows drafts, so its index is not the one `build`
+#: makes with the same cache, and each would otherwise remove the other's files).
+UNNAMED_SECONDS = 24 * 3600
+#: A named file's time is brought forward when it is older than this (one write of its
+#: time an hour at most), so that the files a layout in use names never look unused.
+NAMED_SECONDS = 3600
+
+
 def keep_files(chunks: list[Chunk]) -> None:
     """Write the files of `chunks` that the cache lacks, and remove those no chunk names
-    (the layout that named them was replaced)."""
+    and no layout wrote or named for `UNNAMED_SECONDS`."""
     folder = diskcache.cache_dir()
     if folder is None:
         return
     kept = Path(folder) / KEPT
+    now = time.time()
+    present: dict[str, float] = {}
     try:
         kept.mkdir(exist_ok=True)
-        present = set(os.listdir(kept))
+        with os.scandir(kept) as entries:
+            for entry in entries:
+                with contextlib.suppress(OSError):  # removed meanwhile
+                    present[entry.name] = entry.stat().st_mtime
     except OSError:
         return
     wanted = set()
     for chunk in chunks:
         name = chunk.out.hex()
         wanted.add(name)
-        if name in present or chunk.made is None:
+        mtime = present.get(name)
+        if mtime is not None:
+            if now - mtime > NAMED_SECONDS:
+                with contextlib.suppress(OSError):
+                    os.utime(kept / name)
+            continue
+        if chunk.made is None:
             continue
         try:
             write_atomically(kept / name, chunk.made)
         except OSError:
             return  # the next edit makes the chunks it cannot read from scratch
-    for name in present - wanted:
-        with contextlib.suppress(OSError):
-            (kept / name).unlink()
+    for name, mtime in present.items():
+        if name not in wanted and now - mtime > UNNAMED_SECONDS:
+            with contextlib.suppress(OSError):
+                (kept / name).unlink()
 
 
 #: Chunks cut and not yet made, at most: each holds its words' raw bytes until compressed.
