@@ -91,7 +91,7 @@ def _tokenize(self: ParserInline, state: StateInline) -> None:
                 ok = rule(state, False)
                 if ok:
                     if state.pos <= pos:
-                        raise RuntimeError("inline rule didn't increment state.pos")
+                        raise RuntimeError(f"the inline rule {rule!r} matched and stayed put")
                     break
         if ok:
             if state.pos >= end:
@@ -114,14 +114,14 @@ def _skip_token(self: ParserInline, state: StateInline) -> None:
     if state.level < state.md.options["maxNesting"]:
         table = _table(self)
         for rule in table.at.get(state.src[pos], table.anywhere):
-            # Increment state.level and decrement it later to limit recursion (markdown-it's
-            # guard against a stack overflow on nested brackets).
+            # One level deeper while the rule looks ahead, so that brackets nested without
+            # end stop at the nesting limit instead of the stack's.
             state.level += 1
             ok = rule(state, True)
             state.level -= 1
             if ok:
                 if state.pos <= pos:
-                    raise RuntimeError("inline rule didn't increment state.pos")
+                    raise RuntimeError(f"the inline rule {rule!r} matched and stayed put")
                 break
     else:
         state.pos = state.posMax
