@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import ctypes
 import datetime as dt
 import io
 import json
@@ -40,6 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
 from hypothesis import strategies as st
 
 #: What one post may hold (each a part of its body; `bundle` makes it a folder with a PNG).
@@ -597,3 +599,13 @@ def determinism(shape: Shape, workdir: Path) -> Outcome:
             outcome.problems.append(Problem("differs", "second clean build",
                                             f"{len(diff)} paths: " + "; ".join(diff[:6])))
     return outcome
+
+
+def tgkill(pid: int, thread: int, sig: int) -> None:
+    """Linux's tgkill(2): `sig` to one thread of process `pid`."""
+    number = {"x86_64": 234, "aarch64": 131}.get(os.uname().machine)
+    if number is None:
+        pytest.skip("tgkill's system call number on this machine is not known here")
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(number, pid, thread, sig) != 0:
+        raise OSError(ctypes.get_errno(), "tgkill")

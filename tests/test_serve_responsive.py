@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from blogbuild.serve.session import Session
-from blogshapes import session_processes
+from blogshapes import session_processes, tgkill
 from serve_helpers import ROOT, Events, fetch, wait_for
 
 pytestmark = pytest.mark.server
@@ -97,10 +97,15 @@ class Server:
             time.sleep(0.005)
         return False
 
-    def stop(self, sig: int) -> float:
-        """Send `sig`; the seconds until the process ended (its status is checked)."""
+    def stop(self, sig: int, *, thread: int | None = None) -> float:
+        """Send `sig` (to that `thread` of the process when given, as the kernel may hand a
+        signal sent to the process to any of its threads); the seconds until the process
+        ended (its status is checked)."""
         start = time.monotonic()
-        self.proc.send_signal(sig)
+        if thread is None:
+            self.proc.send_signal(sig)
+        else:
+            tgkill(self.proc.pid, thread, sig)
         code = self.proc.wait(timeout=30)
         elapsed = time.monotonic() - start
         self._reader.join(timeout=5)
@@ -155,6 +160,19 @@ def test_sigterm_while_the_worker_pool_renders_stops_at_once(blog: Path) -> None
         time.sleep(0.2)
         elapsed = server.stop(signal.SIGTERM)
         assert elapsed < EXIT_WITHIN, "".join(server.lines)
+
+
+def test_sigterm_to_another_thread_during_the_first_build_stops_at_once(blog: Path) -> None:
+    """A service manager's SIGTERM can reach any thread of the process; the main one, not
+    woken by it, must still notice it at once, not when the first build is over."""
+    with Server(blog) as server:
+        assert server.wait_child("forkserver", timeout=60), "".join(server.lines)
+        pid = server.proc.pid
+        others = sorted(int(t) for t in os.listdir(f"/proc/{pid}/task") if int(t) != pid)
+        assert others
+        elapsed = server.stop(signal.SIGTERM, thread=others[-1])
+        assert elapsed < EXIT_WITHIN, "".join(server.lines)
+        assert not any(line.startswith("built ") for line in server.lines), server.lines
 
 
 def test_broken_post_reaches_the_overlay_within_a_second(blog: Path) -> None:

@@ -105,7 +105,11 @@ class Session:
                 self.watcher = self._make_watcher(self.live)
                 self.watcher.start()
             self._spawn(self._build_loop, "blogbuild-build")
-            self._ready.wait()
+            # Short waits: a signal the kernel hands to another thread (SIGTERM from a
+            # process manager, during a first build of minutes) runs its handler only when
+            # this thread next wakes up.
+            while not self._ready.wait(0.25):
+                pass
             if self._startup_error is not None:
                 raise self._startup_error
             httpd = self.httpd
