@@ -18,8 +18,12 @@ import signal
 import subprocess
 import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, wait
+from typing import TypeVar
 
 log = logging.getLogger("blogbuild.cancel")
+
+T = TypeVar("T")
 
 
 class Cancelled(Exception):
@@ -125,3 +129,23 @@ def kill_session(proc: subprocess.Popen[bytes]) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
     with contextlib.suppress(OSError):
         proc.kill()
+
+
+#: Seconds a wait for another thread lasts at most before the waiting thread wakes up. The
+#: kernel may hand SIGTERM or SIGINT to any thread of the process, and Python runs the
+#: handler only in the main thread, when that thread next wakes: a wait without an end
+#: would hold a stop until the work it waits for is done (a first build, a whole index).
+WAKE_SECONDS = 0.25
+
+
+def join(thread: threading.Thread) -> None:
+    """`thread.join()`, waking up every WAKE_SECONDS (so that signals are handled)."""
+    while thread.is_alive():
+        thread.join(WAKE_SECONDS)
+
+
+def result(future: Future[T]) -> T:
+    """`future.result()`, waking up every WAKE_SECONDS (so that signals are handled)."""
+    while not future.done():
+        wait([future], WAKE_SECONDS)
+    return future.result()

@@ -32,6 +32,8 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
+from blogbuild import cancel
+
 __all__ = [
     "CACHES",
     "CHILDREN",
@@ -127,7 +129,7 @@ class OwnerThread:
                 self._thread.start()
         future: Future[T] = Future()
         self._queue.put((fn, future))
-        return future.result()
+        return cancel.result(future)
 
     def _run(self) -> None:
         while True:

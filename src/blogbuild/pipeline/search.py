@@ -157,7 +157,7 @@ def read_pages(config: Config, docs: list[Post], render_again: Callable[[set[str
             batches.put(None)
             worker.start()
         for worker in workers:
-            worker.join()
+            cancel.join(worker)
         token.check()
         if errors or not lost:
             break
@@ -366,7 +366,7 @@ class Indexing:
 
     def result(self) -> tuple[dict[str, FileEntry], list[Diagnostic]]:
         """Wait for it: the index's files' entries, and a warning when there is no index."""
-        self._thread.join()
+        cancel.join(self._thread)
         if self._error is not None:
             raise self._error
         assert self._outcome is not None
@@ -375,7 +375,7 @@ class Indexing:
     def abandon(self) -> None:
         """The run failed: stop, and wait until it wrote its last file into the stage."""
         self._token.stop()
-        self._thread.join()
+        cancel.join(self._thread)
 
 
 @contextlib.contextmanager

@@ -95,7 +95,7 @@ def run_jobs(items: Sequence[J], work: Callable[[J], R], init: Callable[..., Non
         with token.child(kill):
             for future in futures:
                 try:
-                    results = future.result()
+                    results = cancel.result(future)
                 except BrokenProcessPool:
                     token.check()  # the workers were killed because the run was cancelled
                     raise
