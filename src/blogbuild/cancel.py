@@ -18,7 +18,7 @@ import signal
 import subprocess
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, wait
+from concurrent.futures import Future
 from typing import TypeVar
 
 log = logging.getLogger("blogbuild.cancel")
@@ -145,7 +145,14 @@ def join(thread: threading.Thread) -> None:
 
 
 def result(future: Future[T]) -> T:
-    """`future.result()`, waking up every WAKE_SECONDS (so that signals are handled)."""
-    while not future.done():
-        wait([future], WAKE_SECONDS)
-    return future.result()
+    """`future.result()`, waking up every WAKE_SECONDS (so that signals are handled).
+
+    Not `concurrent.futures.wait`: a KeyboardInterrupt raised in it just after it took the
+    future's lock (its `_AcquireFutures.__enter__`) leaves the lock taken, and the pool
+    that sets the result then waits forever (a SIGTERM test hung once in CI with it)."""
+    while True:
+        try:
+            return future.result(WAKE_SECONDS)
+        except TimeoutError:
+            if future.done():  # the work's own TimeoutError
+                raise
