@@ -43,14 +43,12 @@ class Card:
     date: str
     tags: tuple[str, ...] = ()
 
+    @functools.cached_property
     def key(self) -> str:
-        """The name of its picture in the cache (kept once made: a build asks twice)."""
-        found = self.__dict__.get("_key")
-        if found is None:
-            shown = repr((self.title, self.site, self.date, self.tags))
-            found = hashlib.sha256(f"{card_fingerprint()}\0{shown}".encode()).hexdigest()[:32]
-            self.__dict__["_key"] = found  # not a field: equality ignores it
-        return str(found)
+        """The name of its picture in the cache (kept once made: a build asks twice; not a
+        field, so equality ignores it)."""
+        shown = repr((self.title, self.site, self.date, self.tags))
+        return hashlib.sha256(f"{card_fingerprint()}\0{shown}".encode()).hexdigest()[:32]
 
 
 def card_rel(url: str) -> str:

@@ -77,7 +77,7 @@ def make_cards(cards: list[Card], folder: Path, scratch: Callable[[], Path],
         present = set(os.listdir(folder))
     except OSError:
         present = set()
-    todo = {card.key(): card for card in cards if f"{card.key()}.png" not in present}
+    todo = {card.key: card for card in cards if f"{card.key}.png" not in present}
     if not todo:
         return folder
     try:
@@ -86,7 +86,7 @@ def make_cards(cards: list[Card], folder: Path, scratch: Callable[[], Path],
     except OSError:
         folder = scratch() / "cards"
         folder.mkdir(parents=True, exist_ok=True)
-        todo = {card.key(): card for card in cards}
+        todo = {card.key: card for card in cards}
     items = [(card, str(folder / f"{key}.png")) for key, card in sorted(todo.items())
              if not (folder / f"{key}.png").is_file()]
     for _ in run_jobs(items, _draw_one, _no_setup, (), jobs=jobs, minimum=CARD_POOL_MIN):
@@ -102,12 +102,12 @@ def card_files(cards: list[Card], folder: Path, site: Site) -> list[FileSpec]:
         post = by_rel[card.rel]
         owner = Owner(f"the social card of {post.display}", post.display,
                       post.meta.title_line, fix=_CARD_FIX)
-        specs.append(FileSpec(card.rel, folder / f"{card.key()}.png", owner, addressed=True))
+        specs.append(FileSpec(card.rel, folder / f"{card.key}.png", owner, addressed=True))
     return specs
 
 
 def prune_cards(folder: Path, cards: list[Card], *, older_than: float) -> None:
     """Remove cached cards this build does not use and that no build wrote for `older_than`
     seconds (another output folder may still use a recent one). Never fails."""
-    keep = frozenset(f"{card.key()}.png" for card in cards)
+    keep = frozenset(f"{card.key}.png" for card in cards)
     diskcache.prune_folder(folder, older_than=older_than, keep=keep)
