@@ -13,6 +13,7 @@ import datetime as dt
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import TypeVar
 
 from blogbuild import diskcache, timings
 from blogbuild.config import Config
@@ -34,6 +35,8 @@ from blogbuild.pipeline.records import Execution, Rendered, RenderResult, lookup
 from blogbuild.pipeline.state import SourceEntry
 from blogbuild.pipeline.store import RenderCache, StoredSnippets
 from blogbuild.pipeline.workers import RENDER_POOL_MIN, init_render, render_one, run_jobs
+
+V = TypeVar("V")
 
 
 def document_infos(jobs: dict[str, RenderJob], known: dict[str, SourceEntry],
@@ -245,29 +248,21 @@ class LinkInputs:
         """These inputs with those of the sources `rels` taken from their records in
         `entries` (the full reading of their front matter), or dropped when they have
         none."""
-        out = LinkInputs(dict(self.infos), dict(self.targets), dict(self.previews),
-                         dict(self.digests))
-        for rel in rels:
-            entry = entries.get(rel)
-            result = entry.result if entry is not None else None
-            rendered = result.rendered if result is not None else None
-            if result is not None and result.meta is not None:
-                assert entry is not None
-                out.infos[rel] = info_of(rel, entry)
-            else:
-                out.infos.pop(rel, None)
-            if rendered is not None:
-                out.targets[rel] = _labels(rendered)
-                out.previews[rel] = _previews(rendered)
-            else:
-                out.targets.pop(rel, None)
-                out.previews.pop(rel, None)
-            if rendered is not None and rendered.previews:
-                assert result is not None
-                out.digests[rel] = result.digest
-            else:
-                out.digests.pop(rel, None)
-        return out
+        rels = set(rels)
+        fresh = LinkInputs.of({rel: entries[rel] for rel in rels if rel in entries})
+        return LinkInputs(_merged(self.infos, fresh.infos, rels),
+                          _merged(self.targets, fresh.targets, rels),
+                          _merged(self.previews, fresh.previews, rels),
+                          _merged(self.digests, fresh.digests, rels))
+
+
+def _merged(old: dict[str, V], new: dict[str, V], rels: set[str]) -> dict[str, V]:
+    """`old` with the keys `rels` replaced in place by their value in `new`, or dropped when
+    `new` has none; the others of `new` appended."""
+    out = {rel: new.get(rel, value) for rel, value in old.items()
+           if rel not in rels or rel in new}
+    out.update((rel, value) for rel, value in new.items() if rel not in out)
+    return out
 
 
 def relink(entries: dict[str, SourceEntry], assets: list[str], config: Config,
