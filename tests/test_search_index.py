@@ -219,9 +219,10 @@ def test_the_layout_keeps_its_chunks_as_files_and_mends_a_lost_one(
     edit(site, "newest")
     build(site / "site.yaml")
     same_as_a_clean_build("clean-3")
-    # The files of replaced chunks leave the cache once unused for a day; those of the
-    # index stay, however old.
+    # The files of replaced chunks leave the cache once unused for a day, at the hourly
+    # pass; those of the index stay, however old.
     age(cache / "search-chunks", days=2)
+    age(cache / "tidied", days=1)
     edit(site, "append")
     build(site / "site.yaml")
     assert ({p.read_bytes() for p in (cache / "search-chunks").iterdir()}
@@ -260,12 +261,33 @@ def test_a_build_with_drafts_beside_keeps_the_other_index_files(
     clean = tmp_path / "clean"
     build(site / "site.yaml", output=clean, use_cache=False)
     assert tree(site / "_site" / "pagefind") == tree(clean / "pagefind")
-    # A day later, what only the index with drafts named is gone.
+    # The folder is tidied once an hour: before then, an old file stays.
     age(cache, days=2)
+    edit(site, "top")
+    build(site / "site.yaml")
+    assert with_drafts <= {p.read_bytes() for p in cache.iterdir()}
+    # At the next pass, what only the index with drafts named is gone; the files in use
+    # stay, and are dated now.
+    age(cache, days=2)
+    age(site / ".blogbuild-cache" / "tidied", days=1)
     edit(site, "top")
     build(site / "site.yaml")
     assert ({p.read_bytes() for p in cache.iterdir()}
             == {p.read_bytes() for p in (site / "_site" / "pagefind" / "index").iterdir()})
+    assert all(time.time() - p.stat().st_mtime < 3600 for p in cache.iterdir())
+    # The index with drafts has a pass of its own: a pass of the other's does not date
+    # its files, and does not keep it from dating them itself.
+    build(site / "site.yaml", output=tmp_path / "with-drafts", drafts=True)
+    age(cache, days=2 / 24)
+    age(site / ".blogbuild-cache" / "tidied", days=1)
+    edit(site, "append")
+    build(site / "site.yaml")
+    build(site / "site.yaml", output=tmp_path / "with-drafts", drafts=True)
+    in_use = {p.read_bytes() for p in (tmp_path / "with-drafts" / "pagefind" / "index")
+              .iterdir()}
+    dated = {p.read_bytes(): time.time() - p.stat().st_mtime for p in cache.iterdir()}
+    assert in_use <= dated.keys()
+    assert all(dated[data] < 3600 for data in in_use)
 
 
 _ints = st.lists(st.integers(-300, 70_000), max_size=6)

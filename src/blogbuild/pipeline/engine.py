@@ -132,7 +132,8 @@ class Engine:
         # Drawn pictures (build-time blocks, notebooks' outputs) are files beside their
         # pages with the cache or without: made in the scratch folder without one.
         images_outputs.set_folder(self.cache_root if self._scratch is None else self._scratch)
-        self.search = Search(config, remember=lenient)  # the live server runs again
+        self.search = Search(config, remember=lenient,  # the live server runs again
+                             drafts=drafts)
         self.search_notes: list[Diagnostic] = []  # the last run's warnings about search
         #: The output paths of the pages open in a browser (the live server's): templated
         #: first, with the pages of the edited sources, when they are stale.

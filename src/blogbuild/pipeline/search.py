@@ -193,6 +193,9 @@ class Search:
     #: build's runs once, and its layout, tens of MiB for thousands of posts, would only
     #: take room from what comes after the index).
     remember: bool = True
+    #: The index shows drafts (the live server's, by default): the cache's chunk files are
+    #: tidied for each kind of index on its own (blogbuild.search.chunks.keep_files).
+    drafts: bool = False
     unavailable: str = ""
     layout: Layout | None = None
     runtime: Runtime | None = None
@@ -240,7 +243,7 @@ class Search:
                 return {}, [warning("site.yaml", 0, f"search: {exc}, so the site is built without "
                                     "search; install it with `pip install 'pagefind[bin]'`, or "
                                     "set `search: false` in site.yaml")]
-            index.layout.save()
+            index.layout.save("drafts" if self.drafts else "published")
             search_pages.prune(keys, index.layout.key)
             self.layout = index.layout if self.remember else None
             return entries, []

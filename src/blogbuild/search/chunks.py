@@ -132,48 +132,49 @@ def _read_kept(out: bytes) -> bytes:
 #: it may be another process's (`serve` shows drafts, so its index is not the one `build`
 #: makes with the same cache, and each would otherwise remove the other's files).
 UNNAMED_SECONDS = 24 * 3600
-#: A named file's time is brought forward when it is older than this (one write of its
-#: time an hour at most), so that the files a layout in use names never look unused.
-NAMED_SECONDS = 3600
+#: How often a build lists the folder: it brings forward the time of the files its layout
+#: names (so that those in use never look unused to another process) and removes the old
+#: unnamed ones. Between those passes a build writes its new files and reads nothing else
+#: (the folder holds a day of other indexes' files: thousands after a day of editing).
+TIDY_SECONDS = 3600
 
 
-def keep_files(chunks: list[Chunk]) -> None:
-    """Write the files of `chunks` that the cache lacks, and remove those no chunk names
-    and no layout wrote or named for `UNNAMED_SECONDS`."""
+def keep_files(chunks: list[Chunk], kind: str) -> None:
+    """Write the files of `chunks` made or read in this process that the cache lacks; once
+    an hour for each `kind` of index (`TIDY_SECONDS`: one kind's passes must not stand in
+    for the other's), bring forward the time of the files `chunks` name and remove those
+    that no layout wrote or named for `UNNAMED_SECONDS`."""
     folder = diskcache.cache_dir()
     if folder is None:
         return
     kept = Path(folder) / KEPT
-    now = time.time()
-    present: dict[str, float] = {}
     try:
         kept.mkdir(exist_ok=True)
+        for chunk in chunks:
+            if chunk.made is not None:
+                path = kept / chunk.out.hex()
+                if not path.exists():
+                    write_atomically(path, chunk.made)
+    except OSError:
+        return  # the next edit makes the chunks it cannot read from scratch
+    if diskcache.due(Path(folder) / "tidied" / f"{KEPT}-{kind}", TIDY_SECONDS):
+        _tidy(kept, {chunk.out.hex() for chunk in chunks})
+
+
+def _tidy(kept: Path, wanted: set[str]) -> None:
+    now = time.time()
+    try:
         with os.scandir(kept) as entries:
             for entry in entries:
                 with contextlib.suppress(OSError):  # removed meanwhile
-                    present[entry.name] = entry.stat().st_mtime
+                    age = now - entry.stat().st_mtime
+                    if entry.name in wanted:
+                        if age > TIDY_SECONDS:
+                            os.utime(entry.path)
+                    elif age > UNNAMED_SECONDS:
+                        os.unlink(entry.path)
     except OSError:
         return
-    wanted = set()
-    for chunk in chunks:
-        name = chunk.out.hex()
-        wanted.add(name)
-        mtime = present.get(name)
-        if mtime is not None:
-            if now - mtime > NAMED_SECONDS:
-                with contextlib.suppress(OSError):
-                    os.utime(kept / name)
-            continue
-        if chunk.made is None:
-            continue
-        try:
-            write_atomically(kept / name, chunk.made)
-        except OSError:
-            return  # the next edit makes the chunks it cannot read from scratch
-    for name, mtime in present.items():
-        if name not in wanted and now - mtime > UNNAMED_SECONDS:
-            with contextlib.suppress(OSError):
-                (kept / name).unlink()
 
 
 #: Chunks cut and not yet made, at most: each holds its words' raw bytes until compressed.

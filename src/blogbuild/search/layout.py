@@ -64,12 +64,13 @@ class Layout:
             return None
         return layout if version == _FORMAT and isinstance(layout, Layout) else None
 
-    def save(self) -> None:
-        """Write the layout, and the files of its chunks that the cache lacks."""
+    def save(self, kind: str) -> None:
+        """Write the layout, and the files of its chunks that the cache lacks. `kind`: of
+        index (with drafts or without), whose files are tidied on their own."""
         folder = diskcache.cache_dir()
         if folder is None:
             return
-        keep_files(self.chunks)
+        keep_files(self.chunks, kind)
         # If it cannot be written, the next process makes the chunks from the pages' parts.
         with contextlib.suppress(OSError):
             write_atomically(Path(folder) / _FILE,
