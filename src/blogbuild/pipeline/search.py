@@ -228,29 +228,31 @@ class Search:
             return previous, []
         from blogbuild.pipeline.pagefind_service import SearchUnavailable
 
+        staged: dict[bytes, Path] = {}  # the files staged, by the digest of their bytes
         with _collector_paused(not self.remember), search_pages.Spill() as spill:
             try:
                 index = self._make(docs, keys, programs, render_again, spill)
                 try:
-                    entries = self._files(stage, index, source, last, output, fresh)
+                    entries = self._files(stage, index, source, last, output, fresh, staged)
                 except ChunkLost:  # the cache lost a chunk the output lacks: all anew
                     self.layout = None
                     index = self._make(docs, keys, programs, render_again, spill, anew=True)
-                    entries = self._files(stage, index, source, last, output, fresh)
+                    entries = self._files(stage, index, source, last, output, fresh, staged)
             except SearchUnavailable as exc:
                 cancel.check()  # Pagefind was stopped because the run was cancelled
                 self.unavailable = str(exc)
                 return {}, [warning("site.yaml", 0, f"search: {exc}, so the site is built without "
                                     "search; install it with `pip install 'pagefind[bin]'`, or "
                                     "set `search: false` in site.yaml")]
-            index.layout.save("drafts" if self.drafts else "published")
+            index.layout.save("drafts" if self.drafts else "published", staged)
             search_pages.prune(keys, index.layout.key)
             self.layout = index.layout if self.remember else None
             return entries, []
 
     def _files(self, stage: Stage, index: Made, source: str, last: dict[str, FileEntry],
-               output: Path, fresh: bool) -> dict[str, FileEntry]:
-        """Stage the index's files that the output lacks; their entries. Raises ChunkLost."""
+               output: Path, fresh: bool, staged: dict[bytes, Path]) -> dict[str, FileEntry]:
+        """Stage the index's files that the output lacks; their entries. Raises ChunkLost.
+        `staged` is told where each file whose digest was known is staged."""
         old = {} if fresh else {rel: e for rel, e in last.items()
                                 if e.source.startswith(_SOURCE)}
         entries: dict[str, FileEntry] = {}
@@ -273,6 +275,8 @@ class Search:
                                                                              kept.out)
                 continue
             stage.write_bytes(path, data)
+            if known is not None:
+                staged[known] = stage.staging.path(path)
             entries[path] = FileEntry(named, (0, 0), OutputEntry(digest, len(data), 0))
         return entries
 

@@ -18,7 +18,7 @@ import itertools
 import os
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,27 +123,33 @@ def _read_kept(out: bytes) -> bytes:
         data = (Path(folder) / KEPT / out.hex()).read_bytes()
     except OSError:
         raise ChunkLost(out.hex()) from None
-    if file_digest(data) != out:
+    if file_digest(data) != out:  # changed (through its output's link): made again
+        with contextlib.suppress(OSError):
+            (Path(folder) / KEPT / out.hex()).unlink()
         raise ChunkLost(out.hex())
     return data
 
 
-#: A chunk file no chunk of this layout names is removed once it is this old: until then
-#: it may be another process's (`serve` shows drafts, so its index is not the one `build`
-#: makes with the same cache, and each would otherwise remove the other's files).
+#: A chunk file is removed once it is this old and no index named it in that time: until
+#: then it may be another process's (`serve` shows drafts, so its index is not the one
+#: `build` makes with the same cache, and each would otherwise remove the other's files).
 UNNAMED_SECONDS = 24 * 3600
-#: How often a build lists the folder: it brings forward the time of the files its layout
-#: names (so that those in use never look unused to another process) and removes the old
-#: unnamed ones. Between those passes a build writes its new files and reads nothing else
-#: (the folder holds a day of other indexes' files: thousands after a day of editing).
+#: How often a build lists the folder: it writes the names of the files its index uses
+#: (`<folder>/tidied/search-chunks-<kind>.names`) and removes the old files that no list
+#: written in the last `UNNAMED_SECONDS` names. Between those passes a build writes its
+#: new files and reads nothing else (the folder holds a day of other indexes' files:
+#: thousands after a day of editing).
 TIDY_SECONDS = 3600
 
 
-def keep_files(chunks: list[Chunk], kind: str) -> None:
-    """Write the files of `chunks` made or read in this process that the cache lacks; once
-    an hour for each `kind` of index (`TIDY_SECONDS`: one kind's passes must not stand in
-    for the other's), bring forward the time of the files `chunks` name and remove those
-    that no layout wrote or named for `UNNAMED_SECONDS`."""
+def keep_files(chunks: list[Chunk], kind: str, staged: Mapping[bytes, Path]) -> None:
+    """Put in the cache the files of `chunks` made or read in this process that it lacks:
+    a second link to the file staged for the output when there is one (`staged`, by
+    digest: a new post changes nearly every chunk, and a link costs a fraction of writing
+    a file), else a copy. Once an hour for each `kind` of index (`TIDY_SECONDS`: one kind's
+    passes must not stand in for the other's), tidy the folder. A file changed through its
+    other link no longer has the digest that names it: reading it then fails
+    (`ChunkLost`), and the index is made anew."""
     folder = diskcache.cache_dir()
     if folder is None:
         return
@@ -153,25 +159,54 @@ def keep_files(chunks: list[Chunk], kind: str) -> None:
         for chunk in chunks:
             if chunk.made is not None:
                 path = kept / chunk.out.hex()
-                if not path.exists():
+                # A file staged anew replaces the cache's: the output lacked it, or its copy
+                # was changed, and so then was the cache's when they were one file.
+                if not _linked(staged.get(chunk.out), path) and not path.exists():
                     write_atomically(path, chunk.made)
     except OSError:
         return  # the next edit makes the chunks it cannot read from scratch
-    if diskcache.due(Path(folder) / "tidied" / f"{KEPT}-{kind}", TIDY_SECONDS):
-        _tidy(kept, {chunk.out.hex() for chunk in chunks})
+    names = Path(folder) / "tidied" / f"{KEPT}-{kind}.names"
+    with contextlib.suppress(OSError):
+        if time.time() - names.stat().st_mtime < TIDY_SECONDS:
+            return
+    _tidy(kept, names, {chunk.out.hex() for chunk in chunks})
 
 
-def _tidy(kept: Path, wanted: set[str]) -> None:
+def _linked(source: Path | None, path: Path) -> bool:
+    """Whether `path` is now a link to the whole file `source`, in place of any file it was
+    (another file system, or one without links, says no)."""
+    if source is None:
+        return False
+    tmp = path.with_name(f".{path.name}.link")
+    try:
+        tmp.unlink(missing_ok=True)
+        os.link(source, tmp)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        return False
+    return True
+
+
+def _tidy(kept: Path, names: Path, wanted: set[str]) -> None:
+    """Write `wanted` (the names of the files an index uses) to `names`; remove the files
+    older than `UNNAMED_SECONDS` that none of the lists of the last `UNNAMED_SECONDS` name.
+    (Lists, not the files' times: a file's time is its output link's too.)"""
     now = time.time()
     try:
+        names.parent.mkdir(exist_ok=True)
+        write_atomically(names, "\n".join(sorted(wanted)).encode())
+        named = set(wanted)
+        for other in names.parent.glob(f"{KEPT}-*.names"):
+            with contextlib.suppress(OSError, ValueError):  # removed, or not ours
+                if now - other.stat().st_mtime <= UNNAMED_SECONDS:
+                    named.update(other.read_text(encoding="ascii").split())
         with os.scandir(kept) as entries:
             for entry in entries:
                 with contextlib.suppress(OSError):  # removed meanwhile
-                    age = now - entry.stat().st_mtime
-                    if entry.name in wanted:
-                        if age > TIDY_SECONDS:
-                            os.utime(entry.path)
-                    elif age > UNNAMED_SECONDS:
+                    if (entry.name not in named
+                            and now - entry.stat().st_mtime > UNNAMED_SECONDS):
                         os.unlink(entry.path)
     except OSError:
         return
@@ -195,6 +230,12 @@ class _Maker:
             self._waiting.append(self._pool.submit(_make, items))
             while len(self._waiting) > _WAITING:
                 self.made.append(self._waiting.popleft().result())
+
+    def keep(self, chunk: Chunk) -> None:
+        """A chunk that stays as it is, in its place among those made."""
+        done: Future[Chunk] = Future()
+        done.set_result(chunk)
+        self._waiting.append(done)
 
     def finish(self) -> list[Chunk]:
         while self._waiting:
@@ -354,30 +395,30 @@ def update(old: list[str], keys: list[str], part: Callable[[str], PageIndex | No
 def _patched(chunks: list[Chunk], changes: dict[str, fmt.Change],
              by_chunk: dict[int, list[str]]) -> list[Chunk]:
     """`chunks` with the `changes` to their words (by chunk) made. Raises ChunkLost."""
-    out: list[Chunk] = []
     chunker = fmt.Chunker()
-    for at, chunk in enumerate(chunks):
-        touched = by_chunk.get(at)
-        if touched is None and not chunker.pending():
-            out.append(chunk)
-            continue
-        items = {item[0]: item for item in chunk.items()}
-        for word in touched or ():
-            old_item = items.get(word)
-            if old_item is None:
-                entry = fmt.Word()
-                _apply(entry, changes[word])
-                if not entry.empty():
-                    items[word] = fmt.word_item(word, entry)
+    with _Maker() as maker:
+        for at, chunk in enumerate(chunks):
+            touched = by_chunk.get(at)
+            if touched is None and not chunker.pending():
+                maker.keep(chunk)
                 continue
-            patched = fmt.patched(old_item, changes[word])
-            if patched is None:
-                del items[word]
-            else:
-                items[word] = patched
-        for word in sorted(items) if touched else items:
-            chunker.add(items[word])
-        out.extend(_make(i) for i in chunker.take())
-    out.extend(_make(i) for i in chunker.finish())
-    return out
+            items = {item[0]: item for item in chunk.items()}
+            for word in touched or ():
+                old_item = items.get(word)
+                if old_item is None:
+                    entry = fmt.Word()
+                    _apply(entry, changes[word])
+                    if not entry.empty():
+                        items[word] = fmt.word_item(word, entry)
+                    continue
+                patched = fmt.patched(old_item, changes[word])
+                if patched is None:
+                    del items[word]
+                else:
+                    items[word] = patched
+            for word in sorted(items) if touched else items:
+                chunker.add(items[word])
+            maker.add(chunker.take())
+        maker.add(chunker.finish())
+        return maker.finish()
 

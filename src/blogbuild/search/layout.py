@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,13 +64,14 @@ class Layout:
             return None
         return layout if version == _FORMAT and isinstance(layout, Layout) else None
 
-    def save(self, kind: str) -> None:
+    def save(self, kind: str, staged: Mapping[bytes, Path]) -> None:
         """Write the layout, and the files of its chunks that the cache lacks. `kind`: of
-        index (with drafts or without), whose files are tidied on their own."""
+        index (with drafts or without), whose files are tidied on their own; `staged`: the
+        files of the output's stage, by digest (see keep_files)."""
         folder = diskcache.cache_dir()
         if folder is None:
             return
-        keep_files(self.chunks, kind)
+        keep_files(self.chunks, kind, staged)
         # If it cannot be written, the next process makes the chunks from the pages' parts.
         with contextlib.suppress(OSError):
             write_atomically(Path(folder) / _FILE,
