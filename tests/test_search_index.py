@@ -305,6 +305,34 @@ def test_a_build_with_drafts_beside_keeps_the_other_index_files(
                                .iterdir()}) & {p.read_bytes() for p in cache.iterdir()}
 
 
+def test_a_chunk_file_that_cannot_be_linked_is_copied(tmp_path: Path) -> None:
+    """The cache links the file staged for the output; where there is none, or a link
+    cannot be made (another file system), it writes a copy; either way the file has the
+    chunk's bytes under the name of their digest."""
+    from blogbuild import diskcache
+    from blogbuild.search.chunks import KEPT, _make, keep_files
+
+    items = [fmt.word_item(w, fmt.Word({n: fmt.posting([n + 1], []) for n in range(3)}, {}))
+             for w in ("alpha", "beta", "gamma")]
+    linked, copied, missing = _make(items[:1]), _make(items[1:2]), _make(items[2:])
+    staged = tmp_path / "stage"
+    staged.mkdir()
+    (staged / "a").write_bytes(linked.data)
+    diskcache.set_cache_dir(tmp_path / "cache")
+    try:
+        keep_files([linked, copied, missing], "published",
+                   {linked.out: staged / "a", missing.out: staged / "not-there"})
+    finally:
+        diskcache.set_cache_dir(None)
+    kept = tmp_path / "cache" / KEPT
+    for chunk in (linked, copied, missing):
+        assert (kept / chunk.out.hex()).read_bytes() == chunk.data
+    assert (kept / linked.out.hex()).stat().st_ino == (staged / "a").stat().st_ino
+    assert (kept / copied.out.hex()).stat().st_nlink == 1
+    assert sorted(p.name for p in kept.iterdir()) == sorted(
+        c.out.hex() for c in (linked, copied, missing))
+
+
 _ints = st.lists(st.integers(-300, 70_000), max_size=6)
 _postings = st.dictionaries(st.integers(0, 5_000), st.tuples(_ints, _ints), max_size=5)
 
