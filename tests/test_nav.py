@@ -154,24 +154,33 @@ def related(root: Path, name: str) -> list[str]:
     return [text(a) for a in aside.findall(".//li/a")]
 
 
-def test_related_posts_rank_by_shared_tags_then_newest_then_title(tmp_path: Path) -> None:
+def test_related_posts_rank_by_shared_tags_then_closeness_in_date_then_title(
+        tmp_path: Path) -> None:
     root = make_site(tmp_path, {
-        "base": "date: 2024-01-01\ntags: [a, b, c]",
-        "two-old": "date: 2024-01-02\ntags: [a, b]",
-        "two-new": "date: 2024-01-05\ntags: [b, c]",
-        "one-x": "date: 2024-01-09\ntags: [c]",
-        "one-w": "date: 2024-01-09\ntags: [a]",
+        "base": "date: 2024-01-10\ntags: [a, b, c]",
+        "two-far": "date: 2024-03-01\ntags: [a, b]",
+        "two-near": "date: 2024-01-08\ntags: [b, c]",
+        "one-before": "date: 2024-01-05\ntags: [a]",  # five days either side: the newer
+        "one-after": "date: 2024-01-15\ntags: [c]",
         "one-old": "date: 2023-01-01\ntags: [a]",
         "none": "date: 2024-06-01\ntags: [z]",
-        "draft": "date: 2024-06-01\ntags: [a, b, c]\ndraft: true",
+        "draft": "date: 2024-01-10T01:00:00\ntags: [a, b, c]\ndraft: true",
         # its older and newer neighbours: linked below the post already
-        "older": "date: 2023-12-31\ntags: [a, b, c]",
-        "newer": "date: 2024-01-01T06:00:00\ntags: [a, b, c]",
+        "older": "date: 2024-01-09T12:00:00\ntags: [a, b, c]",
+        "newer": "date: 2024-01-10T06:00:00\ntags: [a, b, c]",
+        # as close and as new: by title
+        "t-base": "date: 2025-01-01\ntags: [q]",
+        "t-b": "date: 2025-01-03\ntags: [q]",
+        "t-a": "date: 2025-01-03\ntags: [q]",
+        "t-c": "date: 2024-12-30\ntags: [q]",
+        "gap-1": "date: 2024-12-31\ntags: [gap]",
+        "gap-2": "date: 2025-01-02\ntags: [gap]",
     })
     run(root)
-    assert related(root, "base") == ["Two-New", "Two-Old", "One-W"]
+    assert related(root, "base") == ["Two-Near", "Two-Far", "One-After"]
+    assert related(root, "t-base") == ["T-A", "T-B", "T-C"]
     assert related(root, "none") == []
-    assert "Draft" not in related(root, "two-old")
+    assert "Draft" not in related(root, "two-near")
 
 
 def test_related_posts_leave_out_the_series_parts(tmp_path: Path) -> None:
@@ -257,9 +266,11 @@ def brute_related(posts: list[Any], limit: int = 3) -> dict[str, tuple[Any, ...]
         own = {p.source for p in [post, post.previous, post.next,
                                   *(post.series.posts if post.series else [])] if p}
         mine = {t.slug for t in post.tags}
-        scored = [(-len(mine & {t.slug for t in o.tags}), -o.date.timestamp(), o.title, o)
+        when = post.date.timestamp()
+        scored = [(-len(mine & {t.slug for t in o.tags}), abs(o.date.timestamp() - when),
+                   -o.date.timestamp(), o.title, o.source, o)
                   for o in posts if o.source not in own and not o.meta.draft]
-        best = [s[3] for s in sorted(scored, key=lambda s: s[:3]) if s[0] < 0][:limit]
+        best = [s[-1] for s in sorted(scored, key=lambda s: s[:-1]) if s[0] < 0][:limit]
         if best:
             out[post.source] = tuple(best)
     return out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+
 from blogbuild.content.dates import instant
 from blogbuild.content.models import Post, Series
 from blogbuild.diagnostics import Diagnostic, warning
@@ -62,25 +64,31 @@ def group_series(posts: list[Post]) -> tuple[dict[str, Series], list[Diagnostic]
 
 def related_posts(posts: list[Post], limit: int = RELATED) -> dict[str, tuple[Post, ...]]:
     """For each post (by source), up to `limit` others ranked by the number of tags they
-    share with it, then newest first, then by title. Posts its page links already (its
-    series, older and newer) are left out, as are drafts and posts that share no tag.
+    share with it, then by closeness in date (between as close, the newer), then by
+    title. Posts its page links already (its series, older and newer) are left out, as
+    are drafts and posts that share no tag. Closeness keeps a post's list among posts of
+    its time, and a new post joins the lists of the recent posts it shares tags with, not
+    of every post that shares them (whose pages would all change).
 
-    Each tag is a bit set over the posts numbered in the tie order (Python ints, so the
-    set operations run in C, a machine word per 64 posts). For a post with k tags,
+    Each tag is a bit set over the posts numbered newest first (Python ints, so the set
+    operations run in C, a machine word per 64 posts). For a post with k tags,
     `at_least[c]` holds the posts that share c or more of them, made with k * k set
-    operations; the best are the lowest bits of the highest levels."""
+    operations; the best of a level are its members nearest the post's own place in that
+    order, on either side."""
     ranked = sorted((p for p in posts if not p.meta.draft), key=_newest_first)
     masks: dict[str, int] = {}
     for i, post in enumerate(ranked):
         for tag in post.tags:
             masks[tag.slug] = masks.get(tag.slug, 0) | 1 << i
     bit = {post.source: 1 << i for i, post in enumerate(ranked)}
+    keys = [_newest_first(post) for post in ranked]
     related: dict[str, tuple[Post, ...]] = {}
     for post in posts:
         own = [post, post.previous, post.next, *(post.series.posts if post.series else ())]
         left_out = sum({bit.get(p.source, 0) for p in own if p is not None})
+        key = _newest_first(post)
         best = _best(_levels([masks[t.slug] for t in post.tags if t.slug in masks]),
-                     left_out, limit)
+                     left_out, limit, bisect.bisect_left(keys, key), keys, -key[0])
         if best:
             related[post.source] = tuple(ranked[i] for i in best)
     return related
@@ -96,16 +104,40 @@ def _levels(sets: list[int]) -> list[int]:
     return at_least
 
 
-def _best(at_least: list[int], left_out: int, limit: int) -> list[int]:
-    """The numbers of up to `limit` posts, most shared tags first, then lowest number."""
+def _best(at_least: list[int], left_out: int, limit: int, place: int,
+          keys: list[tuple[float, str, str]], when: float) -> list[int]:
+    """The numbers of up to `limit` posts, most shared tags first, then nearest `when` (a
+    post at `place` in the order of `keys`, newest first): newer, then older, as close."""
     found: list[int] = []
+    newer = (1 << place) - 1
     for level in reversed(at_least[1:]):
         level &= ~left_out
-        while level and len(found) < limit:
-            low = level & -level
-            found.append(low.bit_length() - 1)
-            level ^= low
-            left_out |= low
+        if level:
+            nearest = _nearest(level, limit - len(found), newer, keys, when)
+            found += nearest
+            left_out |= sum(1 << i for i in nearest)  # the levels below hold them too
         if len(found) == limit:
             break
     return found
+
+
+def _nearest(members: int, count: int, newer: int, keys: list[tuple[float, str, str]],
+             when: float) -> list[int]:
+    """The `count` members (bits) nearest `when`, then newer, then by title. Each side of
+    the post's place (`newer`: the bits of the posts before it) is walked outwards, nearer
+    first, until it has `count` and the last time it took has no more members (posts of
+    one time are in title order, which on the newer side is not the order of the walk);
+    the best of both sides are the best of all."""
+    picked: list[int] = []
+    before = members & newer
+    for side, walk_down in ((before, True), (members ^ before, False)):
+        taken: list[int] = []
+        while side:
+            i = side.bit_length() - 1 if walk_down else (side & -side).bit_length() - 1
+            if len(taken) >= count and keys[i][0] != keys[taken[-1]][0]:
+                break
+            taken.append(i)
+            side ^= 1 << i
+        picked += taken
+    picked.sort(key=lambda i: (abs(-keys[i][0] - when), keys[i]))
+    return picked[:count]
