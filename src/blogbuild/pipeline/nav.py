@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import operator
 
 from blogbuild.content.dates import instant
 from blogbuild.content.models import Post, Series
@@ -75,13 +76,15 @@ def related_posts(posts: list[Post], limit: int = RELATED) -> dict[str, tuple[Po
     `at_least[c]` holds the posts that share c or more of them, made with k * k set
     operations; the best of a level are its members nearest the post's own place in that
     order, on either side."""
-    ranked = sorted((p for p in posts if not p.meta.draft), key=_newest_first)
+    keyed = sorted(((_newest_first(p), p) for p in posts if not p.meta.draft),
+                   key=operator.itemgetter(0))
+    keys = [key for key, _post in keyed]
+    ranked = [post for _key, post in keyed]
     masks: dict[str, int] = {}
     for i, post in enumerate(ranked):
         for tag in post.tags:
             masks[tag.slug] = masks.get(tag.slug, 0) | 1 << i
     bit = {post.source: 1 << i for i, post in enumerate(ranked)}
-    keys = [_newest_first(post) for post in ranked]
     related: dict[str, tuple[Post, ...]] = {}
     for post in posts:
         own = [post, post.previous, post.next, *(post.series.posts if post.series else ())]

@@ -119,13 +119,14 @@ def _read_kept(out: bytes) -> bytes:
     folder = diskcache.cache_dir()
     if folder is None:
         raise ChunkLost(out.hex())
+    path = Path(folder) / KEPT / out.hex()
     try:
-        data = (Path(folder) / KEPT / out.hex()).read_bytes()
+        data = path.read_bytes()
     except OSError:
         raise ChunkLost(out.hex()) from None
     if file_digest(data) != out:  # changed (through its output's link): made again
         with contextlib.suppress(OSError):
-            (Path(folder) / KEPT / out.hex()).unlink()
+            path.unlink()
         raise ChunkLost(out.hex())
     return data
 
