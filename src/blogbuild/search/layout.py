@@ -22,7 +22,7 @@ from blogbuild.search.pages import PageIndex, Runtime
 
 _FILE = "search-layout.pickle"
 #: Bump when these classes change.
-_FORMAT = 4
+_FORMAT = 5
 
 
 @dataclass
