@@ -8,10 +8,13 @@
 
 from __future__ import annotations
 
+import array
 import gzip
 import json
 import os
+import pickle
 import shutil
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -22,7 +25,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blogbuild.commands.build import build
+from blogbuild.diagnostics import BuildFailed
 from blogbuild.search import format as fmt
+from blogbuild.search.chunks import Chunk
 from search_helpers import pagefinds_own_index
 
 SITE_YAML = 'title: "Index"\nbase_url: "https://example.org/blog/"\nposts_per_page: 5\n'
@@ -158,6 +163,41 @@ def test_every_edit_gives_the_bytes_of_a_clean_build(
         shutil.rmtree(clean, ignore_errors=True)
         build(site / "site.yaml", output=clean, use_cache=False)
         assert tree(site / "_site" / "pagefind") == tree(clean / "pagefind"), step
+
+
+def test_a_build_that_fails_while_its_index_is_made_leaves_the_last_output(
+        tmp_path: Path, small_chunks: None) -> None:
+    """An update makes its index as soon as the site is assembled, beside the checks that
+    may still fail it: a failure then stops the index, the output stays the last build's
+    to the byte, and the next build's index is a clean build's."""
+    site = make_site(tmp_path / "site", 12)
+    build(site / "site.yaml")
+    before = tree(site / "_site")
+    kept = sorted(p.name for p in site.iterdir())
+    edit(site, "append")
+    path = site / "content" / "posts" / "2024-01-04-p3.md"
+    text = path.read_text()
+    path.write_text(text + "\nA [link](no-such-post.md) that goes nowhere.\n")
+    with pytest.raises(BuildFailed):  # the missing target is a warning: --strict fails
+        build(site / "site.yaml", strict=True)
+    assert tree(site / "_site") == before
+    assert sorted(p.name for p in site.iterdir()) == kept  # no stage left beside it
+    assert "search-index" not in {t.name for t in threading.enumerate()}  # it stopped
+    path.write_text(text)
+    build(site / "site.yaml")
+    clean = tmp_path / "clean"
+    build(site / "site.yaml", output=clean, use_cache=False)
+    assert tree(site / "_site" / "pagefind") == tree(clean / "pagefind")
+
+
+def test_a_chunk_keeps_its_words_through_the_layouts_file() -> None:
+    """The layout's chunks pickle their words as one string; a word with a NUL (which
+    Pagefind's words do not have) or no word at all come back as they were."""
+    numbers = array.array("i", [1, 2])
+    for words in (["alpha", "beta"], ["al\0pha", "beta"], [""], []):
+        chunk = Chunk(list(words), numbers, numbers, numbers, numbers, "d", b"o", made=b"x")
+        again = pickle.loads(pickle.dumps(chunk))
+        assert again.words == words and again.made is None and again == chunk
 
 
 def test_an_appended_sentence_rewrites_few_chunks(tmp_path: Path, small_chunks: None) -> None:

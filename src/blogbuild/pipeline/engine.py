@@ -69,7 +69,7 @@ from blogbuild.pipeline.sources import (
     relink,
     results_of,
 )
-from blogbuild.pipeline.state import SourceEntry, State, intact, state_key
+from blogbuild.pipeline.state import Seen, SourceEntry, State, intact, stat_all, state_key
 from blogbuild.pipeline.state_files import load_state, prune_states, save_state
 from blogbuild.pipeline.store import RenderCache
 from blogbuild.pipeline.workers import (
@@ -252,33 +252,6 @@ class Engine:
             sources.items = without_bytes(sources.items)
             todo = missing_feeds = []  # the same bytes
             _out_of_the_collectors_way()
-        pages = planned(site, config)
-        specs, file_problems = site_files(config, site, found.assets)
-        specs = publish_images(specs, images, site.assets) + made_files(site, entries)
-        cards, card_problems = site_cards(config, site)
-        self.progress("drawing social cards", 0, 0)
-        card_dir = make_cards(cards, self.cards_dir, self._scratch_dir, self.jobs)
-        self.progress("checking links", 0, 0)
-        specs += card_files(cards, card_dir, site)
-        claims = Claims()
-        claims.claim(MARKER, Owner("blogbuild's marker file", ""))
-        chosen = claim_files(claims, specs)
-        self.stylesheets, sheets = page_stylesheets(chosen, pages, last.files)
-        chosen.update(claim_files(claims, sheets))
-        for page in pages:
-            claims.claim(page.path, page_owner(page))
-        diagnostics += [*found.diagnostics, *file_problems, *card_problems, *claims.problems]
-        diagnostics += resolve_refs(site, results_of(entries), set(claims.files), config)
-        diagnostics += [d for e in entries.values() for d in e.result.diagnostics]
-        diagnostics = sorted(set(diagnostics))
-        problems = [d for d in diagnostics if d.is_error]
-        if not self.lenient and (problems or (self.strict and diagnostics)):
-            raise BuildFailed(diagnostics, strict=self.strict)
-        if self.lenient and problems:  # nothing is written: the output stays as it was
-            return BuildReport(self.output, seconds=time.perf_counter() - start,
-                               diagnostics=[d for d in diagnostics if not d.is_error],
-                               errors=sorted({*errors, *problems}), base_url=config.base_url)
-
         rendering_again = threading.Lock()
 
         def render_again(digests: set[str]) -> None:
@@ -289,9 +262,50 @@ class Engine:
                         for rel, e in entries.items() if e.digest in digests and rel in items]
                 entries.update(renderer.render(lost, links, reuse=False))
 
-        report = self._write(site, pages, chosen, entries, last, fresh, start, render_again,
-                             fresh_sources if early is not None and self.lenient else set(),
-                             None if early is None else lambda paths: early(paths, errors))
+        # The output's files, each stat'ed once before the search index's thread starts.
+        seen = {} if fresh else stat_all(self.output, [*last.pages, *last.files])
+        # A build's update makes its search index from here on, beside the rest of the run
+        # (the live server's and a fresh build's start later: see `_write`).
+        indexing = None
+        if early is None and not fresh:
+            indexing = self.search.start(site, last.files, self.output, fresh, render_again,
+                                         seen)
+            indexing.until_reading()
+        try:
+            pages = planned(site, config)
+            specs, file_problems = site_files(config, site, found.assets)
+            specs = publish_images(specs, images, site.assets) + made_files(site, entries)
+            cards, card_problems = site_cards(config, site)
+            self.progress("drawing social cards", 0, 0)
+            card_dir = make_cards(cards, self.cards_dir, self._scratch_dir, self.jobs)
+            self.progress("checking links", 0, 0)
+            specs += card_files(cards, card_dir, site)
+            claims = Claims()
+            claims.claim(MARKER, Owner("blogbuild's marker file", ""))
+            chosen = claim_files(claims, specs)
+            self.stylesheets, sheets = page_stylesheets(chosen, pages, last.files)
+            chosen.update(claim_files(claims, sheets))
+            for page in pages:
+                claims.claim(page.path, page_owner(page))
+            diagnostics += [*found.diagnostics, *file_problems, *card_problems, *claims.problems]
+            diagnostics += resolve_refs(site, results_of(entries), set(claims.files), config)
+            diagnostics += [d for e in entries.values() for d in e.result.diagnostics]
+            diagnostics = sorted(set(diagnostics))
+            problems = [d for d in diagnostics if d.is_error]
+            if not self.lenient and (problems or (self.strict and diagnostics)):
+                raise BuildFailed(diagnostics, strict=self.strict)
+            if self.lenient and problems:  # nothing is written: the output stays as it was
+                return BuildReport(self.output, seconds=time.perf_counter() - start,
+                                   diagnostics=[d for d in diagnostics if not d.is_error],
+                                   errors=sorted({*errors, *problems}), base_url=config.base_url)
+
+            report = self._write(
+                site, pages, chosen, entries, last, fresh, start, render_again, indexing, seen,
+                fresh_sources if early is not None and self.lenient else set(),
+                None if early is None else lambda paths: early(paths, errors))
+        finally:
+            if indexing is not None:
+                indexing.abandon()  # the run failed (at once when it is done)
         self.links = links
         report.sources = len(items)
         report.rendered = len(renderer.rendered)
@@ -375,24 +389,30 @@ class Engine:
     def _write(self, site: Site, pages: list[PlannedPage], chosen: dict[str, FileSpec],
                entries: dict[str, SourceEntry], last: State, fresh: bool,
                start: float, render_again: Callable[[set[str]], None],
-               edited: set[str], early: Callable[[set[str]], None] | None) -> BuildReport:
+               indexing: Indexing | None, seen: Seen, edited: set[str],
+               early: Callable[[set[str]], None] | None) -> BuildReport:
+        """`indexing`: the search index, when it was started already; `seen`: the output's
+        files as stat'ed already."""
         config = self.config
         token = cancel.current()
         with Stage(self.output, fresh=fresh) as stage:
             def index() -> Indexing:
-                return self.search.start(stage, site, last.files, self.output, fresh,
-                                         render_again)
+                started = self.search.start(site, last.files, self.output, fresh,
+                                            render_again, seen)
+                started.write_into(stage)
+                return started
 
-            # An update's search index is made while its pages are templated; the live
-            # server starts it once the edited page is out (it would compete with that
+            # A build's update started its search index once the site was assembled; the
+            # live server starts it once the edited page is out (it would compete with that
             # page). A fresh build's waits for its pages: their worker processes fill both
             # cores, and with Pagefind's in memory at once the peak would be theirs summed.
-            indexing = index() if early is None and not fresh else None
+            if indexing is not None:
+                indexing.write_into(stage)
             try:
                 self.progress("copying files", 0, 0)
-                files = stage_files(stage, chosen, last.files, self.output, fresh)
+                files = stage_files(stage, chosen, last.files, self.output, fresh, seen)
                 self.progress("deciding stale pages", 0, 0)
-                decided = self._decide(site, pages, last, fresh)
+                decided = self._decide(site, pages, last, fresh, seen)
                 outdated, damaged = decided.outdated, decided.damaged
                 # The live server shows the pages of the edited sources first, and the stale
                 # pages open in a browser, before anything else is templated. (After an edit
@@ -470,7 +490,7 @@ class Engine:
         )
 
     def _decide(self, site: Site, pages: list[PlannedPage], last: State, fresh: bool,
-                ) -> _Decided:
+                seen: Seen) -> _Decided:
         """Which pages to template again, and what the next state records of them."""
         config = self.config
         assert self.sources is not None
@@ -492,7 +512,7 @@ class Engine:
             entry = last.pages.get(rel)
             if entry is None:
                 return False
-            if not intact(self.output, rel, entry.out):
+            if not intact(self.output, rel, entry.out, seen):
                 damaged.add(rel)
                 return False
             return True

@@ -19,7 +19,7 @@ from blogbuild.output.claims import SITE_STATIC, THEME, Claims, Owner
 from blogbuild.output.codestyles import code_css, code_css_key
 from blogbuild.output.plan import PlannedPage
 from blogbuild.output.writer import Stage, bundle_files
-from blogbuild.pipeline.state import FileEntry, OutputEntry, file_digest, intact
+from blogbuild.pipeline.state import FileEntry, OutputEntry, Seen, file_digest, intact
 from blogbuild.themefiles import theme_dir, theme_static
 
 
@@ -168,9 +168,10 @@ def _generated(key: str) -> str:
 
 
 def stage_files(stage: Stage, chosen: dict[str, FileSpec], last: dict[str, FileEntry],
-                output: Path, fresh: bool) -> dict[str, FileEntry]:
+                output: Path, fresh: bool, seen: Seen | None = None) -> dict[str, FileEntry]:
     """Stage the files that are new or changed; returns every file's new entry (a file
-    the output still has as the last build left it is not copied again)."""
+    the output still has as the last build left it is not copied again). `seen`: the
+    output's files as stat'ed already (blogbuild.pipeline.state.stat_all)."""
     files: dict[str, FileEntry] = {}
     for rel, spec in chosen.items():
         source = str(spec.source) if spec.source is not None else ""
@@ -186,7 +187,7 @@ def stage_files(stage: Stage, chosen: dict[str, FileSpec], last: dict[str, FileE
         if spec.source is None:
             generated = _generated(spec.key)
             if (not fresh and previous is not None and previous.source == generated
-                    and intact(output, rel, previous.out)):
+                    and intact(output, rel, previous.out, seen)):
                 files[rel] = previous
                 continue
             assert spec.make is not None
@@ -196,7 +197,7 @@ def stage_files(stage: Stage, chosen: dict[str, FileSpec], last: dict[str, FileE
                                    OutputEntry(file_digest(data), len(data), 0))
             continue
         if (not fresh and previous is not None and previous.source == source
-                and previous.stamp == stamp and intact(output, rel, previous.out)):
+                and previous.stamp == stamp and intact(output, rel, previous.out, seen)):
             files[rel] = previous
             continue
         stage.copy(rel, spec.source, shown=spec.owner.file)

@@ -31,7 +31,7 @@ from blogbuild.diagnostics import Diagnostic, warning
 from blogbuild.fingerprints import code_fingerprint, versions_of
 from blogbuild.output.writer import Stage
 from blogbuild.pipeline.pagefind_service import versions
-from blogbuild.pipeline.state import FileEntry, OutputEntry, file_digest, intact
+from blogbuild.pipeline.state import FileEntry, OutputEntry, Seen, file_digest, intact
 from blogbuild.search import pages as search_pages
 from blogbuild.search.chunks import ChunkLost, from_scratch, update
 from blogbuild.search.format import FormatError
@@ -173,12 +173,18 @@ def read_pages(config: Config, docs: list[Post], render_again: Callable[[set[str
     return runtimes[0]
 
 
-def page_key(post: Post, config: Config, programs: str) -> str:
-    """Changes whenever the page's part of the index would: its URL, title, date and
-    body, the options and Pagefind."""
-    return hashlib.sha256(json.dumps([FORMAT, programs, config.language, config.base_url,
-                                      EXCLUDE, post.url, post.title, _date(post, config),
-                                      post.body_id]).encode()).hexdigest()
+def page_keys(docs: list[Post], config: Config, programs: str) -> list[str]:
+    """Each page's key: it changes whenever the page's part of the index would (its URL,
+    title, date and body, the options and Pagefind). What all pages share is hashed once."""
+    shared = hashlib.sha256(json.dumps([FORMAT, programs, config.language, config.base_url,
+                                        EXCLUDE]).encode())
+    keys = []
+    for post in docs:
+        h = shared.copy()
+        h.update(json.dumps([post.url, post.title, _date(post, config),
+                             post.body_id]).encode())
+        keys.append(h.hexdigest())
+    return keys
 
 
 @dataclass
@@ -200,23 +206,30 @@ class Search:
     layout: Layout | None = None
     runtime: Runtime | None = None
 
-    def start(self, stage: Stage, site: Site, last: dict[str, FileEntry], output: Path,
-              fresh: bool, render_again: Callable[[set[str]], None]) -> Indexing:
-        """`stage`, in a thread of its own: `render_again` must be safe to call from it."""
-        return Indexing(lambda: self.stage(stage, site, last, output, fresh, render_again))
+    def start(self, site: Site, last: dict[str, FileEntry], output: Path, fresh: bool,
+              render_again: Callable[[set[str]], None], seen: Seen | None = None,
+              ) -> Indexing:
+        """`stage`, in a thread of its own: `render_again` must be safe to call from it.
+        The index is made at once; its files wait for the stage (`Indexing.write_into`).
+        `seen`: the output's files as stat'ed already."""
+        return Indexing(lambda stage, reading: self.stage(
+            stage, site, last, output, fresh, render_again, seen, reading))
 
-    def stage(self, stage: Stage, site: Site, last: dict[str, FileEntry], output: Path,
-              fresh: bool, render_again: Callable[[set[str]], None],
+    def stage(self, stage: Callable[[], Stage], site: Site, last: dict[str, FileEntry],
+              output: Path, fresh: bool, render_again: Callable[[set[str]], None],
+              seen: Seen | None = None, reading: Callable[[], None] = lambda: None,
               ) -> tuple[dict[str, FileEntry], list[Diagnostic]]:
         """Stage the index when it changed; returns its files' entries (paths relative to
-        the output) and a warning when Pagefind could not make it."""
+        the output) and a warning when Pagefind could not make it. `stage()` is where the
+        files go (it waits until there is one); `reading()` is called when what is left
+        before Pagefind reads the new pages is done."""
         if not self.config.search or self.unavailable:
             return {}, []
         docs = documents(site)
         # Pagefind, the CBOR writer, and our code (how pages are shown to Pagefind, how its
         # index is written and compressed) make the index with the pages.
         programs = f"{versions()};cbor2={versions_of(('cbor2',))['cbor2']};{code_fingerprint()}"
-        keys = [page_key(post, self.config, programs) for post in docs]
+        keys = page_keys(docs, self.config, programs)
         # The entry file names what the index holds; the other files of an index are the
         # same entries from one build to the next when they are the same bytes (an edit
         # then saves the few that changed in the build's state, not all of them).
@@ -224,20 +237,22 @@ class Search:
         previous = {rel: e for rel, e in last.items() if e.source.startswith(_SOURCE)}
         entry = previous.get(f"{FOLDER}/{_ENTRY}")
         if (not fresh and entry is not None and entry.source == source
-                and all(intact(output, rel, e.out) for rel, e in previous.items())):
+                and all(intact(output, rel, e.out, seen) for rel, e in previous.items())):
             return previous, []
         from blogbuild.pipeline.pagefind_service import SearchUnavailable
 
         staged: dict[bytes, Path] = {}  # the files staged, by the digest of their bytes
         with _collector_paused(not self.remember), search_pages.Spill() as spill:
             try:
-                index = self._make(docs, keys, programs, render_again, spill)
+                index = self._make(docs, keys, programs, render_again, spill, reading)
                 try:
-                    entries = self._files(stage, index, source, last, output, fresh, staged)
+                    entries = self._files(stage(), index, source, last, output, fresh,
+                                          staged, seen)
                 except ChunkLost:  # the cache lost a chunk the output lacks: all anew
                     self.layout = None
                     index = self._make(docs, keys, programs, render_again, spill, anew=True)
-                    entries = self._files(stage, index, source, last, output, fresh, staged)
+                    entries = self._files(stage(), index, source, last, output, fresh,
+                                          staged, seen)
             except SearchUnavailable as exc:
                 cancel.check()  # Pagefind was stopped because the run was cancelled
                 self.unavailable = str(exc)
@@ -250,7 +265,8 @@ class Search:
             return entries, []
 
     def _files(self, stage: Stage, index: Made, source: str, last: dict[str, FileEntry],
-               output: Path, fresh: bool, staged: dict[bytes, Path]) -> dict[str, FileEntry]:
+               output: Path, fresh: bool, staged: dict[bytes, Path], seen: Seen | None,
+               ) -> dict[str, FileEntry]:
         """Stage the index's files that the output lacks; their entries. Raises ChunkLost.
         `staged` is told where each file whose digest was known is staged."""
         old = {} if fresh else {rel: e for rel, e in last.items()
@@ -263,14 +279,14 @@ class Search:
             # Most files outlive an edit (the script, the fragments of other pages, the
             # chunks that hold none of its words): kept without being made again.
             if (kept is not None and known is not None and kept.out.digest == known
-                    and intact(output, path, kept.out)):
+                    and intact(output, path, kept.out, seen)):
                 entries[path] = kept if kept.source == named else FileEntry(named, (0, 0),
                                                                              kept.out)
                 continue
             data = make()
             digest = file_digest(data)
             if kept is not None and kept.out.digest == digest and intact(output, path,
-                                                                          kept.out):
+                                                                          kept.out, seen):
                 entries[path] = kept if kept.source == named else FileEntry(named, (0, 0),
                                                                              kept.out)
                 continue
@@ -281,8 +297,8 @@ class Search:
         return entries
 
     def _make(self, docs: list[Post], keys: list[str], programs: str,
-              render_again: Callable[[set[str]], None], spill: search_pages.Spill, *,
-              anew: bool = False) -> Made:
+              render_again: Callable[[set[str]], None], spill: search_pages.Spill,
+              reading: Callable[[], None] = lambda: None, *, anew: bool = False) -> Made:
         """The index of `docs`: brought up to date from the last layout, or `anew`."""
         layout = None if anew else self.layout or Layout.load()
         options = hashlib.sha256(json.dumps([FORMAT, programs]).encode()).hexdigest()
@@ -333,6 +349,7 @@ class Search:
                     missing.append(n)
                 else:
                     refs[key] = PageRef.of(key, found)
+        reading()
         read(missing)
         assert runtime is not None
         self.runtime = runtime
@@ -348,31 +365,58 @@ class Search:
 
 
 class Indexing:
-    """The search step of one run, in a thread of its own while the pages are templated:
-    Pagefind reads in processes of its own and zlib compresses outside the GIL, so on two
-    cores most of the index is made in the templating's shadow. It runs under a token of
-    its own, stopped when the run's is cancelled or when the run fails (`abandon`)."""
+    """The search step of one run, in a thread of its own: Pagefind reads in processes of
+    its own and zlib compresses outside the GIL, so on two cores much of the index is made
+    beside the main thread's work. A build's update starts it once the site is assembled
+    and hands it the stage for its files when the writing begins (`write_into`). It runs
+    under a token of its own, stopped when the run's is cancelled or when the run fails
+    (`abandon`)."""
 
-    def __init__(self, work: Callable[[], tuple[dict[str, FileEntry], list[Diagnostic]]]
-                 ) -> None:
+    def __init__(self, work: Callable[[Callable[[], Stage], Callable[[], None]],
+                                      tuple[dict[str, FileEntry], list[Diagnostic]]]) -> None:
         parent, self._token = cancel.current(), cancel.Token()
         self._outcome: tuple[dict[str, FileEntry], list[Diagnostic]] | None = None
         self._error: BaseException | None = None
+        self._stage: Stage | None = None
+        self._given = threading.Event()  # the stage was handed over, or the run failed
+        self._reading = threading.Event()  # Pagefind reads, or the work is done
+
+        def stage() -> Stage:
+            self._given.wait()
+            cancel.check()
+            assert self._stage is not None
+            return self._stage
 
         def run() -> None:
             try:
                 with parent.child(self._token.stop), cancel.scope(self._token):
-                    self._outcome = work()
+                    self._outcome = work(stage, self._reading.set)
             except BaseException as exc:  # handed to the run's thread
                 self._error = exc
+            finally:
+                self._reading.set()
 
         # A copy of this thread's context: the run's timing and settings go with it.
         self._thread = threading.Thread(target=contextvars.copy_context().run, args=(run,),
                                         name="search-index", daemon=True)
         self._thread.start()
 
+    def until_reading(self) -> None:
+        """Wait until Pagefind reads the new pages (or the index is made). Until then the
+        index's thread needs the GIL (the pages' keys, the last layout), and the index
+        is what a build's update waits for last: run alone, that part is done in a few
+        tens of milliseconds, and the reading goes on beside the main thread's work."""
+        while not self._reading.wait(cancel.WAKE_SECONDS):
+            cancel.check()
+
+    def write_into(self, stage: Stage) -> None:
+        """The stage the index's files go into."""
+        self._stage = stage
+        self._given.set()
+
     def result(self) -> tuple[dict[str, FileEntry], list[Diagnostic]]:
         """Wait for it: the index's files' entries, and a warning when there is no index."""
+        assert self._given.is_set(), "write_into comes first"
         cancel.join(self._thread)
         if self._error is not None:
             raise self._error
@@ -382,6 +426,7 @@ class Indexing:
     def abandon(self) -> None:
         """The run failed: stop, and wait until it wrote its last file into the stage."""
         self._token.stop()
+        self._given.set()
         cancel.join(self._thread)
 
 
