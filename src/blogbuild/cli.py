@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import logging
 import os
 import shlex
@@ -202,6 +203,12 @@ def run() -> None:
     folder). What is left is the interpreter taking apart, one by one, every object the
     build held: a tenth of an edit's build of a 1,000-post blog. An exception or
     `SystemExit` (a usage error) ends the usual way."""
+    # The program's modules and a build's records live until it ends, and hold no cycles
+    # worth finding early: Python's cycle collector, run every 700 new objects, went
+    # through them 140 times in an edit's build of a 1,000-post blog (16 ms of 0.55 s).
+    # Every 100,000 new objects it has nothing to do in an edit, and a long build or the
+    # live server still has its cycles collected.
+    gc.set_threshold(100_000, 10, 10)
     code = main()
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
