@@ -220,7 +220,17 @@ def start(tmp_path: Path) -> Iterator[Callable[..., Session]]:
 
 
 @pytest.fixture
-def pagefind_reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
+def index_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build's update makes its search index in this process (on a thread), not in a
+    process of its own: for tests that watch or change the index's code in this process."""
+    from blogbuild.pipeline.search_process import IndexProcess
+
+    monkeypatch.setattr(IndexProcess, "begin", classmethod(lambda cls: None))
+
+
+@pytest.fixture
+def pagefind_reads(monkeypatch: pytest.MonkeyPatch,
+                   index_here: None) -> Iterator[list[list[str]]]:
     """The URLs of the pages the build gave Pagefind to read, call by call."""
     made: list[list[str]] = []
     from blogbuild.pipeline import search

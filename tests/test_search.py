@@ -169,7 +169,7 @@ def test_search_is_a_boolean_in_site_yaml(site: Path, capsys: pytest.CaptureFixt
 
 
 def test_a_failed_run_stops_the_index_made_beside_its_pages(
-        site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        site: Path, monkeypatch: pytest.MonkeyPatch, index_here: None) -> None:
     """The index is made in a thread while pages are templated: a template error fails the
     build at once, Pagefind's reading is stopped, and the last output stays as it was."""
     import threading

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import array
+import dataclasses
 import gzip
 import json
 import os
@@ -26,6 +27,7 @@ from hypothesis import strategies as st
 
 from blogbuild.commands.build import build
 from blogbuild.diagnostics import BuildFailed
+from blogbuild.pipeline.store import RenderCache
 from blogbuild.search import format as fmt
 from blogbuild.search.chunks import Chunk
 from search_helpers import pagefinds_own_index
@@ -55,8 +57,9 @@ def make_site(root: Path, posts: int) -> Path:
 
 
 @pytest.fixture
-def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Chunks of a few words, so that a small site has many."""
+def small_chunks(monkeypatch: pytest.MonkeyPatch, index_here: None) -> None:
+    """Chunks of a few words, so that a small site has many (in this process: the index
+    is made here)."""
     monkeypatch.setattr(fmt, "MIN_UNITS", 40)
     monkeypatch.setattr(fmt, "EVERY", 4)
     monkeypatch.setattr(fmt, "MAX_UNITS", 160)
@@ -165,8 +168,105 @@ def test_every_edit_gives_the_bytes_of_a_clean_build(
         assert tree(site / "_site" / "pagefind") == tree(clean / "pagefind"), step
 
 
+def index_processes() -> list[int]:
+    """This process's children that make a search index."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == os.getpid() and b"search_process" in (
+                    entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+@pytest.fixture
+def answers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """What the search index's process answered, build by build ("done", "lost",
+    "failed")."""
+    from blogbuild.pipeline.search_process import IndexProcess
+
+    seen: list[str] = []
+    real = IndexProcess.answer
+
+    def answer(self: IndexProcess) -> Any:
+        found = real(self)
+        seen.append(found[0])
+        return found
+
+    monkeypatch.setattr(IndexProcess, "answer", answer)
+    return seen
+
+
+def test_an_update_makes_its_index_in_a_process_of_its_own(
+        tmp_path: Path, answers: list[str]) -> None:
+    """An update's index is made in a process of its own, beside the templating; after
+    every kind of edit it is the bytes a clean build writes (made on a thread)."""
+    site = make_site(tmp_path / "site", 40)
+    build(site / "site.yaml")
+    assert answers == []  # a first build makes its index after its pages, here
+    for n, step in enumerate(EDITS):
+        edit(site, step)
+        build(site / "site.yaml")
+        assert answers == ["done"] * (n + 1), step
+        clean = tmp_path / f"clean-{n}"
+        build(site / "site.yaml", output=clean, use_cache=False)
+        assert tree(site / "_site" / "pagefind") == tree(clean / "pagefind"), step
+    assert index_processes() == []
+
+
+def test_the_index_is_made_here_when_its_process_cannot(
+        tmp_path: Path, answers: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A body the render store lost is rendered again by the build, which then makes the
+    index itself; so it does when the process runs other code, or does not run at all."""
+    from blogbuild.pipeline import search_process
+
+    site = make_site(tmp_path / "site", 12)
+    build(site / "site.yaml")
+
+    def same_as_a_clean_build(name: str) -> None:
+        clean = tmp_path / name
+        build(site / "site.yaml", output=clean, use_cache=False)
+        assert tree(site / "_site" / "pagefind") == tree(clean / "pagefind")
+
+    edit(site, "append")  # the process finds no body where the job says they are
+    real_job = search_process.Job.__init__
+
+    def losing(self: Any, *args: Any, **kwargs: Any) -> None:
+        real_job(self, *args, **kwargs)
+        nowhere = RenderCache(tmp_path / "nowhere")
+        self.docs = [dataclasses.replace(doc, bodies=nowhere) for doc in self.docs]
+
+    def other_code(self: Any, *args: Any, **kwargs: Any) -> None:
+        real_job(self, *args, **kwargs)
+        self.code = "other"
+
+    with monkeypatch.context() as patched:
+        patched.setattr(search_process.Job, "__init__", losing)
+        build(site / "site.yaml")
+    assert answers == ["lost"]
+    same_as_a_clean_build("clean-lost")
+
+    edit(site, "title")
+    with monkeypatch.context() as patched:  # the job names other code than the process runs
+        patched.setattr(search_process.Job, "__init__", other_code)
+        build(site / "site.yaml")
+    assert answers[1:] == ["failed"]
+    same_as_a_clean_build("clean-other-code")
+
+    edit(site, "newest")
+    with monkeypatch.context() as patched:  # no process: the index is made on a thread
+        patched.setattr(search_process.sys, "executable", str(tmp_path / "no-python"))
+        build(site / "site.yaml")
+    assert answers[2:] == []
+    same_as_a_clean_build("clean-no-process")
+    assert index_processes() == []
+
+
 def test_a_build_that_fails_while_its_index_is_made_leaves_the_last_output(
-        tmp_path: Path, small_chunks: None) -> None:
+        tmp_path: Path) -> None:
     """An update makes its index as soon as the site is assembled, beside the checks that
     may still fail it: a failure then stops the index, the output stays the last build's
     to the byte, and the next build's index is a clean build's."""
@@ -183,6 +283,7 @@ def test_a_build_that_fails_while_its_index_is_made_leaves_the_last_output(
     assert tree(site / "_site") == before
     assert sorted(p.name for p in site.iterdir()) == kept  # no stage left beside it
     assert "search-index" not in {t.name for t in threading.enumerate()}  # it stopped
+    assert index_processes() == []
     path.write_text(text)
     build(site / "site.yaml")
     clean = tmp_path / "clean"

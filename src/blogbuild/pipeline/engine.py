@@ -59,6 +59,7 @@ from blogbuild.pipeline.quick import (
     without_bytes,
 )
 from blogbuild.pipeline.search import Indexing, Search
+from blogbuild.pipeline.search_process import Offloaded
 from blogbuild.pipeline.sources import (
     LinkInputs,
     Renderer,
@@ -163,6 +164,7 @@ class Engine:
         return self._scratch
 
     def close(self) -> None:
+        self.search.discard()  # a search process that no run took
         if not self.lenient:
             gc.unfreeze()  # the collector may have what this run kept (_out_of_the_collectors_way)
         if self._scratch is not None:
@@ -189,6 +191,8 @@ class Engine:
             state = None
         fresh = state is None
         last = state or State(key)
+        if not fresh and early is None:
+            self.search.prepare()  # its process loads while the sources are read and rendered
         self.clean = False  # --clean is for the first run only
 
         self.progress("reading sources", 0, 0)
@@ -389,14 +393,14 @@ class Engine:
     def _write(self, site: Site, pages: list[PlannedPage], chosen: dict[str, FileSpec],
                entries: dict[str, SourceEntry], last: State, fresh: bool,
                start: float, render_again: Callable[[set[str]], None],
-               indexing: Indexing | None, seen: Seen, edited: set[str],
+               indexing: Indexing | Offloaded | None, seen: Seen, edited: set[str],
                early: Callable[[set[str]], None] | None) -> BuildReport:
         """`indexing`: the search index, when it was started already; `seen`: the output's
         files as stat'ed already."""
         config = self.config
         token = cancel.current()
         with Stage(self.output, fresh=fresh) as stage:
-            def index() -> Indexing:
+            def index() -> Indexing | Offloaded:
                 started = self.search.start(site, last.files, self.output, fresh,
                                             render_again, seen)
                 started.write_into(stage)

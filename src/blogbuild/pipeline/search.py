@@ -21,16 +21,18 @@ import json
 import queue
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from blogbuild import cancel
 from blogbuild.config import Config
-from blogbuild.content.models import MissingBody, Post, Site
+from blogbuild.content.models import Bodies, MissingBody, Post, Site
 from blogbuild.diagnostics import Diagnostic, warning
 from blogbuild.fingerprints import code_fingerprint, versions_of
-from blogbuild.output.writer import Stage
+from blogbuild.output.writer import Stage, Staging
 from blogbuild.pipeline.pagefind_service import versions
+from blogbuild.pipeline.search_process import IndexProcess, Job, Offloaded
 from blogbuild.pipeline.state import FileEntry, OutputEntry, Seen, file_digest, intact
 from blogbuild.search import pages as search_pages
 from blogbuild.search.chunks import ChunkLost, from_scratch, update
@@ -49,16 +51,49 @@ EXCLUDE = (".katex-html", "annotation", "button", "svg", ".heading-anchor",
            ".codeblock-lang", ".callout-icon", ".video-note", ".video-play", "template")
 
 
-def documents(site: Site) -> list[Post]:
+class Staged(Protocol):
+    """Where the index's files go: the build's stage, or the stage's folder as the index's
+    own process sees it."""
+
+    @property
+    def staging(self) -> Staging: ...
+
+    def write_bytes(self, rel: str, data: bytes) -> None: ...
+
+
+@dataclass(frozen=True)
+class Doc:
+    """What the index needs of a post or page: what its key is made of, and its body
+    (read from the render store when Pagefind reads the page). Small, to be sent to the
+    process that makes the index (blogbuild.pipeline.search_process)."""
+
+    url: str
+    title: str
+    date: dt.datetime | None
+    body_id: str
+    digest: str
+    bodies: Bodies | None
+
+    @classmethod
+    def of(cls, post: Post) -> Doc:
+        return cls(post.url, post.title, post.date, post.body_id, post.digest, post.bodies)
+
+    @property
+    def html(self) -> str:
+        """Raises MissingBody."""
+        return self.bodies.html(self.digest) if self.bodies is not None else ""
+
+
+def documents(site: Site) -> list[Doc]:
     """What the index holds, in the order it numbers them: pages by URL, then posts from
     the oldest, so that a new post is added at the end and no other page is renumbered."""
     pages = sorted(site.pages, key=lambda p: (p.url, p.source))
     posts = sorted(site.posts, key=lambda p: (p.date.isoformat() if p.date else "", p.url,
                                               p.source))
-    return [*pages, *posts]
+    return [Doc.of(post) for post in [*pages, *posts]]
 
 
-def _date(post: Post, config: Config) -> str:
+def _date(post: Doc, config: Config) -> str:
     """The date as the theme shows it (the `date` filter's rule)."""
     value: dt.datetime | None = post.date
     if value is None:
@@ -69,7 +104,7 @@ def _date(post: Post, config: Config) -> str:
         return value.strftime("%Y-%m-%d")
 
 
-def page_document(post: Post, config: Config) -> str:
+def page_document(post: Doc, config: Config) -> str:
     """The HTML Pagefind reads for one post: title and body are indexed, the date is
     metadata. No tag filters: Pagefind writes a filter's values in a random order, and
     two builds would differ. No image: Pagefind would take the body's first <img> as the
@@ -88,7 +123,7 @@ def page_document(post: Post, config: Config) -> str:
     return "".join(parts)
 
 
-def read_pages(config: Config, docs: list[Post], render_again: Callable[[set[str]], None],
+def read_pages(config: Config, docs: list[Doc], render_again: Callable[[set[str]], None],
                keep: Callable[[str, PageIndex], None]) -> Runtime:
     """Pagefind's reading of `docs`, handed to `keep` page by page with its URL; returns
     Pagefind's runtime. Raises SearchUnavailable. Pages go in batches to Pagefind
@@ -103,20 +138,23 @@ def read_pages(config: Config, docs: list[Post], render_again: Callable[[set[str
     token = cancel.current()
     runtimes: list[Runtime] = []
     errors: list[BaseException] = []
-    lost: list[Post] = []  # bodies the render store lost
+    lost: list[Doc] = []  # bodies the render store lost
     lock = threading.Lock()
 
-    def documents_of(batch: list[Post]) -> Iterator[tuple[str, str]]:
+    def documents_of(batch: list[Doc], sent: list[Doc]) -> Iterator[tuple[str, str]]:
         for post in batch:
             token.check()
             try:
-                yield urls.url(post.url), page_document(post, config)
+                document = page_document(post, config)
             except MissingBody as missing:
                 with lock:
                     lost.append(post)
                     digests.add(missing.digest)
+                continue
+            sent.append(post)
+            yield urls.url(post.url), document
 
-    def work(batches: queue.SimpleQueue[list[Post] | None]) -> None:
+    def work(batches: queue.SimpleQueue[list[Doc] | None]) -> None:
         service: Service | None = None  # one process, a new index for each batch
         try:
             while (batch := batches.get()) is not None:
@@ -127,8 +165,11 @@ def read_pages(config: Config, docs: list[Post], render_again: Callable[[set[str
                         service = Service(options)
                     else:
                         service.next_index()
+                    sent: list[Doc] = []
                     with token.child(service.kill):
-                        service.add_many(documents_of(batch))
+                        service.add_many(documents_of(batch, sent))
+                        if batch and not sent:  # every body was lost: next round
+                            continue
                         files = service.files()
                     runtime, found = split(files)
                     del files
@@ -148,7 +189,7 @@ def read_pages(config: Config, docs: list[Post], render_again: Callable[[set[str
     for _round in range(2):  # then once more for the pages whose bodies were lost
         two = len(todo) >= _TWO_PROCESSES
         size = min(_BATCH, -(-len(todo) // 2)) if two else max(len(todo), 1)
-        batches: queue.SimpleQueue[list[Post] | None] = queue.SimpleQueue()
+        batches: queue.SimpleQueue[list[Doc] | None] = queue.SimpleQueue()
         for start in range(0, max(len(todo), 1), size):
             batches.put(todo[start:start + size])
         workers = [threading.Thread(target=work, args=(batches,), name="pagefind")
@@ -173,7 +214,7 @@ def read_pages(config: Config, docs: list[Post], render_again: Callable[[set[str
     return runtimes[0]
 
 
-def page_keys(docs: list[Post], config: Config, programs: str) -> list[str]:
+def page_keys(docs: list[Doc], config: Config, programs: str) -> list[str]:
     """Each page's key: it changes whenever the page's part of the index would (its URL,
     title, date and body, the options and Pagefind). What all pages share is hashed once."""
     shared = hashlib.sha256(json.dumps([FORMAT, programs, config.language, config.base_url,
@@ -205,17 +246,46 @@ class Search:
     unavailable: str = ""
     layout: Layout | None = None
     runtime: Runtime | None = None
+    _child: IndexProcess | None = field(default=None, repr=False)
+
+    def prepare(self) -> None:
+        """A build's update: start the process that will make the index now, so that it
+        is ready once the site is assembled (blogbuild.pipeline.search_process)."""
+        if self.config.search and not self.unavailable and not self.remember \
+                and self._child is None:
+            self._child = IndexProcess.begin()
+
+    def discard(self) -> None:
+        """End the process `prepare` started if no run took it."""
+        if self._child is not None:
+            self._child.end()
+            self._child = None
 
     def start(self, site: Site, last: dict[str, FileEntry], output: Path, fresh: bool,
               render_again: Callable[[set[str]], None], seen: Seen | None = None,
-              ) -> Indexing:
-        """`stage`, in a thread of its own: `render_again` must be safe to call from it.
-        The index is made at once; its files wait for the stage (`Indexing.write_into`).
-        `seen`: the output's files as stat'ed already."""
-        return Indexing(lambda stage, reading: self.stage(
-            stage, site, last, output, fresh, render_again, seen, reading))
+              ) -> Indexing | Offloaded:
+        """`stage`, beside the run: in the process `prepare` started, else in a thread of
+        its own (`render_again` must be safe to call from it). The index is made at once;
+        its files wait for the stage (`write_into`). `seen`: the output's files as
+        stat'ed already."""
+        docs = documents(site)
 
-    def stage(self, stage: Callable[[], Stage], site: Site, last: dict[str, FileEntry],
+        def here(stage: Callable[[], Staged], reading: Callable[[], None],
+                 ) -> tuple[dict[str, FileEntry], list[Diagnostic]]:
+            return self.stage(stage, docs, last, output, fresh, render_again, seen, reading)
+
+        child, self._child = self._child, None
+        if child is not None:
+            if self.config.search and not self.unavailable:
+                ours = {rel: e for rel, e in last.items() if e.source.startswith(_SOURCE)}
+                job = Job(self.config, self.drafts, docs, ours, output, fresh,
+                          {rel: seen.get(rel) for rel in ours if rel in seen} if seen else {})
+                if child.send(job):
+                    return Offloaded(child, lambda: Indexing(here), render_again)
+            child.end()
+        return Indexing(here)
+
+    def stage(self, stage: Callable[[], Staged], docs: list[Doc], last: dict[str, FileEntry],
               output: Path, fresh: bool, render_again: Callable[[set[str]], None],
               seen: Seen | None = None, reading: Callable[[], None] = lambda: None,
               ) -> tuple[dict[str, FileEntry], list[Diagnostic]]:
@@ -225,7 +295,6 @@ class Search:
         before Pagefind reads the new pages is done."""
         if not self.config.search or self.unavailable:
             return {}, []
-        docs = documents(site)
         # Pagefind, the CBOR writer, and our code (how pages are shown to Pagefind, how its
         # index is written and compressed) make the index with the pages.
         programs = f"{versions()};cbor2={versions_of(('cbor2',))['cbor2']};{code_fingerprint()}"
@@ -264,7 +333,7 @@ class Search:
             self.layout = index.layout if self.remember else None
             return entries, []
 
-    def _files(self, stage: Stage, index: Made, source: str, last: dict[str, FileEntry],
+    def _files(self, stage: Staged, index: Made, source: str, last: dict[str, FileEntry],
                output: Path, fresh: bool, staged: dict[bytes, Path], seen: Seen | None,
                ) -> dict[str, FileEntry]:
         """Stage the index's files that the output lacks; their entries. Raises ChunkLost.
@@ -296,7 +365,7 @@ class Search:
             entries[path] = FileEntry(named, (0, 0), OutputEntry(digest, len(data), 0))
         return entries
 
-    def _make(self, docs: list[Post], keys: list[str], programs: str,
+    def _make(self, docs: list[Doc], keys: list[str], programs: str,
               render_again: Callable[[set[str]], None], spill: search_pages.Spill,
               reading: Callable[[], None] = lambda: None, *, anew: bool = False) -> Made:
         """The index of `docs`: brought up to date from the last layout, or `anew`."""
@@ -372,7 +441,7 @@ class Indexing:
     under a token of its own, stopped when the run's is cancelled or when the run fails
     (`abandon`)."""
 
-    def __init__(self, work: Callable[[Callable[[], Stage], Callable[[], None]],
+    def __init__(self, work: Callable[[Callable[[], Staged], Callable[[], None]],
                                       tuple[dict[str, FileEntry], list[Diagnostic]]]) -> None:
         parent, self._token = cancel.current(), cancel.Token()
         self._outcome: tuple[dict[str, FileEntry], list[Diagnostic]] | None = None

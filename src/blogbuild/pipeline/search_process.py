@@ -1,0 +1,250 @@
+"""The search index of a build's update, made in a process of its own.
+
+On a thread, the index and the rest of the run share one GIL: an edit's keys, layout and
+chunks, and a new post's hundreds of chunks spliced, staged and linked, took their turns
+with the templating, and each short read or write of the index's thread waited for the
+templating to let go. In a process of its own the two run on two cores.
+
+The process is started as soon as the build knows it updates an output (`IndexProcess.
+begin`), so that Python and the index's modules load while the build reads and renders.
+It is handed the job once the site is assembled (`blogbuild.pipeline.search.Doc` for
+each page: what the key is made of, and where the body is), and the stage's folder when
+the writing begins; it writes the index's new files there and answers with their entries.
+When it cannot make the index (a body the render store lost, which only the build can
+render again, or any failure of its own) it says so, and the build makes the index on a
+thread as before. Messages are pickles, each after its length, on the child's standard
+input and output: the child is our own program, started by this one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import pickle
+import struct
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+import blogbuild
+from blogbuild import cancel, fingerprints
+from blogbuild.diagnostics import Diagnostic
+from blogbuild.output.writer import Stage, Staging
+from blogbuild.pipeline.state import FileEntry
+
+if TYPE_CHECKING:
+    from blogbuild.pipeline.search import Indexing
+
+log = logging.getLogger(__name__)
+_LENGTH = struct.Struct("<Q")
+
+#: What the child answers: ("done", (the entries and notes of the index, the files it
+#: staged)); ("lost", the digests of the bodies it could not read); ("failed", why).
+Answer = tuple[str, Any]
+
+
+class IndexProcess:
+    """The child process, from the parent's side."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process = process
+        self.stage: Stage | None = None
+
+    @classmethod
+    def begin(cls) -> IndexProcess | None:
+        """Start the child; None when it cannot start (the build makes the index itself)."""
+        # This process's blogbuild, first on the child's path (and not the folder it runs
+        # in); the job names the code, and a child that runs other code makes no index.
+        here = str(Path(blogbuild.__file__).resolve().parent.parent)
+        paths = os.pathsep.join([here, *filter(None, [os.environ.get("PYTHONPATH")])])
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "blogbuild.pipeline.search_process"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                env={**os.environ, "PYTHONPATH": paths, "PYTHONSAFEPATH": "1"})
+        except OSError:
+            return None
+        return cls(process)
+
+    def send(self, value: Any) -> bool:
+        """False when the child is gone."""
+        stdin = self.process.stdin
+        assert stdin is not None
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            stdin.write(_LENGTH.pack(len(data)) + data)
+            stdin.flush()
+        except (OSError, ValueError):
+            return False
+        return True
+
+    def answer(self) -> Answer:
+        """The child's answer; ("failed", why) when it has none."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        with cancel.current().child(self.kill):
+            found = _read(stdout)
+        cancel.check()
+        if not (isinstance(found, tuple) and len(found) == 2 and isinstance(found[0], str)):
+            return "failed", f"it answered {type(found).__name__}"
+        return found
+
+    def kill(self) -> None:
+        with contextlib.suppress(OSError):
+            self.process.kill()
+
+    def end(self) -> None:
+        """Close the pipes and wait for the child (killed unless it is done)."""
+        if self.process.poll() is None:
+            self.kill()
+        for stream in (self.process.stdin, self.process.stdout):
+            with contextlib.suppress(OSError):
+                if stream is not None:
+                    stream.close()
+        self.process.wait()
+
+
+@dataclass
+class Job:
+    """What the child needs to make the index (blogbuild.pipeline.search.Search.stage)."""
+
+    config: Any
+    drafts: bool
+    docs: list[Any]
+    last: dict[str, FileEntry]
+    output: Path
+    fresh: bool
+    seen: dict[str, os.stat_result | None]
+    code: str = field(default_factory=fingerprints.code_fingerprint)
+
+
+@dataclass
+class _ChildStage:
+    """The stage as the child sees it: the folder the parent's stage writes into."""
+
+    staging: Staging
+    staged: set[str] = field(default_factory=set)
+
+    def write_bytes(self, rel: str, data: bytes) -> None:
+        self.staging.place(rel).write_bytes(data)
+        self.staged.add(rel)
+
+
+class _Lost(Exception):
+    def __init__(self, digests: set[str]) -> None:
+        super().__init__()
+        self.digests = digests
+
+
+def _read(stream: IO[bytes]) -> Any:
+    """The next message; None at the end of the stream."""
+    head = stream.read(_LENGTH.size)
+    if len(head) < _LENGTH.size:
+        return None
+    (size,) = _LENGTH.unpack(head)
+    data = stream.read(size)
+    if len(data) < size:
+        return None
+    return pickle.loads(data)
+
+
+def _write(stream: IO[bytes], value: Any) -> None:
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_LENGTH.pack(len(data)) + data)
+    stream.flush()
+
+
+def serve(inp: IO[bytes], out: IO[bytes]) -> None:
+    """The child: one job, its stage, one answer."""
+    from blogbuild.pipeline.search import Search
+    from blogbuild.search.layout import Layout
+
+    # While the build reads and renders: what needs no job.
+    code = fingerprints.code_fingerprint()
+    layout = Layout.load()
+    job = _read(inp)
+    if not isinstance(job, Job):
+        return
+    if job.code != code:
+        _write(out, ("failed", "it runs other code"))
+        return
+    stage: _ChildStage | None = None
+
+    def staged() -> _ChildStage:
+        nonlocal stage
+        if stage is None:
+            staging = _read(inp)
+            if not isinstance(staging, Staging):  # the build failed: nothing to write
+                raise cancel.Cancelled
+            stage = _ChildStage(staging)
+        return stage
+
+    def lost(digests: set[str]) -> None:
+        raise _Lost(digests)
+
+    search = Search(job.config, remember=False, drafts=job.drafts, layout=layout)
+    answer: Answer
+    try:
+        entries, notes = search.stage(staged, job.docs, job.last, job.output, job.fresh,
+                                      lost, job.seen)
+        answer = "done", (entries, notes, sorted(stage.staged) if stage else [])
+    except _Lost as exc:
+        answer = "lost", exc.digests
+    except cancel.Cancelled:
+        return
+    except Exception as exc:  # the build makes the index itself, and says why
+        answer = "failed", f"{type(exc).__name__}: {exc}"
+    _write(out, answer)
+
+
+class Offloaded:
+    """The search step of one run in the child: what `blogbuild.pipeline.search.Indexing`
+    is for a thread. When the child cannot make the index, `fallback()` makes it on a
+    thread (after `render_again` rendered the bodies the child could not read)."""
+
+    def __init__(self, child: IndexProcess, fallback: Callable[[], Indexing],
+                 render_again: Callable[[set[str]], None]) -> None:
+        self.child = child
+        self.fallback = fallback
+        self.render_again = render_again
+        self.stage: Stage | None = None
+        self.handed = False
+
+    def until_reading(self) -> None:
+        """Nothing to wait for: the child does not share this process's GIL."""
+
+    def write_into(self, stage: Stage) -> None:
+        self.stage = stage
+        self.handed = self.child.send(stage.staging)
+
+    def result(self) -> tuple[dict[str, FileEntry], list[Diagnostic]]:
+        assert self.stage is not None, "write_into comes first"
+        answer: Answer = self.child.answer() if self.handed else ("failed", "it stopped")
+        self.child.end()
+        kind, value = answer
+        if kind == "done":
+            entries, notes, staged = value
+            self.stage.staged.update(staged)
+            return dict(entries), list(notes)
+        if kind == "lost":
+            self.render_again(set(value))
+        else:
+            log.debug("the search index's process failed (%s): made here", value)
+        indexing = self.fallback()
+        indexing.write_into(self.stage)
+        return indexing.result()
+
+    def abandon(self) -> None:
+        """The run failed (or is done): the child ends."""
+        self.child.end()
+
+
+if __name__ == "__main__":
+    # By the module's own name: the job's classes are pickled as its, not as __main__'s.
+    from blogbuild.pipeline import search_process
+
+    search_process.serve(sys.stdin.buffer, sys.stdout.buffer)
