@@ -58,7 +58,7 @@ from blogbuild.pipeline.quick import (
     with_bytes,
     without_bytes,
 )
-from blogbuild.pipeline.search import Indexing, Search
+from blogbuild.pipeline.search import Indexing, Search, is_index_file
 from blogbuild.pipeline.search_process import Offloaded
 from blogbuild.pipeline.sources import (
     LinkInputs,
@@ -266,8 +266,10 @@ class Engine:
                         for rel, e in entries.items() if e.digest in digests and rel in items]
                 entries.update(renderer.render(lost, links, reuse=False))
 
-        # The output's files, each stat'ed once before the search index's thread starts.
-        seen = {} if fresh else stat_all(self.output, [*last.pages, *last.files])
+        # The output's files, each stat'ed once before the search index starts (the index
+        # checks its own files: in its process, or on its thread if it has none).
+        seen = {} if fresh else stat_all(self.output, [
+            *last.pages, *(rel for rel, e in last.files.items() if not is_index_file(e))])
         # A build's update makes its search index from here on, beside the rest of the run
         # (the live server's and a fresh build's start later: see `_write`).
         indexing = None

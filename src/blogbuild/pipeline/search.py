@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from blogbuild import cancel
 from blogbuild.config import Config
@@ -78,10 +78,19 @@ class Doc:
     def of(cls, post: Post) -> Doc:
         return cls(post.url, post.title, post.date, post.body_id, post.digest, post.bodies)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A tuple of its fields: a thousand go to the index's process with each update.
+        return Doc, (self.url, self.title, self.date, self.body_id, self.digest, self.bodies)
+
     @property
     def html(self) -> str:
         """Raises MissingBody."""
         return self.bodies.html(self.digest) if self.bodies is not None else ""
+
+
+def is_index_file(entry: FileEntry) -> bool:
+    """The file is one of the index's (their entries' source says so)."""
+    return entry.source.startswith(_SOURCE)
 
 
 def documents(site: Site) -> list[Doc]:
@@ -277,11 +286,9 @@ class Search:
         child, self._child = self._child, None
         if child is not None:
             if self.config.search and not self.unavailable:
-                ours = {rel: e for rel, e in last.items() if e.source.startswith(_SOURCE)}
-                job = Job(self.config, self.drafts, docs, ours, output, fresh,
-                          {rel: seen.get(rel) for rel in ours if rel in seen} if seen else {})
-                if child.send(job):
-                    return Offloaded(child, lambda: Indexing(here), render_again)
+                ours = {rel: e for rel, e in last.items() if is_index_file(e)}
+                if child.send(Job(self.config, self.drafts, docs, ours, output, fresh)):
+                    return Offloaded(child, ours, lambda: Indexing(here), render_again)
             child.end()
         return Indexing(here)
 
@@ -303,7 +310,7 @@ class Search:
         # same entries from one build to the next when they are the same bytes (an edit
         # then saves the few that changed in the build's state, not all of them).
         source = f"{_SOURCE}:{hashlib.sha256(''.join(keys).encode()).hexdigest()}"
-        previous = {rel: e for rel, e in last.items() if e.source.startswith(_SOURCE)}
+        previous = {rel: e for rel, e in last.items() if is_index_file(e)}
         entry = previous.get(f"{FOLDER}/{_ENTRY}")
         if (not fresh and entry is not None and entry.source == source
                 and all(intact(output, rel, e.out, seen) for rel, e in previous.items())):

@@ -115,10 +115,9 @@ class Job:
     config: Any
     drafts: bool
     docs: list[Any]
-    last: dict[str, FileEntry]
+    last: dict[str, FileEntry]  # the index's files as the last build left them
     output: Path
     fresh: bool
-    seen: dict[str, os.stat_result | None]
     code: str = field(default_factory=fingerprints.code_fingerprint)
 
 
@@ -138,6 +137,10 @@ class _Lost(Exception):
     def __init__(self, digests: set[str]) -> None:
         super().__init__()
         self.digests = digests
+
+
+def _shape(entry: FileEntry) -> tuple[Any, ...]:
+    return entry.source, entry.stamp, entry.out.digest, entry.out.size, entry.out.mtime_ns
 
 
 def _read(stream: IO[bytes]) -> Any:
@@ -187,11 +190,17 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
         raise _Lost(digests)
 
     search = Search(job.config, remember=False, drafts=job.drafts, layout=layout)
+    before = {rel: _shape(entry) for rel, entry in job.last.items()}
     answer: Answer
     try:
         entries, notes = search.stage(staged, job.docs, job.last, job.output, job.fresh,
-                                      lost, job.seen)
-        answer = "done", (entries, notes, sorted(stage.staged) if stage else [])
+                                      lost)
+        # The entries the build has already as they are go back by name: the build keeps
+        # its own objects (its state compares them by identity first).
+        kept = {rel for rel, entry in entries.items()
+                if job.last.get(rel) is entry and before[rel] == _shape(entry)}
+        changed = {rel: entry for rel, entry in entries.items() if rel not in kept}
+        answer = "done", (sorted(kept), changed, notes, sorted(stage.staged) if stage else [])
     except _Lost as exc:
         answer = "lost", exc.digests
     except cancel.Cancelled:
@@ -206,9 +215,11 @@ class Offloaded:
     is for a thread. When the child cannot make the index, `fallback()` makes it on a
     thread (after `render_again` rendered the bodies the child could not read)."""
 
-    def __init__(self, child: IndexProcess, fallback: Callable[[], Indexing],
+    def __init__(self, child: IndexProcess, last: dict[str, FileEntry],
+                 fallback: Callable[[], Indexing],
                  render_again: Callable[[set[str]], None]) -> None:
         self.child = child
+        self.last = last
         self.fallback = fallback
         self.render_again = render_again
         self.stage: Stage | None = None
@@ -227,9 +238,11 @@ class Offloaded:
         self.child.end()
         kind, value = answer
         if kind == "done":
-            entries, notes, staged = value
+            kept, changed, notes, staged = value
             self.stage.staged.update(staged)
-            return dict(entries), list(notes)
+            entries = {rel: self.last[rel] for rel in kept}
+            entries.update(changed)
+            return entries, list(notes)
         if kind == "lost":
             self.render_again(set(value))
         else:
