@@ -217,6 +217,33 @@ def test_an_update_makes_its_index_in_a_process_of_its_own(
     assert index_processes() == []
 
 
+def test_the_process_keeps_the_parts_it_read_for_the_next_build(
+        tmp_path: Path, answers: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The part of the page Pagefind read for the process is in the cache once the build
+    is done: made in this process later, the same page is not read again."""
+    from blogbuild.pipeline import search
+    from blogbuild.pipeline.search_process import IndexProcess
+
+    site = make_site(tmp_path / "site", 12)
+    build(site / "site.yaml")
+    path = site / "content" / "posts" / "2024-01-03-p2.md"
+    original = path.read_text()
+    edit(site, "append")
+    build(site / "site.yaml")  # the appended page is read, in the process
+    assert answers == ["done"]
+    appended = path.read_text()
+    path.write_text(original)
+    build(site / "site.yaml")
+    path.write_text(appended)
+    reads: list[list[str]] = []
+    real = search.read_pages
+    monkeypatch.setattr(IndexProcess, "begin", classmethod(lambda cls: None))
+    monkeypatch.setattr(search, "read_pages", lambda config, docs, *args: (
+        reads.append([d.url for d in docs]), real(config, docs, *args))[1])
+    build(site / "site.yaml")
+    assert reads == []
+
+
 def test_the_index_is_made_here_when_its_process_cannot(
         tmp_path: Path, answers: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """A body the render store lost is rendered again by the build, which then makes the

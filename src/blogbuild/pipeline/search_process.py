@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import blogbuild
-from blogbuild import cancel, fingerprints
+from blogbuild import cancel, diskcache, fingerprints
 from blogbuild.diagnostics import Diagnostic
 from blogbuild.output.writer import Stage, Staging
 from blogbuild.pipeline.state import FileEntry
@@ -42,8 +42,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 _LENGTH = struct.Struct("<Q")
 
-#: What the child answers: ("done", (the entries and notes of the index, the files it
-#: staged)); ("lost", the digests of the bodies it could not read); ("failed", why).
+#: What the child answers: ("done", (the files whose entries the build has as they are,
+#: the other entries, the notes, the files it staged)); ("lost", the digests of the bodies
+#: it could not read); ("failed", why).
 Answer = tuple[str, Any]
 
 
@@ -52,7 +53,6 @@ class IndexProcess:
 
     def __init__(self, process: subprocess.Popen[bytes]) -> None:
         self.process = process
-        self.stage: Stage | None = None
 
     @classmethod
     def begin(cls) -> IndexProcess | None:
@@ -207,6 +207,8 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
         return
     except Exception as exc:  # the build makes the index itself, and says why
         answer = "failed", f"{type(exc).__name__}: {exc}"
+    finally:
+        diskcache.close()  # the pages' parts it read, written before the build ends it
     _write(out, answer)
 
 
