@@ -25,6 +25,7 @@ import pickle
 import struct
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,8 @@ class IndexProcess:
 
     def __init__(self, process: subprocess.Popen[bytes]) -> None:
         self.process = process
+        self.writing: threading.Thread | None = None
+        self.failed: list[BaseException] = []
 
     @classmethod
     def begin(cls) -> IndexProcess | None:
@@ -71,15 +74,34 @@ class IndexProcess:
         return cls(process)
 
     def send(self, value: Any) -> bool:
-        """False when the child is gone."""
+        """Send `value` after what was sent before; False when the child is gone. The bytes
+        are written by a thread: the job is hundreds of kB, a pipe holds 64, and the child
+        reads it only once its modules are loaded."""
         stdin = self.process.stdin
         assert stdin is not None
         data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-        try:
-            stdin.write(_LENGTH.pack(len(data)) + data)
-            stdin.flush()
-        except (OSError, ValueError):
+        if not self._written():
             return False
+        failed: list[BaseException] = []
+
+        def write() -> None:
+            try:
+                stdin.write(_LENGTH.pack(len(data)) + data)
+                stdin.flush()
+            except (OSError, ValueError) as exc:  # gone: its answer says so
+                failed.append(exc)
+
+        self.failed = failed
+        self.writing = threading.Thread(target=write, name="search-job", daemon=True)
+        self.writing.start()
+        return True
+
+    def _written(self) -> bool:
+        """Wait for what is being written; False if it could not be."""
+        if self.writing is not None:
+            cancel.join(self.writing)
+            self.writing = None
+            return not self.failed
         return True
 
     def answer(self) -> Answer:
@@ -87,6 +109,8 @@ class IndexProcess:
         stdout = self.process.stdout
         assert stdout is not None
         with cancel.current().child(self.kill):
+            if not self._written():
+                return "failed", "it stopped before it had the job"
             found = _read(stdout)
         cancel.check()
         if not (isinstance(found, tuple) and len(found) == 2 and isinstance(found[0], str)):
@@ -101,6 +125,9 @@ class IndexProcess:
         """Close the pipes and wait for the child (killed unless it is done)."""
         if self.process.poll() is None:
             self.kill()
+        if self.writing is not None:  # it fails now, if it waited for the child
+            cancel.join(self.writing)
+            self.writing = None
         for stream in (self.process.stdin, self.process.stdout):
             with contextlib.suppress(OSError):
                 if stream is not None:
