@@ -292,6 +292,21 @@ def test_the_index_is_made_here_when_its_process_cannot(
     assert index_processes() == []
 
 
+def test_an_edit_after_the_render_cache_was_deleted_builds_what_a_clean_build_does(
+        tmp_path: Path) -> None:
+    """With the render cache gone (deleted, or restored in part) the state still names
+    every body: the pages that show them render them again, all at once, and the build
+    writes what a clean build writes."""
+    site = make_site(tmp_path / "site", 30)
+    build(site / "site.yaml")
+    shutil.rmtree(site / ".blogbuild-cache" / "render")
+    edit(site, "append")
+    build(site / "site.yaml")
+    clean = tmp_path / "clean"
+    build(site / "site.yaml", output=clean, use_cache=False)
+    assert tree(site / "_site") == tree(clean)
+
+
 def test_a_build_that_fails_while_its_index_is_made_leaves_the_last_output(
         tmp_path: Path) -> None:
     """An update makes its index as soon as the site is assembled, beside the checks that

@@ -447,12 +447,8 @@ class Engine:
                 self.progress("writing pages", len(first), len(todo))
                 done += self._template(site, [p.path for p in todo if p.path not in first],
                                        last, stage, damaged)
-                lost = {d.missing for d in done if d.missing is not None}
-                if lost:
-                    render_again(lost)
-                    again = self._template(site, [d.path for d in done if d.missing], last, stage,
-                                           damaged)
-                    done = [d for d in done if d.missing is None] + again
+                done = self._mend_lost(site, done, entries, last, stage, damaged,
+                                       render_again)
                 failed = [d for d in done if d.out is None]
                 if failed and not self.lenient:
                     error_ = failed[0].error  # in the order pages are planned: posts first
@@ -494,6 +490,28 @@ class Engine:
             changed=written, removed=removed, fresh=fresh,
             errors=first_per_place([d.error for d in failed if d.error is not None]),
         )
+
+    def _mend_lost(self, site: Site, done: list[PageDone], entries: dict[str, SourceEntry],
+                   last: State, stage: Stage, damaged: set[str],
+                   render_again: Callable[[set[str]], None]) -> list[PageDone]:
+        """Template again the pages that met a body the render store lost, once the bodies
+        are rendered again. A lost body is seldom alone (a deleted or pruned cache, one
+        restored in part): every body the store lacks is rendered at once, not one per
+        page and round (a feed shows twenty). A page that still lacks one is an error."""
+        rendered: set[str] = set()
+        for _round in range(3):
+            lost = {d.missing for d in done if d.missing is not None} - rendered
+            if not lost:
+                break
+            lost |= self.store.lacks({e.digest for e in entries.values()}) - rendered
+            render_again(lost)
+            rendered |= lost
+            again = self._template(site, [d.path for d in done if d.missing], last, stage,
+                                   damaged)
+            done = [d for d in done if d.missing is None] + again
+        return [d if d.missing is None else replace(d, error=error(
+            d.path, 0, "a post this page shows could not be rendered again into the render "
+            "cache; build once with --no-cache")) for d in done]
 
     def _decide(self, site: Site, pages: list[PlannedPage], last: State, fresh: bool,
                 seen: Seen) -> _Decided:

@@ -126,8 +126,8 @@ Seen: TypeAlias = Mapping[str, "os.stat_result | None"]
 
 def stat_all(output: Path, rels: Iterable[str]) -> dict[str, os.stat_result | None]:
     """Each of the output's files `rels`, stat'ed once. A build takes them in one loop
-    before its search index's thread starts: a stat lets go of the GIL, and one taken while
-    that thread runs Python waits for it to come back (the 3,600 checks of an edit of a
+    before its search index starts: a stat lets go of the GIL, and one taken while another
+    thread runs Python waits for it to come back (the 3,600 checks of an edit of a
     1,000-post blog took 37 ms that way, 14 ms in one loop). The output does not change
     until the run commits, so what the loop found holds for the run."""
     found: dict[str, os.stat_result | None] = {}

@@ -64,6 +64,11 @@ class RenderCache:
             return result
         return None
 
+    def lacks(self, digests: set[str]) -> set[str]:
+        """The digests of `digests` whose results the store does not have (a look at each
+        file, not a read)."""
+        return {d for d in digests if d not in self.kept and not self._path(d).is_file()}
+
     def put(self, result: RenderResult) -> bool:
         """Keep a result (bodies included); False when it was not kept."""
         if not self.enabled or not result.ok or any(d.is_error for d in result.diagnostics):
