@@ -441,12 +441,13 @@ class Search:
 
 
 class Indexing:
-    """The search step of one run, in a thread of its own: Pagefind reads in processes of
-    its own and zlib compresses outside the GIL, so on two cores much of the index is made
-    beside the main thread's work. A build's update starts it once the site is assembled
-    and hands it the stage for its files when the writing begins (`write_into`). It runs
-    under a token of its own, stopped when the run's is cancelled or when the run fails
-    (`abandon`)."""
+    """The search step of one run, in a thread of its own: the live server's, a first
+    build's, and an update's whose index process could not make it (search_process).
+    Pagefind reads in processes of its own and zlib compresses outside the GIL, so on two
+    cores some of the index is made beside the main thread's work. An update starts it
+    once the site is assembled and hands it the stage for its files when the writing
+    begins (`write_into`). It runs under a token of its own, stopped when the run's is
+    cancelled or when the run fails (`abandon`)."""
 
     def __init__(self, work: Callable[[Callable[[], Staged], Callable[[], None]],
                                       tuple[dict[str, FileEntry], list[Diagnostic]]]) -> None:
