@@ -217,6 +217,31 @@ def test_an_update_makes_its_index_in_a_process_of_its_own(
     assert index_processes() == []
 
 
+def test_an_update_that_leaves_the_index_as_it_was_gets_the_processs_answer(
+        tmp_path: Path, answers: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A change no page of the index shows (a new static file) leaves the index as it was:
+    the process answers at once, without waiting for the stage, and the build takes that
+    answer, though the process is gone by the time the build has its stage."""
+    from blogbuild.pipeline.search_process import Offloaded
+
+    real = Offloaded.write_into
+
+    def late(self: Offloaded, stage: Any) -> None:
+        self.child.process.wait(timeout=60)
+        real(self, stage)
+
+    monkeypatch.setattr(Offloaded, "write_into", late)
+    site = make_site(tmp_path / "site", 12)
+    build(site / "site.yaml")
+    before = tree(site / "_site" / "pagefind")
+    (site / "static").mkdir()
+    (site / "static" / "notes.txt").write_text("Not a page.\n")
+    report = build(site / "site.yaml")
+    assert "notes.txt" in report.changed
+    assert answers == ["done"]
+    assert tree(site / "_site" / "pagefind") == before
+
+
 def test_the_process_keeps_the_parts_it_read_for_the_next_build(
         tmp_path: Path, answers: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """The part of the page Pagefind read for the process is in the cache once the build

@@ -109,9 +109,10 @@ class IndexProcess:
         stdout = self.process.stdout
         assert stdout is not None
         with cancel.current().child(self.kill):
-            if not self._written():
-                return "failed", "it stopped before it had the job"
             found = _read(stdout)
+            # What was being written is done, or failed: a process that answered without
+            # the stage (the index as it was) may be gone before the stage was sent.
+            self._written()
         cancel.check()
         if not (isinstance(found, tuple) and len(found) == 2 and isinstance(found[0], str)):
             return "failed", f"it answered {type(found).__name__}"
