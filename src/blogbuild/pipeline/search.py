@@ -35,7 +35,7 @@ from blogbuild.pipeline.pagefind_service import versions
 from blogbuild.pipeline.search_process import IndexProcess, Job, Offloaded
 from blogbuild.pipeline.state import FileEntry, OutputEntry, Seen, file_digest, intact
 from blogbuild.search import pages as search_pages
-from blogbuild.search.chunks import ChunkLost, from_scratch, update
+from blogbuild.search.chunks import Chunk, ChunkLost, from_scratch, update
 from blogbuild.search.format import FormatError
 from blogbuild.search.layout import Layout, Made, PageRef
 from blogbuild.search.pages import PageIndex, Runtime, split
@@ -426,7 +426,13 @@ class Search:
                 else:
                     refs[key] = PageRef.of(key, found)
         reading()
+        # A new page's words are in nearly every chunk: the chunks' files are read from the
+        # cache while Pagefind reads the page, not one by one after it.
+        loading = (_load_chunks(layout.chunks) if layout is not None and missing
+                   and len(keys) > len(layout.pages) else None)
         read(missing)
+        if loading is not None:
+            loading.join()
         assert runtime is not None
         self.runtime = runtime
         pages = [refs[key] for key in keys]
@@ -505,6 +511,19 @@ class Indexing:
         self._token.stop()
         self._given.set()
         cancel.join(self._thread)
+
+
+def _load_chunks(chunks: list[Chunk]) -> threading.Thread:
+    """A thread that reads the chunks' files into memory (one the cache lost is left to
+    the update, which makes the index anew then)."""
+    def load() -> None:
+        for chunk in chunks:
+            with contextlib.suppress(ChunkLost):
+                chunk.data  # noqa: B018 - read and kept in the chunk
+
+    thread = threading.Thread(target=load, name="search-chunks", daemon=True)
+    thread.start()
+    return thread
 
 
 @contextlib.contextmanager
