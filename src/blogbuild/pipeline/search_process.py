@@ -79,14 +79,14 @@ class IndexProcess:
         reads it only once its modules are loaded."""
         stdin = self.process.stdin
         assert stdin is not None
-        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        data = _framed(value)
         if not self._written():
             return False
         failed: list[BaseException] = []
 
         def write() -> None:
             try:
-                stdin.write(_LENGTH.pack(len(data)) + data)
+                stdin.write(data)
                 stdin.flush()
             except (OSError, ValueError) as exc:  # gone: its answer says so
                 failed.append(exc)
@@ -183,9 +183,14 @@ def _read(stream: IO[bytes]) -> Any:
     return pickle.loads(data)
 
 
-def _write(stream: IO[bytes], value: Any) -> None:
+def _framed(value: Any) -> bytes:
+    """A message: the pickle of `value` after its length."""
     data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(_LENGTH.pack(len(data)) + data)
+    return _LENGTH.pack(len(data)) + data
+
+
+def _write(stream: IO[bytes], value: Any) -> None:
+    stream.write(_framed(value))
     stream.flush()
 
 
