@@ -380,10 +380,11 @@ def test_stop_ends_a_runaway_loop_and_the_next_run_works(root_session: Session) 
     status = block.locator(".runnable-status")
     status.filter(has_text="Running").wait_for(timeout=RUNTIME_TIMEOUT_MS)
     root_session.page.wait_for_timeout(300)
-    start = time.monotonic()
     block.locator(".runnable-stop").click()
-    stop_status, output = root_session.wait("loop", 2000)
-    assert time.monotonic() - start < 2.0
+    # Without cross-origin isolation there is no interrupt: Stop ends the worker at once.
+    # What it says tells that apart from a grace period's end, not a wall clock (a busy
+    # machine may keep the page from answering for a while).
+    stop_status, output = root_session.wait("loop", 10_000)
     assert stop_status.startswith("Stopped after")
     assert "Python runtime was restarted" in output
     # The next Run starts a fresh interpreter and works.
@@ -514,13 +515,14 @@ def test_subpath_stop_interrupts_and_keeps_state(sub_session: Session) -> None:
         timeout=RUNTIME_TIMEOUT_MS
     )
     sub_session.page.wait_for_timeout(300)
-    start = time.monotonic()
     block.locator(".runnable-stop").click()
-    # The interrupt is answered, not the worker ended (that comes after 3 s): a busy
-    # machine may keep the worker from running for a while, hence the margin.
-    status, output = sub_session.wait("loop", 4000)
-    assert time.monotonic() - start < 3.0
+    # The interrupt is answered, not the worker ended (that comes after a grace of 3 s
+    # and says "it did not answer the interrupt"). What the block says tells the two
+    # apart; the time from the click does not on a busy machine, which may keep the
+    # page from answering for a while.
+    status, output = sub_session.wait("loop", 10_000)
     assert status.startswith("Stopped after")
+    assert "did not answer the interrupt" not in output
     assert "KeyboardInterrupt" in output
     assert "Variables defined before the stop are kept." in output
     # Same interpreter: what "define" made is still there.
