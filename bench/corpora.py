@@ -55,6 +55,9 @@ def checkout_env() -> dict[str, str]:
     """The environment with this checkout's src/ first on the import path."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
+    # An installed package has its bytecode (pip compiles it); a checkout run with this set
+    # would compile every module it changed since its last cached bytecode, on every run.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from blogbuild.pipeline.records import RenderResult
 
 #: Bump when the layout of these classes changes (the code fingerprint covers it too).
-FORMAT = 3
+FORMAT = 4
 
 
 @dataclass

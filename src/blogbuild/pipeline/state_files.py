@@ -1,14 +1,21 @@
-"""How a build's state is kept on disk: in shards, of which a build rewrites those that changed.
+"""How a build's state is kept on disk: in shards, of which a build writes those that changed.
 
 A state is a folder, `.blogbuild-cache/state/<key>/`. Its parts (the sources' render
 records, the fingerprints of the values pages read, the posts' fingerprints, the pages,
-the copied files) are split into `SHARDS` files each, by a hash of the source or output
+the copied files) are split into `SHARDS` shards each, by a hash of the source or output
 path. An edit of one post changes the shards of that post and of the pages templated
-again: the others keep their files, which are neither pickled nor written (a shard is
-compared by value with what was loaded; its entries are the same objects when they did not
-change, so that costs little). `index.pickle`
-names the shard files of the state and is written last, atomically: a build stopped
-halfway leaves the last complete state, whose shards are only removed after it.
+again: the others are neither pickled nor written (a shard is compared by value with what
+was loaded; its entries are the same objects when they did not change, so that costs
+little).
+
+The shards a build writes go into one file, a pack named by its bytes: a new post changes
+over a hundred shards (the list pages, the search index's files), and a new file costs a
+fraction of a millisecond on some disks, more than the pickling. `index.pickle` says where
+each shard is (its pack, offset and length) and is written last, atomically: a build
+stopped halfway leaves the last complete state, whose packs are only removed after it. A
+pack that holds no shard of the index is removed; when the packs hold more bytes that no
+shard uses than shards, or there are more than `MAX_PACKS`, the build writes every shard
+into its new pack (copied, not pickled again) and the old packs go.
 
 Loading unpickles a few hundred thousand small objects; Python's cycle collector would
 go through all of them again and again while they are made (and for every collection
@@ -24,30 +31,38 @@ import os
 import pickle
 import shutil
 import zlib
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from blogbuild.pipeline.state import FORMAT, State, state_path, write_atomically
 
-#: Files per part. An edit rewrites about one per part; a site of 64,000 posts has shards
-#: of a thousand.
+#: Shards per part. An edit writes about one per part; a site of 64,000 posts has shards
+#: of a thousand entries.
 SHARDS = 64
 _PARTS = ("sources", "values", "posts", "pages", "files")
 #: Parts whose entries' output times are refreshed in place (`state.intact`): their shards
 #: are compared with those times as they were written, too.
 _REFRESHED = ("pages", "files")
 INDEX = "index.pickle"
+#: Packs a state may be spread over before its shards are gathered into one (a load opens
+#: each of them).
+MAX_PACKS = 16
+
+#: Where a shard is: its pack's file name, the offset and the length of its pickle.
+Place = tuple[str, int, int]
 
 
 @dataclass
 class Saved:
-    """What the files of a state hold: per shard (`sources-07`), its file and, to tell
-    whether a new state changed it, its value (and the output times of its entries)."""
+    """What the files of a state hold: per shard (`sources-07`), where it is and, to tell
+    whether a new state changed it, its value (and the output times of its entries); the
+    size of each pack."""
 
-    names: dict[str, str] = field(default_factory=dict)
+    places: dict[str, Place] = field(default_factory=dict)
     held: dict[str, Any] = field(default_factory=dict)
+    packs: dict[str, int] = field(default_factory=dict)
 
 
 def state_dir(cache: Path, key: str) -> Path:
@@ -92,14 +107,21 @@ def _load(folder: Path, key: str) -> State | None:
     if not isinstance(index, dict) or index.get("format") != FORMAT or index.get("key") != key:
         return None
     state = State(key, templates=index["templates"], closures=index["closures"])
-    saved = Saved()
-    for name, file in index["names"].items():
+    saved = Saved(packs=index["packs"])
+    packs: dict[str, bytes] = {}
+    for name, place in index["places"].items():
+        file, offset, length = place
+        data = packs.get(file)
+        if data is None:
+            data = packs[file] = (folder / file).read_bytes()
+            if len(data) != saved.packs[file]:
+                return None  # cut short
         part = name.split("-")[0]
-        shard = pickle.loads((folder / file).read_bytes())
+        shard = pickle.loads(memoryview(data)[offset:offset + length])
         if part not in _PARTS or not isinstance(shard, dict):
             return None
         getattr(state, part).update(shard)
-        saved.names[name] = file
+        saved.places[name] = place
         saved.held[name] = _held(part, shard)
     state.saved = saved
     return state
@@ -114,8 +136,8 @@ def _held(part: str, shard: dict[Any, Any]) -> Any:
 
 
 def save_state(cache: Path, state: State, last: State | None = None) -> bool:
-    """Write `state`, rewriting only the shards that differ from `last`'s files (those of
-    the state this one was made from); False when it could not be written."""
+    """Write `state`: the shards that differ from `last`'s files (those of the state this
+    one was made from) go into a new pack; False when it could not be written."""
     folder = state_dir(cache, state.key)
     before = last.saved if last is not None and last.saved is not None else Saved()
     saved = Saved()
@@ -123,46 +145,72 @@ def save_state(cache: Path, state: State, last: State | None = None) -> bool:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         present = set(os.listdir(folder))
+        new: list[tuple[str, bytes]] = []
         for part in _PARTS:
             for n, shard in enumerate(_split(getattr(state, part), memo)):
+                if not shard:
+                    continue
                 name = f"{part}-{n:02d}"
-                _save_shard(folder, part, name, shard, before, saved, present)
+                held = saved.held[name] = _held(part, shard)
+                place = before.places.get(name)
+                if place is None or place[0] not in present or before.held.get(name) != held:
+                    new.append((name, pickle.dumps(shard, protocol=pickle.HIGHEST_PROTOCOL)))
+                else:
+                    saved.places[name] = place
+        if _scattered(saved.places, before.packs):
+            new += _copied(folder, saved.places)
+            saved.places.clear()
+        saved.packs = {file: before.packs[file] for file, _, _ in saved.places.values()}
+        if new:
+            _write_pack(folder, new, saved)
         index = {"format": FORMAT, "key": state.key, "templates": state.templates,
-                 "closures": state.closures, "names": saved.names}
+                 "closures": state.closures, "places": saved.places, "packs": saved.packs}
         write_atomically(folder / INDEX, pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL))
-    except OSError:
+    except (OSError, KeyError):  # KeyError: a pack the last index did not size
         return False
     state.saved = saved
-    keep = {INDEX, *saved.names.values()}
-    for name in present - keep:
+    for name in present - {INDEX, *saved.packs}:
         (folder / name).unlink(missing_ok=True)
     return True
 
 
-def _save_shard(folder: Path, part: str, name: str, shard: dict[Hashable, Any],
-                before: Saved, saved: Saved, present: set[str]) -> None:
-    if not shard:
-        return
-    file = before.names.get(name)
-    held = _held(part, shard)
-    if file not in present or before.held.get(name) != held:
-        data = pickle.dumps(shard, protocol=pickle.HIGHEST_PROTOCOL)
-        file = f"{name}-{hashlib.blake2b(data, digest_size=16).hexdigest()}.pickle"
-        _write_named(folder, file, data)
-    assert file is not None
-    saved.names[name] = file
-    saved.held[name] = held
+def _scattered(places: dict[str, Place], sizes: dict[str, int]) -> bool:
+    """Whether the shards kept where they are should be gathered into the new pack: they
+    are spread over too many packs, or the packs hold more bytes no shard uses than used."""
+    used: dict[str, int] = {}
+    for file, _, length in places.values():
+        used[file] = used.get(file, 0) + length
+    if len(used) >= MAX_PACKS:
+        return True
+    return sum(sizes.get(file, 0) for file in used) > 2 * sum(used.values())
 
 
-def _write_named(folder: Path, name: str, data: bytes) -> None:
-    """A shard's file, named by its bytes: written in place, without a temporary file and
-    a rename (a new file in a folder of hundreds costs a fraction of a millisecond, and a
-    new post rewrites over a hundred shards). Only an index names a shard, and the index
-    is written after its shards: a file cut short by a crash is named by none, and a later
-    build that makes the same bytes writes it again (`save_state` compares a shard's value,
-    not the file)."""
-    with open(folder / name, "wb") as fh:
+def _copied(folder: Path, places: dict[str, Place]) -> list[tuple[str, bytes]]:
+    """The bytes of the shards at `places`, read from their packs."""
+    out: list[tuple[str, bytes]] = []
+    packs: dict[str, bytes] = {}
+    for name, (file, offset, length) in places.items():
+        data = packs.get(file)
+        if data is None:
+            data = packs[file] = (folder / file).read_bytes()
+        out.append((name, data[offset:offset + length]))
+    return out
+
+
+def _write_pack(folder: Path, shards: list[tuple[str, bytes]], saved: Saved) -> None:
+    """One file of `shards`, named by its bytes, written in place without a temporary
+    file and a rename: only an index names a pack, and the index is written after it, so
+    a file cut short by a crash is named by none (or is found short: its size is in the
+    index). A later build that makes the same bytes writes it again."""
+    data = b"".join(pickled for _, pickled in shards)
+    file = f"pack-{hashlib.blake2b(data, digest_size=16).hexdigest()}.pickles"
+    with open(folder / file, "wb") as fh:
         fh.write(data)
+    offset = 0
+    for name, pickled in shards:
+        saved.places[name] = (file, offset, len(pickled))
+        offset += len(pickled)
+    saved.packs[file] = len(data)
 
 
 #: States of other output folders kept beside the current one (previews, drafts builds).
