@@ -363,9 +363,26 @@ def test_a_chunk_keeps_its_words_through_the_layouts_file() -> None:
     Pagefind's words do not have) or no word at all come back as they were."""
     numbers = array.array("i", [1, 2])
     for words in (["alpha", "beta"], ["al\0pha", "beta"], [""], []):
-        chunk = Chunk(list(words), numbers, numbers, numbers, numbers, "d", b"o", made=b"x")
+        chunk = Chunk(list(words), numbers, numbers, numbers, numbers, "d", b"o", made=b"x",
+                      raw=b"y")
         again = pickle.loads(pickle.dumps(chunk))
-        assert again.words == words and again.made is None and again == chunk
+        assert again.words == words and again.made is None and again.raw is None
+        assert again == chunk
+
+
+def test_a_chunk_read_ahead_gives_its_words_once() -> None:
+    """A chunk decompressed ahead (on another thread, while Pagefind reads a new page)
+    gives the words it gives without, and lets go of the raw bytes once it has."""
+    from blogbuild.search.chunks import _make
+
+    items = [fmt.word_item(w, fmt.Word({n: fmt.posting([n + 1], []) for n in range(3)}, {}))
+             for w in ("alpha", "beta", "gamma")]
+    chunk = _make(items)
+    plain = list(chunk.items())
+    chunk.read_ahead()
+    assert chunk.raw is not None
+    assert list(chunk.items()) == plain == items
+    assert chunk.raw is None
 
 
 def test_an_appended_sentence_rewrites_few_chunks(tmp_path: Path, small_chunks: None) -> None:
@@ -514,31 +531,37 @@ def test_a_build_with_drafts_beside_keeps_the_other_index_files(
 
 
 def test_a_chunk_file_that_cannot_be_linked_is_copied(tmp_path: Path) -> None:
-    """The cache links the file staged for the output; where there is none, or a link
-    cannot be made (another file system), it writes a copy; either way the file has the
-    chunk's bytes under the name of their digest."""
+    """The cache links the file staged for the output, in place of a file of that name it
+    had (a copy the output's link may have changed); where there is none, or a link cannot
+    be made (another file system), it writes a copy; either way the file has the chunk's
+    bytes under the name of their digest."""
     from blogbuild import diskcache
     from blogbuild.search.chunks import KEPT, _make, keep_files
 
     items = [fmt.word_item(w, fmt.Word({n: fmt.posting([n + 1], []) for n in range(3)}, {}))
-             for w in ("alpha", "beta", "gamma")]
-    linked, copied, missing = _make(items[:1]), _make(items[1:2]), _make(items[2:])
+             for w in ("alpha", "beta", "gamma", "delta")]
+    linked, copied, missing, again = (_make(items[i:i + 1]) for i in range(4))
     staged = tmp_path / "stage"
     staged.mkdir()
     (staged / "a").write_bytes(linked.data)
+    (staged / "b").write_bytes(again.data)
+    kept = tmp_path / "cache" / KEPT
+    kept.mkdir(parents=True)
+    (kept / again.out.hex()).write_bytes(b"what an edit of the output made of it")
     diskcache.set_cache_dir(tmp_path / "cache")
     try:
-        keep_files([linked, copied, missing], "published",
-                   {linked.out: staged / "a", missing.out: staged / "not-there"})
+        keep_files([linked, copied, missing, again], "published",
+                   {linked.out: staged / "a", missing.out: staged / "not-there",
+                    again.out: staged / "b"})
     finally:
         diskcache.set_cache_dir(None)
-    kept = tmp_path / "cache" / KEPT
-    for chunk in (linked, copied, missing):
+    for chunk in (linked, copied, missing, again):
         assert (kept / chunk.out.hex()).read_bytes() == chunk.data
     assert (kept / linked.out.hex()).stat().st_ino == (staged / "a").stat().st_ino
+    assert (kept / again.out.hex()).stat().st_ino == (staged / "b").stat().st_ino
     assert (kept / copied.out.hex()).stat().st_nlink == 1
     assert sorted(p.name for p in kept.iterdir()) == sorted(
-        c.out.hex() for c in (linked, copied, missing))
+        c.out.hex() for c in (linked, copied, missing, again))
 
 
 _ints = st.lists(st.integers(-300, 70_000), max_size=6)

@@ -441,6 +441,8 @@ class Search:
         if layout is not None:
             chunks = update(layout.pages_keys(), keys, part, layout.fields, fields,
                             layout.chunks)
+            for chunk in layout.chunks:
+                chunk.raw = None  # read ahead for a chunk the update kept as it was
         if chunks is None:
             chunks = from_scratch(len(keys), lambda n: need(keys[n]), fields)
         return Made.of(runtime, Layout(options, pages, fields, chunks), need)
@@ -514,12 +516,12 @@ class Indexing:
 
 
 def _load_chunks(chunks: list[Chunk]) -> threading.Thread:
-    """A thread that reads the chunks' files into memory (one the cache lost is left to
-    the update, which makes the index anew then)."""
+    """A thread that reads the chunks' files into memory and decompresses them (one the
+    cache lost is left to the update, which makes the index anew then)."""
     def load() -> None:
         for chunk in chunks:
             with contextlib.suppress(ChunkLost):
-                chunk.data  # noqa: B018 - read and kept in the chunk
+                chunk.read_ahead()
 
     thread = threading.Thread(target=load, name="search-chunks", daemon=True)
     thread.start()
