@@ -203,7 +203,11 @@ def answers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_an_update_makes_its_index_in_a_process_of_its_own(
         tmp_path: Path, answers: list[str]) -> None:
     """An update's index is made in a process of its own, beside the templating; after
-    every kind of edit it is the bytes a clean build writes (made on a thread)."""
+    every kind of edit it is the bytes a clean build writes (made on a thread). The process
+    writes the layout after its answer, while the build commits: the build waits for it,
+    so the layout it leaves is the output's."""
+    from blogbuild.pipeline.state import file_digest
+
     site = make_site(tmp_path / "site", 40)
     build(site / "site.yaml")
     assert answers == []  # a first build makes its index after its pages, here
@@ -211,10 +215,33 @@ def test_an_update_makes_its_index_in_a_process_of_its_own(
         edit(site, step)
         build(site / "site.yaml")
         assert answers == ["done"] * (n + 1), step
+        with open(site / ".blogbuild-cache" / "search-layout.pickle", "rb") as fh:
+            _, layout = pickle.load(fh)
+        served = site / "_site" / "pagefind" / "index"
+        assert sorted(c.out for c in layout.chunks) == sorted(
+            file_digest(p.read_bytes()) for p in served.iterdir()), step
         clean = tmp_path / f"clean-{n}"
         build(site / "site.yaml", output=clean, use_cache=False)
         assert tree(site / "_site" / "pagefind") == tree(clean / "pagefind"), step
     assert index_processes() == []
+
+
+@pytest.mark.parametrize("answered", [True, False])
+def test_a_process_that_answered_is_left_to_finish(answered: bool) -> None:
+    """After a good answer the process writes the layout and the cache's rows: the build
+    waits for it to end. A process that did not answer (a failed run) is killed."""
+    import subprocess
+    import sys
+
+    from blogbuild.pipeline.search_process import IndexProcess, Offloaded
+
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.5)"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    offloaded = Offloaded(IndexProcess(process), {}, lambda: None,  # type: ignore[arg-type]
+                          lambda digests: None)
+    offloaded.done = answered
+    offloaded.abandon()
+    assert process.returncode == (0 if answered else -9)  # ended on its own, or killed
 
 
 def test_an_update_that_leaves_the_index_as_it_was_gets_the_processs_answer(

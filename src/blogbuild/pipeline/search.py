@@ -295,11 +295,13 @@ class Search:
     def stage(self, stage: Callable[[], Staged], docs: list[Doc], last: dict[str, FileEntry],
               output: Path, fresh: bool, render_again: Callable[[set[str]], None],
               seen: Seen | None = None, reading: Callable[[], None] = lambda: None,
+              later: list[Callable[[], None]] | None = None,
               ) -> tuple[dict[str, FileEntry], list[Diagnostic]]:
         """Stage the index when it changed; returns its files' entries (paths relative to
         the output) and a warning when Pagefind could not make it. `stage()` is where the
         files go (it waits until there is one); `reading()` is called when what is left
-        before Pagefind reads the new pages is done."""
+        before Pagefind reads the new pages is done. `later`: where to put what the
+        build does not wait for (the layout's file, the cache's tidying), if anywhere."""
         if not self.config.search or self.unavailable:
             return {}, []
         # Pagefind, the CBOR writer, and our code (how pages are shown to Pagefind, how its
@@ -335,8 +337,18 @@ class Search:
                 return {}, [warning("site.yaml", 0, f"search: {exc}, so the site is built without "
                                     "search; install it with `pip install 'pagefind[bin]'`, or "
                                     "set `search: false` in site.yaml")]
-            index.layout.save("drafts" if self.drafts else "published", staged)
-            search_pages.prune(keys, index.layout.key)
+            # The cache's links to the staged chunks, before the build commits them.
+            index.layout.keep_files("drafts" if self.drafts else "published", staged)
+            layout = index.layout
+
+            def finish() -> None:
+                layout.write()
+                search_pages.prune(keys, layout.key)
+
+            if later is None:
+                finish()
+            else:
+                later.append(finish)
             self.layout = index.layout if self.remember else None
             return entries, []
 

@@ -43,6 +43,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 _LENGTH = struct.Struct("<Q")
 
+#: How long a build waits, once it has committed, for the child to finish what it does
+#: after its answer: write the layout, tidy the cache, write the pages' parts it read.
+FINISH_SECONDS = 30.0
+
 #: What the child answers: ("done", (the files whose entries the build has as they are,
 #: the other entries, the notes, the files it staged)); ("lost", the digests of the bodies
 #: it could not read); ("failed", why).
@@ -122,8 +126,12 @@ class IndexProcess:
         with contextlib.suppress(OSError):
             self.process.kill()
 
-    def end(self) -> None:
-        """Close the pipes and wait for the child (killed unless it is done)."""
+    def end(self, grace: float = 0.0) -> None:
+        """Close the pipes and wait for the child: killed unless it is done within `grace`
+        seconds (what it does after its answer)."""
+        if grace and self.process.poll() is None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(grace)
         if self.process.poll() is None:
             self.kill()
         if self.writing is not None:  # it fails now, if it waited for the child
@@ -225,9 +233,10 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
     search = Search(job.config, remember=False, drafts=job.drafts, layout=layout)
     before = {rel: _shape(entry) for rel, entry in job.last.items()}
     answer: Answer
+    later: list[Callable[[], None]] = []  # after the answer: the build commits meanwhile
     try:
         entries, notes = search.stage(staged, job.docs, job.last, job.output, job.fresh,
-                                      lost)
+                                      lost, later=later)
         # The entries the build has already as they are go back by name: the build keeps
         # its own objects (its state compares them by identity first).
         kept = {rel for rel, entry in entries.items()
@@ -240,9 +249,11 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
         return
     except Exception as exc:  # the build makes the index itself, and says why
         answer = "failed", f"{type(exc).__name__}: {exc}"
-    finally:
-        diskcache.close()  # the pages' parts it read, written before the build ends it
+        later.clear()
     _write(out, answer)
+    for then in later:
+        then()
+    diskcache.close()  # the pages' parts it read: the build waits for this (FINISH_SECONDS)
 
 
 class Offloaded:
@@ -258,6 +269,7 @@ class Offloaded:
         self.fallback = fallback
         self.render_again = render_again
         self.stage: Stage | None = None
+        self.done = False  # it answered with the index
         self.handed = False
 
     def until_reading(self) -> None:
@@ -270,9 +282,11 @@ class Offloaded:
     def result(self) -> tuple[dict[str, FileEntry], list[Diagnostic]]:
         assert self.stage is not None, "write_into comes first"
         answer: Answer = self.child.answer() if self.handed else ("failed", "it stopped")
-        self.child.end()
         kind, value = answer
-        if kind == "done":
+        if kind != "done":
+            self.child.end()
+        else:  # it writes the layout and the cache's rows while the build commits
+            self.done = True
             kept, changed, notes, staged = value
             self.stage.staged.update(staged)
             entries = {rel: self.last[rel] for rel in kept}
@@ -287,8 +301,9 @@ class Offloaded:
         return indexing.result()
 
     def abandon(self) -> None:
-        """The run failed (or is done): the child ends."""
-        self.child.end()
+        """The run failed (or is done): the child ends (once it has finished what it does
+        after a good answer)."""
+        self.child.end(FINISH_SECONDS if self.done else 0.0)
 
 
 if __name__ == "__main__":
@@ -296,3 +311,10 @@ if __name__ == "__main__":
     from blogbuild.pipeline import search_process
 
     search_process.serve(sys.stdin.buffer, sys.stdout.buffer)
+    # The build waits for this process to end: not for the interpreter to take apart,
+    # one by one, the index it made. What needs closing is closed first.
+    from blogbuild.perprocess import close_all
+
+    close_all()
+    sys.stdout.flush()
+    os._exit(0)

@@ -68,10 +68,19 @@ class Layout:
         """Write the layout, and the files of its chunks that the cache lacks. `kind`: of
         index (with drafts or without), whose files are tidied on their own; `staged`: the
         files of the output's stage, by digest (see keep_files)."""
+        self.keep_files(kind, staged)
+        self.write()
+
+    def keep_files(self, kind: str, staged: Mapping[bytes, Path]) -> None:
+        """The files of its chunks that the cache lacks: links to those staged, while they
+        are in the stage."""
+        if diskcache.cache_dir() is not None:
+            keep_files(self.chunks, kind, staged)
+
+    def write(self) -> None:
         folder = diskcache.cache_dir()
         if folder is None:
             return
-        keep_files(self.chunks, kind, staged)
         # If it cannot be written, the next process makes the chunks from the pages' parts.
         with contextlib.suppress(OSError):
             write_atomically(Path(folder) / _FILE,
