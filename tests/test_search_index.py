@@ -558,37 +558,42 @@ def test_a_build_with_drafts_beside_keeps_the_other_index_files(
 
 
 def test_a_chunk_file_that_cannot_be_linked_is_copied(tmp_path: Path) -> None:
-    """The cache links the file staged for the output, in place of a file of that name it
-    had (a copy the output's link may have changed); where there is none, or a link cannot
-    be made (another file system), it writes a copy; either way the file has the chunk's
-    bytes under the name of their digest."""
+    """The cache links the file staged for the output, in place of a file of that name
+    that an output shares (whose link may have changed it); a copy no output shares stays.
+    Where there is no staged file, or a link cannot be made (another file system), it
+    writes a copy. Either way the file has the chunk's bytes under the name of their
+    digest."""
     from blogbuild import diskcache
     from blogbuild.search.chunks import KEPT, _make, keep_files
 
     items = [fmt.word_item(w, fmt.Word({n: fmt.posting([n + 1], []) for n in range(3)}, {}))
-             for w in ("alpha", "beta", "gamma", "delta")]
-    linked, copied, missing, again = (_make(items[i:i + 1]) for i in range(4))
+             for w in ("alpha", "beta", "gamma", "delta", "epsilon")]
+    linked, copied, missing, shared, alone = (_make(items[i:i + 1]) for i in range(5))
     staged = tmp_path / "stage"
     staged.mkdir()
-    (staged / "a").write_bytes(linked.data)
-    (staged / "b").write_bytes(again.data)
+    for name, chunk in (("a", linked), ("b", shared), ("c", alone)):
+        (staged / name).write_bytes(chunk.data)
     kept = tmp_path / "cache" / KEPT
     kept.mkdir(parents=True)
-    (kept / again.out.hex()).write_bytes(b"what an edit of the output made of it")
+    (kept / shared.out.hex()).write_bytes(b"what an edit of the output made of it")
+    os.link(kept / shared.out.hex(), tmp_path / "old-output-file")
+    (kept / alone.out.hex()).write_bytes(alone.data)
+    before = (kept / alone.out.hex()).stat().st_ino
     diskcache.set_cache_dir(tmp_path / "cache")
     try:
-        keep_files([linked, copied, missing, again], "published",
+        keep_files([linked, copied, missing, shared, alone], "published",
                    {linked.out: staged / "a", missing.out: staged / "not-there",
-                    again.out: staged / "b"})
+                    shared.out: staged / "b", alone.out: staged / "c"})
     finally:
         diskcache.set_cache_dir(None)
-    for chunk in (linked, copied, missing, again):
+    for chunk in (linked, copied, missing, shared, alone):
         assert (kept / chunk.out.hex()).read_bytes() == chunk.data
     assert (kept / linked.out.hex()).stat().st_ino == (staged / "a").stat().st_ino
-    assert (kept / again.out.hex()).stat().st_ino == (staged / "b").stat().st_ino
+    assert (kept / shared.out.hex()).stat().st_ino == (staged / "b").stat().st_ino
+    assert (kept / alone.out.hex()).stat().st_ino == before
     assert (kept / copied.out.hex()).stat().st_nlink == 1
     assert sorted(p.name for p in kept.iterdir()) == sorted(
-        c.out.hex() for c in (linked, copied, missing, again))
+        c.out.hex() for c in (linked, copied, missing, shared, alone))
 
 
 _ints = st.lists(st.integers(-300, 70_000), max_size=6)

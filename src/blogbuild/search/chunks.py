@@ -194,17 +194,22 @@ def keep_files(chunks: list[Chunk], kind: str, staged: Mapping[bytes, Path]) -> 
 
 
 def _linked(source: Path | None, path: Path) -> bool:
-    """Whether `path` is now a link to the whole file `source`, in place of any file it was
-    (another file system, or one without links, says no). A new name is linked at once: a
-    link through a temporary name and a rename cost ten times as much on some disks, and
-    a new post links some 300 chunks."""
+    """Whether `path` is now a link to the whole file `source`, in place of the file of
+    that name an output shared (another file system, or one without links, says no). A
+    new name is linked at once: a link through a temporary name and a rename cost ten
+    times as much on some disks, and a new post links some 300 chunks."""
     if source is None:
         return False
     try:
         os.link(source, path)
         return True
     except FileExistsError:
-        pass
+        # A copy no output shares (a chunk that left the index, back with the same bytes)
+        # stays as it is: reading it checks its digest. One an output shares may have been
+        # changed through it, and is replaced.
+        with contextlib.suppress(OSError):
+            if os.stat(path).st_nlink == 1:
+                return False
     except OSError:
         return False
     tmp = path.with_name(f".{path.name}.link")
