@@ -304,9 +304,10 @@ class Search:
         build does not wait for (the layout's file, the cache's tidying), if anywhere."""
         if not self.config.search or self.unavailable:
             return {}, []
-        # Pagefind, the CBOR writer, and our code (how pages are shown to Pagefind, how its
-        # index is written and compressed) make the index with the pages.
-        programs = f"{versions()};cbor2={versions_of(('cbor2',))['cbor2']};{code_fingerprint()}"
+        # Pagefind, the CBOR writer, the compressor, and our code (how pages are shown to
+        # Pagefind, how its index is written) make the index with the pages.
+        writers = ";".join(f"{k}={v}" for k, v in sorted(versions_of(("cbor2", "isal")).items()))
+        programs = f"{versions()};{writers};{code_fingerprint()}"
         keys = page_keys(docs, self.config, programs)
         # The entry file names what the index holds; the other files of an index are the
         # same entries from one build to the next when they are the same bytes (an edit

@@ -13,7 +13,6 @@ from __future__ import annotations
 import array
 import bisect
 import contextlib
-import gzip
 import itertools
 import os
 import time
@@ -87,12 +86,12 @@ class Chunk:
     def read_ahead(self) -> None:
         """Read and decompress the file now (on another thread: both let go of the GIL),
         for `items`. Raises ChunkLost."""
-        self.raw = gzip.decompress(self.data)
+        self.raw = fmt.decompress(self.data)
 
     def items(self) -> Iterator[fmt.Item]:
         raw, self.raw = self.raw, None
         if raw is None:
-            raw = gzip.decompress(self.data)
+            raw = fmt.decompress(self.data)
         begin = len(fmt.chunk_head(len(self.words)))
         for word, units, end, last, pages_end in zip(self.words, self.units, self.ends,
                                                      self.lasts, self.pages_ends, strict=True):
