@@ -251,9 +251,11 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
         answer = "failed", f"{type(exc).__name__}: {exc}"
         later.clear()
     _write(out, answer)
-    for then in later:
-        then()
-    diskcache.close()  # the pages' parts it read: the build waits for this (FINISH_SECONDS)
+    try:
+        for then in later:
+            then()
+    finally:
+        diskcache.close()  # the pages' parts it read: the build waits for this
 
 
 class Offloaded:

@@ -64,20 +64,17 @@ class Layout:
             return None
         return layout if version == _FORMAT and isinstance(layout, Layout) else None
 
-    def save(self, kind: str, staged: Mapping[bytes, Path]) -> None:
-        """Write the layout, and the files of its chunks that the cache lacks. `kind`: of
-        index (with drafts or without), whose files are tidied on their own; `staged`: the
-        files of the output's stage, by digest (see keep_files)."""
-        self.keep_files(kind, staged)
-        self.write()
-
     def keep_files(self, kind: str, staged: Mapping[bytes, Path]) -> None:
-        """The files of its chunks that the cache lacks: links to those staged, while they
-        are in the stage."""
+        """Put in the cache the files of its chunks that it lacks, while those staged for
+        the output are in the stage (they are linked). `kind`: of index (with drafts or
+        without), whose files are tidied on their own; `staged`: the files of the output's
+        stage, by digest (see blogbuild.search.chunks.keep_files)."""
         if diskcache.cache_dir() is not None:
             keep_files(self.chunks, kind, staged)
 
     def write(self) -> None:
+        """Write the layout to the cache, for the next build (after `keep_files`: it names
+        the chunks' files there)."""
         folder = diskcache.cache_dir()
         if folder is None:
             return
