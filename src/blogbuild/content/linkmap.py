@@ -352,6 +352,18 @@ def _meta_hint(front: Mapping[str, Any], stem: str) -> PostMeta:
         image=None, math=False, comments=False)
 
 
+def link_entry(doc: DocumentInfo, config: Config, drafts: bool,
+               ) -> tuple[tuple[str, str], str | None, str]:
+    """What one document gives the link map: its label (slug and title), its URL (None for
+    a draft left out) and its kind. Two readings of a document with the same entries give
+    the same map (`build_link_map` reads nothing else of them)."""
+    slug = slug_for(doc.rel, doc.meta)
+    label = (slug, doc.meta.title or doc.title or fallback_title(slug))
+    if doc.meta.draft and not drafts:
+        return label, None, doc.kind
+    return label, document_url(config, doc.rel, doc.kind, doc.meta), doc.kind
+
+
 def build_link_map(docs: Iterable[DocumentInfo], assets: Iterable[str], config: Config,
                    *, drafts: bool, statics: Iterable[str] = (),
                    targets: Mapping[str, Mapping[str, tuple[str, str]]] | None = None,
@@ -371,12 +383,10 @@ def build_link_map(docs: Iterable[DocumentInfo], assets: Iterable[str], config: 
     left_out: set[str] = set()
     labels: dict[str, tuple[str, str]] = {}
     for doc in sorted(docs, key=lambda d: d.rel):
-        slug = slug_for(doc.rel, doc.meta)
-        labels[doc.rel] = (slug, doc.meta.title or doc.title or fallback_title(slug))
-        if doc.meta.draft and not drafts:
+        labels[doc.rel], url, _ = link_entry(doc, config, drafts)
+        if url is None:
             left_out.add(doc.rel)
             continue
-        url = document_url(config, doc.rel, doc.kind, doc.meta)
         if url in taken:
             continue
         taken.add(url)

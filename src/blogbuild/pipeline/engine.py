@@ -214,7 +214,8 @@ class Engine:
         # The labels of other documents' ids as the last build left them; relinking below
         # puts in the fresh ones and renders again whoever showed a label that changed.
         first = LinkInputs.first(infos, last.sources, items)
-        links = first.link_map(assets, config, self.drafts, statics, self.store, images.images)
+        links = first_links = first.link_map(assets, config, self.drafts, statics, self.store,
+                                             images.images)
         candidates = feed_candidates(infos, config, self.drafts)
         items = {rel: replace(i, feed=rel in candidates) for rel, i in items.items()}
 
@@ -236,7 +237,7 @@ class Engine:
         links, again = renderer.settle(
             entries, items, links,
             lambda: relink(entries, assets, config, self.drafts, statics, self.store,
-                           images.images, first=first, last=last.sources),
+                           images.images, first=first, last=last.sources, made=first_links),
             lambda redone: errors.extend(self._fall_back(entries, fresh_sources | redone,
                                                          last)))
         fresh_sources |= again

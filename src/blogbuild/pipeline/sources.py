@@ -24,6 +24,7 @@ from blogbuild.content.linkmap import (
     LinkMap,
     Preview,
     build_link_map,
+    link_entry,
     read_info,
 )
 from blogbuild.content.models import Site
@@ -244,6 +245,18 @@ class LinkInputs:
                               statics=statics, targets=self.targets, previews=self.previews,
                               snippets=StoredSnippets(store, self.digests), images=images)
 
+    def same_map(self, other: LinkInputs, config: Config, drafts: bool) -> bool:
+        """Whether both make the same map but for the digests of the renders that hold the
+        snippets: the same labels and previews, and each document the same entry (a quick
+        reading of the front matter and the full one differ in what the map does not
+        read, such as the description)."""
+        if (self.infos.keys() != other.infos.keys() or self.targets != other.targets
+                or self.previews != other.previews):
+            return False
+        return all(info is other.infos[rel] or link_entry(info, config, drafts)
+                   == link_entry(other.infos[rel], config, drafts)
+                   for rel, info in self.infos.items())
+
     def patched(self, entries: dict[str, SourceEntry], rels: Iterable[str]) -> LinkInputs:
         """These inputs with those of the sources `rels` taken from their records in
         `entries` (the full reading of their front matter), or dropped when they have
@@ -269,11 +282,15 @@ def relink(entries: dict[str, SourceEntry], assets: list[str], config: Config,
            drafts: bool, statics: list[str], store: RenderCache,
            images: Mapping[str, ImageInfo] | None = None, *,
            first: LinkInputs | None = None,
-           last: Mapping[str, SourceEntry] | None = None) -> LinkMap:
+           last: Mapping[str, SourceEntry] | None = None,
+           made: LinkMap | None = None) -> LinkMap:
     """The link map from the full reading of every front matter, with the labels and
     previews of the records in `entries` (their snippets read from `store`). With `first`
     (the inputs of the map the renders used) and `last` (the records it was made from),
-    only the sources whose records are not those are read again."""
+    only the sources whose records are not those are read again; with `made` (the map
+    `first` made, with these same arguments), a map of the same entries is not made again
+    (an edit of a post's text; a new post whose front matter the quick reading read
+    right)."""
     if first is None or last is None:
         inputs = LinkInputs.of(entries)
     else:
@@ -281,6 +298,9 @@ def relink(entries: dict[str, SourceEntry], assets: list[str], config: Config,
         changed |= (first.infos.keys() | first.targets.keys()) - entries.keys()
         changed |= first.quick
         inputs = first.patched(entries, changed)
+        if made is not None and inputs.same_map(first, config, drafts):
+            # The same map but for where the snippets are read from (the renders' digests).
+            return dataclasses.replace(made, snippets=StoredSnippets(store, inputs.digests))
     return inputs.link_map(assets, config, drafts, statics, store, images)
 
 
