@@ -454,8 +454,9 @@ class Search:
         if layout is not None:
             chunks = update(layout.pages_keys(), keys, part, layout.fields, fields,
                             layout.chunks)
-            for chunk in layout.chunks:
-                chunk.raw = None  # read ahead for a chunk the update kept as it was
+            if loading is not None:  # what was read ahead for a chunk the update kept
+                for chunk in layout.chunks:
+                    chunk.raw = None
         if chunks is None:
             chunks = from_scratch(len(keys), lambda n: need(keys[n]), fields)
         return Made.of(runtime, Layout(options, pages, fields, chunks), need)
@@ -464,7 +465,7 @@ class Search:
 class Indexing:
     """The search step of one run, in a thread of its own: the live server's, a first
     build's, and an update's whose index process could not make it (search_process).
-    Pagefind reads in processes of its own and zlib compresses outside the GIL, so on two
+    Pagefind reads in processes of its own and the chunks compress outside the GIL, so on two
     cores some of the index is made beside the main thread's work. An update starts it
     once the site is assembled and hands it the stage for its files when the writing
     begins (`write_into`). It runs under a token of its own, stopped when the run's is

@@ -69,8 +69,7 @@ class Layout:
         the output are in the stage (they are linked). `kind`: of index (with drafts or
         without), whose files are tidied on their own; `staged`: the files of the output's
         stage, by digest (see blogbuild.search.chunks.keep_files)."""
-        if diskcache.cache_dir() is not None:
-            keep_files(self.chunks, kind, staged)
+        keep_files(self.chunks, kind, staged)
 
     def write(self) -> None:
         """Write the layout to the cache, for the next build (after `keep_files`: it names
