@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -12,9 +13,10 @@ from blogbuild.commands.build import build
 from blogbuild.config import load_config
 from blogbuild.content.discover import discover
 from blogbuild.diagnostics import BlogbuildError, BuildFailed, ConfigError
+from blogbuild.output import writer
 from blogbuild.output.claims import OWN, SITE_STATIC, THEME, Claims, Owner
 from blogbuild.output.outdir import MARKER, check_output, is_previous_output
-from blogbuild.output.writer import Stage, wait_for_cleanup
+from blogbuild.output.writer import Stage, Staging, files_under, wait_for_cleanup
 from blogbuild.pipeline.assemble import tag_slug
 from blogbuild.urls import unsafe_path
 
@@ -122,6 +124,120 @@ def test_a_collision_leaves_the_previous_output_complete(site: Path) -> None:
     [problem] = [d for d in caught.value.diagnostics if d.is_error]
     assert problem.file == "content/tags.md" and "tags/index.html" in problem.message
     assert sources(site / "_site") == before
+
+
+# -- spare files ----------------------------------------------------------------------------
+
+
+def tree_bytes(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def update(out: Path, spares: Path, files: dict[str, bytes]) -> None:
+    """A build's update of `out` that writes `files` and keeps the rest."""
+    with Stage(out, fresh=False, spares=spares) as stage:
+        for rel, data in files.items():
+            stage.write_bytes(rel, data)
+        stage.commit(set(files_under(out)) | set(files))
+
+
+def test_an_update_writes_over_the_old_files_of_the_last_one(tmp_path: Path) -> None:
+    out, spares = tmp_path / "out", tmp_path / "cache" / "spares"
+    with Stage(out, fresh=True) as stage:
+        for n in range(6):
+            stage.write_bytes(f"p/{n}/index.html", b"first %d" % n)
+        stage.commit(set())
+    old = {rel: (out / rel).stat().st_ino for rel in files_under(out)}
+    update(out, spares, {f"p/{n}/index.html": b"second %d" % n for n in range(4)})
+    # The four old files, emptied, wait in the spares folder: those inodes, no others.
+    assert sorted(p.stat().st_size for p in spares.iterdir()) == [0] * 4
+    assert {p.stat().st_ino for p in spares.iterdir()} == {old[f"p/{n}/index.html"]
+                                                           for n in range(4)}
+    kept = {p.stat().st_ino for p in spares.iterdir()}
+    update(out, spares, {"p/0/index.html": b"third", "p/9/index.html": b"new page"})
+    assert (out / "p/0/index.html").read_bytes() == b"third"
+    assert (out / "p/9/index.html").read_bytes() == b"new page"
+    assert (out / "p/5/index.html").read_bytes() == b"first 5"
+    # Both files of this update are spares of the last: no file was made for them.
+    assert {(out / "p/0/index.html").stat().st_ino, (out / "p/9/index.html").stat().st_ino} <= kept
+    assert len(list(spares.iterdir())) == 4 - 2 + 1  # one taken for p/9, one swapped out
+    assert not list(tmp_path.glob(".out.tmp-*"))
+
+
+def test_a_file_with_another_link_is_replaced_and_its_other_link_kept(tmp_path: Path) -> None:
+    out, spares = tmp_path / "out", tmp_path / "cache" / "spares"
+    with Stage(out, fresh=True) as stage:
+        stage.write_bytes("index.html", b"old page")
+        stage.commit(set())
+    elsewhere = tmp_path / "cache" / "copy"
+    elsewhere.parent.mkdir()
+    os.link(out / "index.html", elsewhere)  # as the search index's chunks are linked
+    update(out, spares, {"index.html": b"new page"})
+    update(out, spares, {"other.html": b"x" * 100})
+    assert (out / "index.html").read_bytes() == b"new page"
+    assert elsewhere.read_bytes() == b"old page"
+    assert (out / "other.html").read_bytes() == b"x" * 100
+
+
+def test_spares_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(writer, "MAX_SPARES", 3)
+    out, spares = tmp_path / "out", tmp_path / "spares"
+    files = {f"{n}.html": b"a" for n in range(8)}
+    with Stage(out, fresh=True) as stage:
+        for rel, data in files.items():
+            stage.write_bytes(rel, data)
+        stage.commit(set())
+    update(out, spares, {rel: b"b" for rel in files})
+    assert len(list(spares.iterdir())) == 3
+    assert {(out / rel).read_bytes() for rel in files} == {b"b"}
+
+
+def _place_many(staging: Staging, prefix: str, count: int) -> list[int]:
+    inodes = []
+    for n in range(count):
+        path = staging.place(f"{prefix}/{n}.html")
+        path.write_bytes(prefix.encode())
+        inodes.append(path.stat().st_ino)
+    return inodes
+
+
+def test_processes_placing_files_at_once_never_share_a_spare(tmp_path: Path) -> None:
+    import concurrent.futures
+    import multiprocessing
+
+    spares = tmp_path / "spares"
+    spares.mkdir()
+    for n in range(60):
+        (spares / f"s{n}").write_bytes(b"")
+    (tmp_path / "stage").mkdir()
+    staging = Staging(tmp_path / "stage", tree=False, spare_dir=spares,
+                      spares=tuple(sorted(os.listdir(spares))))
+    spare_inodes = {p.stat().st_ino for p in spares.iterdir()}
+    with concurrent.futures.ProcessPoolExecutor(
+            4, mp_context=multiprocessing.get_context("spawn")) as pool:
+        placed = list(pool.map(_place_many, [staging] * 4, ["a", "b", "c", "d"], [40] * 4))
+    inodes = [ino for one in placed for ino in one]
+    assert len(set(inodes)) == 160  # every file its own
+    assert len(set(inodes) & spare_inodes) == 60  # every spare taken once
+    assert not list(spares.iterdir())
+    for prefix in "abcd":
+        for n in range(40):
+            assert staging.path(f"{prefix}/{n}.html").read_bytes() == prefix.encode()
+
+
+def test_a_build_after_updates_is_the_clean_builds_bytes(site: Path, tmp_path: Path) -> None:
+    posts = site / "content" / "posts"
+    for n in range(12):
+        (posts / f"2024-02-{n + 1:02d}-p{n}.md").write_text(f"---\ntitle: P{n}\n---\n\nText {n}.\n")
+    build(site / "site.yaml")
+    for n in range(3):  # new posts move every list page
+        (posts / f"2024-03-{n + 1:02d}-new{n}.md").write_text(f"---\ntitle: N{n}\n---\n\nNew.\n")
+        build(site / "site.yaml")
+    assert list((site / ".blogbuild-cache" / "spare-files").iterdir())
+    build(site / "site.yaml", output=tmp_path / "clean", use_cache=False)
+    wait_for_cleanup()
+    assert tree_bytes(site / "_site") == tree_bytes(tmp_path / "clean")
 
 
 # -- the registry --------------------------------------------------------------------------

@@ -402,7 +402,7 @@ class Engine:
         files as stat'ed already."""
         config = self.config
         token = cancel.current()
-        with Stage(self.output, fresh=fresh) as stage:
+        with Stage(self.output, fresh=fresh, spares=self.spare_files()) as stage:
             def index() -> Indexing | Offloaded:
                 started = self.search.start(site, last.files, self.output, fresh,
                                             render_again, seen)
@@ -545,6 +545,11 @@ class Engine:
         outdated = {p.path for p in pages} if fresh else set(
             stale.stale_pages(pages, inputs, last, values, unchanged))
         return _Decided(templates_fp, closures, inputs, prints, values, outdated, damaged)
+
+    def spare_files(self) -> Path | None:
+        """Where the writer keeps the output's old files for the next update to write over
+        (blogbuild.output.writer.Stage); None without a cache."""
+        return self.cache_root / "spare-files" if self.use_cache else None
 
     def bytecode_dir(self) -> Path | None:
         """Where compiled templates are kept (None without a cache). Jinja folds filters of
