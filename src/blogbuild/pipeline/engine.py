@@ -62,12 +62,12 @@ from blogbuild.pipeline.search import Indexing, Search, is_index_file
 from blogbuild.pipeline.search_process import Offloaded
 from blogbuild.pipeline.sources import (
     LinkInputs,
+    Relinker,
     Renderer,
     asset_rels,
     document_infos,
     feed_candidates,
     feed_sources,
-    relink,
     results_of,
 )
 from blogbuild.pipeline.state import Seen, SourceEntry, State, intact, stat_all, state_key
@@ -236,8 +236,8 @@ class Engine:
         errors = self._fall_back(entries, fresh_sources, last)
         links, again = renderer.settle(
             entries, items, links,
-            lambda: relink(entries, assets, config, self.drafts, statics, self.store,
-                           images.images, first=first, last=last.sources, made=first_links),
+            Relinker(entries, assets, config, self.drafts, statics, self.store,
+                     images.images, first=first, last=last.sources, made=first_links),
             lambda redone: errors.extend(self._fall_back(entries, fresh_sources | redone,
                                                          last)))
         fresh_sources |= again

@@ -280,28 +280,41 @@ def _merged(old: dict[str, V], new: dict[str, V], rels: set[str]) -> dict[str, V
 
 def relink(entries: dict[str, SourceEntry], assets: list[str], config: Config,
            drafts: bool, statics: list[str], store: RenderCache,
-           images: Mapping[str, ImageInfo] | None = None, *,
-           first: LinkInputs | None = None,
-           last: Mapping[str, SourceEntry] | None = None,
-           made: LinkMap | None = None) -> LinkMap:
+           images: Mapping[str, ImageInfo] | None = None) -> LinkMap:
     """The link map from the full reading of every front matter, with the labels and
-    previews of the records in `entries` (their snippets read from `store`). With `first`
-    (the inputs of the map the renders used) and `last` (the records it was made from),
-    only the sources whose records are not those are read again; with `made` (the map
-    `first` made, with these same arguments), a map of the same entries is not made again
-    (an edit of a post's text; a new post whose front matter the quick reading read
-    right)."""
-    if first is None or last is None:
-        inputs = LinkInputs.of(entries)
-    else:
-        changed = {rel for rel, e in entries.items() if e is not last.get(rel)}
-        changed |= (first.infos.keys() | first.targets.keys()) - entries.keys()
-        changed |= first.quick
-        inputs = first.patched(entries, changed)
-        if made is not None and inputs.same_map(first, config, drafts):
+    previews of the records in `entries` (their snippets read from `store`)."""
+    return LinkInputs.of(entries).link_map(assets, config, drafts, statics, store, images)
+
+
+class Relinker:
+    """The link map again after renders (`relink`), each time from the map made before
+    (at first `made`, from `first`, the inputs the renders used, and `last`, the records
+    those were made from): only the sources whose records are not those are read again,
+    and a map of the same entries is not made again (an edit of a post's text; a new post
+    whose front matter the quick reading read right, after its first round)."""
+
+    def __init__(self, entries: dict[str, SourceEntry], assets: list[str], config: Config,
+                 drafts: bool, statics: list[str], store: RenderCache,
+                 images: Mapping[str, ImageInfo] | None, *, first: LinkInputs,
+                 last: Mapping[str, SourceEntry], made: LinkMap) -> None:
+        self.entries = entries  # filled in by the renders between calls
+        self.args = (assets, config, drafts, statics, store, images)
+        self.first, self.last, self.made = first, last, made
+
+    def __call__(self) -> LinkMap:
+        entries, (assets, config, drafts, statics, store, images) = self.entries, self.args
+        changed = {rel for rel, e in entries.items() if e is not self.last.get(rel)}
+        changed |= (self.first.infos.keys() | self.first.targets.keys()) - entries.keys()
+        changed |= self.first.quick
+        inputs = self.first.patched(entries, changed)
+        if inputs.same_map(self.first, config, drafts):
             # The same map but for where the snippets are read from (the renders' digests).
-            return dataclasses.replace(made, snippets=StoredSnippets(store, inputs.digests))
-    return inputs.link_map(assets, config, drafts, statics, store, images)
+            links = dataclasses.replace(self.made,
+                                        snippets=StoredSnippets(store, inputs.digests))
+        else:
+            links = inputs.link_map(assets, config, drafts, statics, store, images)
+        self.first, self.last, self.made = inputs, dict(entries), links
+        return links
 
 
 def _digests(entries: Mapping[str, SourceEntry]) -> dict[str, str]:
