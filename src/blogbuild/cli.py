@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gc
-import logging
 import os
 import shlex
 import signal
@@ -16,7 +14,7 @@ from pathlib import Path
 
 from blogbuild import __version__
 from blogbuild.diagnostics import BlogbuildError, BuildFailed, Diagnostic
-from blogbuild.perprocess import close_all
+from blogbuild.perprocess import close_all, end_now
 from blogbuild.progress import Progress, StageClock, TerminalBar, both
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
@@ -209,12 +207,7 @@ def run() -> None:
     # Every 100,000 new objects it has nothing to do in an edit, and a long build or the
     # live server still has its cycles collected.
     gc.set_threshold(100_000, 10, 10)
-    code = main()
-    logging.shutdown()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing to say
-            stream.flush()
-    os._exit(code)
+    end_now(main())
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -23,14 +23,16 @@ ends, whatever ended it:
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import logging
 import os
 import queue
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from blogbuild import cancel
 
@@ -84,6 +86,17 @@ def close_all() -> None:
         except Exception:
             log.warning("closing %s failed", getattr(closer, "__qualname__", closer),
                         exc_info=True)
+
+
+def end_now(code: int) -> NoReturn:
+    """End this process with `code` at once, its output streams flushed and its logging
+    shut down: not after the interpreter has taken apart, one by one, every object the
+    process held (what needs closing is closed first, with `close_all`)."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing to say
+            stream.flush()
+    os._exit(code)
 
 
 def after_fork_in_child(forget: Callable[[], None]) -> None:

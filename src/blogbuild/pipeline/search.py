@@ -237,6 +237,16 @@ def page_keys(docs: list[Doc], config: Config, programs: str) -> list[str]:
     return keys
 
 
+def _kept(kept: FileEntry | None, digest: bytes | None, named: str, output: Path, path: str,
+          seen: Seen | None) -> FileEntry | None:
+    """The entry of the output's file `path` (`kept`, named `named` now) when the file is
+    there with the bytes of `digest`."""
+    if (kept is None or digest is None or kept.out.digest != digest
+            or not intact(output, path, kept.out, seen)):
+        return None
+    return kept if kept.source == named else FileEntry(named, (0, 0), kept.out)
+
+
 @dataclass
 class Search:
     """The search step of one engine. Remembers across runs what the last index was made
@@ -367,17 +377,13 @@ class Search:
             named = source if rel == _ENTRY else _SOURCE
             # Most files outlive an edit (the script, the fragments of other pages, the
             # chunks that hold none of its words): kept without being made again.
-            if (kept is not None and known is not None and kept.out.digest == known
-                    and intact(output, path, kept.out, seen)):
-                entries[path] = kept if kept.source == named else FileEntry(named, (0, 0),
-                                                                             kept.out)
-                continue
-            data = make()
-            digest = file_digest(data)
-            if kept is not None and kept.out.digest == digest and intact(output, path,
-                                                                          kept.out, seen):
-                entries[path] = kept if kept.source == named else FileEntry(named, (0, 0),
-                                                                             kept.out)
+            same = _kept(kept, known, named, output, path, seen)
+            if same is None:
+                data = make()
+                digest = file_digest(data)
+                same = _kept(kept, digest, named, output, path, seen)
+            if same is not None:
+                entries[path] = same
                 continue
             stage.write_bytes(path, data)
             if known is not None:

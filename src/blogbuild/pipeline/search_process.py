@@ -315,8 +315,7 @@ if __name__ == "__main__":
     search_process.serve(sys.stdin.buffer, sys.stdout.buffer)
     # The build waits for this process to end: not for the interpreter to take apart,
     # one by one, the index it made. What needs closing is closed first.
-    from blogbuild.perprocess import close_all
+    from blogbuild.perprocess import close_all, end_now
 
     close_all()
-    sys.stdout.flush()
-    os._exit(0)
+    end_now(0)
