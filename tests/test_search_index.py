@@ -121,6 +121,35 @@ def test_the_index_holds_what_pagefinds_own_index_holds(
     assert len(list((site / "_site" / "pagefind" / "index").iterdir())) > 10
 
 
+def fetched_for(folder: Path, word: str) -> int:
+    """The bytes of index a search for `word` (a word of the index) reads before it shows
+    results: the entry, the metadata and the chunk whose range holds the word."""
+    entry = folder / "pagefind-entry.json"
+    ((_lang, info),) = json.loads(entry.read_text())["languages"].items()
+    meta = folder / f"pagefind.{info['hash']}.pf_meta"
+    chunks = _unpack(meta)[2]
+    # A chunk's bounds are prefixes: the shortest that tell it from its neighbours.
+    (name,) = [name for low, high, name in chunks
+               if low <= word[:len(low)] and word[:len(high)] <= high]
+    chunk = folder / "index" / f"{name}.pf_index"
+    return entry.stat().st_size + meta.stat().st_size + chunk.stat().st_size
+
+
+def test_a_one_word_search_reads_at_most_twice_what_pagefinds_own_index_would(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, index_here: None) -> None:
+    site = make_site(tmp_path / "site", 300)
+    build(site / "site.yaml")
+    ours = site / "_site" / "pagefind"
+    theirs = tmp_path / "theirs"
+    pagefinds_own_index(monkeypatch, lambda: build(site / "site.yaml", output=tmp_path / "ref",
+                                                   use_cache=False), theirs)
+    words = sorted(read_index(ours)[1])
+    assert words == sorted(read_index(theirs)[1])
+    assert len(_unpack(next(ours.glob("*.pf_meta")))[2]) > 1  # several chunks to choose from
+    ratios = {word: fetched_for(ours, word) / fetched_for(theirs, word) for word in words}
+    assert max(ratios.values()) <= 2, max(ratios.items(), key=lambda kv: kv[1])
+
+
 EDITS = ("append", "top", "newest", "middle", "delete", "title", "page", "undo")
 
 
