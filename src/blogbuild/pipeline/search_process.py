@@ -27,7 +27,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -279,7 +279,9 @@ class Offloaded:
 
     def write_into(self, stage: Stage) -> None:
         self.stage = stage
-        self.handed = self.child.send(stage.staging)
+        # Without the spare files (blogbuild.output.writer.Staging): the pages templated
+        # meanwhile are the build's path, the index's files are not.
+        self.handed = self.child.send(replace(stage.staging, spares=()))
 
     def result(self) -> tuple[dict[str, FileEntry], list[Diagnostic]]:
         assert self.stage is not None, "write_into comes first"
