@@ -39,7 +39,7 @@ def checked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         built.clear()
         patched = original(self)
         made.append(len(built))
-        full = sources.relink(self.entries, *self.args)
+        full = sources.LinkInputs.of(self.entries).link_map(*self.args)
         assert patched == full
         assert patched.snippets.digests == full.snippets.digests  # type: ignore[union-attr]
         return patched

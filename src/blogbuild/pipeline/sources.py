@@ -43,7 +43,7 @@ V = TypeVar("V")
 def document_infos(jobs: dict[str, RenderJob], known: dict[str, SourceEntry],
                    config: Config) -> list[DocumentInfo]:
     """The front matter of every document: from the last build when the bytes are the same,
-    else read quickly (the render reads it again the full way; see `relink`)."""
+    else read quickly (the render reads it again the full way; see `Relinker`)."""
     infos = []
     for rel, item in jobs.items():
         entry = known.get(rel)
@@ -278,20 +278,14 @@ def _merged(old: dict[str, V], new: dict[str, V], rels: set[str]) -> dict[str, V
     return out
 
 
-def relink(entries: dict[str, SourceEntry], assets: list[str], config: Config,
-           drafts: bool, statics: list[str], store: RenderCache,
-           images: Mapping[str, ImageInfo] | None = None) -> LinkMap:
-    """The link map from the full reading of every front matter, with the labels and
-    previews of the records in `entries` (their snippets read from `store`)."""
-    return LinkInputs.of(entries).link_map(assets, config, drafts, statics, store, images)
-
-
 class Relinker:
-    """The link map again after renders (`relink`), each time from the map made before
-    (at first `made`, from `first`, the inputs the renders used, and `last`, the records
-    those were made from): only the sources whose records are not those are read again,
-    and a map of the same entries is not made again (an edit of a post's text; a new post
-    whose front matter the quick reading read right, after its first round)."""
+    """The link map again after renders: from the full reading of every front matter and
+    the labels and previews of the records in `entries` (the map `LinkInputs.of(entries)`
+    makes), brought up to date from the map made before (at first `made`, from `first`,
+    the inputs the renders used, and `last`, the records those were made from). Only the
+    sources whose records are not those are read again, and a map of the same entries is
+    not made again (an edit of a post's text; a new post whose front matter the quick
+    reading read right, after its first round)."""
 
     def __init__(self, entries: dict[str, SourceEntry], assets: list[str], config: Config,
                  drafts: bool, statics: list[str], store: RenderCache,
