@@ -298,6 +298,51 @@ def test_a_post_of_a_series_edited_ahead_of_the_run(
         reloads, caplog.text)
 
 
+def test_files_in_folders_no_build_reads_start_no_rebuild(site: Path,
+                                                          start: Callable[..., Session]) -> None:
+    """Python's bytecode beside a script a build-time block imports (a fresh checkout's first
+    build writes it into static/), a git folder or node_modules in content/: not the site."""
+    session = start(site, quiet=0.2)
+    before = session.updates
+    for rel in ("static/x/__pycache__/mod.cpython-311.pyc", "content/posts/.git/objects/ab",
+                "content/node_modules/pkg/index.js", "content/.obsidian/workspace.json"):
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_bytes(b"not the site")
+    time.sleep(1.0)  # five times the quiet time: a batch would have been taken
+    assert session.updates == before
+    (site / "static" / "x" / "mod.mjs").write_text("export const x = 2;\n")  # the site's
+    done_after(session, before)
+    assert fetch(session.url + "x/mod.mjs")[2] == b"export const x = 2;\n"
+
+
+def test_a_change_during_the_first_build_neither_stops_the_server_nor_is_lost(
+        site: Path, start: Callable[..., Session], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first build may itself write into a watched folder (Python's bytecode of a
+    script its blocks import), or the author saves while it runs."""
+    from blogbuild.serve.live import LiveBuild
+
+    path = site / "content" / "posts" / "2024-02-10-second.md"
+    real_full = LiveBuild.full
+    calls: list[int] = []
+
+    def full(self: LiveBuild, *args: Any, **kwargs: Any) -> Any:
+        if calls:
+            return real_full(self, *args, **kwargs)
+        calls.append(1)
+        text = path.read_text()
+        path.write_text(text.replace("The second body.", "Saved meanwhile."))
+        time.sleep(0.5)  # the watcher has seen it while the first build runs
+        update = real_full(self, *args, **kwargs)
+        path.write_text(text.replace("The second body.", "Saved again."))
+        time.sleep(0.5)  # and this one before the first build is out
+        return update
+
+    monkeypatch.setattr(LiveBuild, "full", full)
+    session = start(site, quiet=0.2)
+    wait_for(lambda: b"Saved again." in fetch(session.url + "posts/second/")[2],
+             "the last save, built after the first build")
+
+
 def test_a_burst_of_saves_is_one_rebuild(site: Path, start: Callable[..., Session]) -> None:
     session = start(site, quiet=0.5)
     path = site / "content" / "posts" / "2024-02-10-second.md"

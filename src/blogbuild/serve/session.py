@@ -157,18 +157,27 @@ class Session:
     def _make_watcher(self, live: LiveBuild) -> Watcher:
         root = live.config.root
         skipped = [self.output, root / CACHE_DIR, root / ".git"]
+        trees = [live.config.content_path, root / "templates", root / "static"]
 
         def ignore(path: Path) -> bool:
-            return ignored_name(path.name) or any(path.is_relative_to(i) for i in skipped)
+            """A file no build reads: ignored itself, or in an ignored folder of a watched
+            tree (Python's __pycache__ beside a script a block imports, .git, …)."""
+            if any(path.is_relative_to(i) for i in skipped):
+                return True
+            tree = next((t for t in trees if path.is_relative_to(t)), None)
+            parts = path.relative_to(tree).parts if tree is not None else (path.name,)
+            return any(ignored_name(part) for part in parts)
 
-        trees = [live.config.content_path, root / "templates", root / "static"]
         kwargs = {"quiet": self.quiet} if self.quiet is not None else {}
         return Watcher(trees, [live.config_path], ignore=ignore, changed=self._changed,
                        **kwargs)
 
     def _changed(self) -> None:
-        """A file changed: the deferred part of the run in progress is stale."""
-        self._token.stale()
+        """A file changed: the deferred part of the run in progress is stale. Not the
+        first build's: the site is not served until it is done, and the change is built
+        right after it (the watcher keeps it)."""
+        if self._ready.is_set():
+            self._token.stale()
 
     # -- the build thread ----------------------------------------------------------------
 
