@@ -508,20 +508,25 @@ def test_subpath_runs_with_the_runtime_under_the_prefix(sub_session: Session) ->
 
 
 def test_subpath_stop_interrupts_and_keeps_state(sub_session: Session) -> None:
-    assert sub_session.run("define")[0].startswith("Done in")
-    block = sub_session.block("loop")
-    block.locator(".runnable-run").click()
-    block.locator(".runnable-status").filter(has_text="Running").wait_for(
-        timeout=RUNTIME_TIMEOUT_MS
-    )
-    sub_session.page.wait_for_timeout(300)
-    block.locator(".runnable-stop").click()
     # The interrupt is answered, not the worker ended (that comes after a grace of 3 s
     # and says "it did not answer the interrupt"). What the block says tells the two
-    # apart; the time from the click does not on a busy machine, which may keep the
-    # page from answering for a while.
-    status, output = sub_session.wait("loop", 10_000)
-    assert status.startswith("Stopped after")
+    # apart; the time from the click does not. A machine busy enough to starve the worker
+    # for the whole grace (two test processes, Chromium and builds on two cores) ends it
+    # instead, as the page does on a slow phone: that attempt proves nothing either way,
+    # and the test runs the blocks again, once.
+    for attempt in range(2):
+        assert sub_session.run("define")[0].startswith("Done in")
+        block = sub_session.block("loop")
+        block.locator(".runnable-run").click()
+        block.locator(".runnable-status").filter(has_text="Running").wait_for(
+            timeout=RUNTIME_TIMEOUT_MS
+        )
+        sub_session.page.wait_for_timeout(300)
+        block.locator(".runnable-stop").click()
+        status, output = sub_session.wait("loop", 10_000)
+        assert status.startswith("Stopped after")
+        if "did not answer the interrupt" not in output or attempt == 1:
+            break
     assert "did not answer the interrupt" not in output
     assert "KeyboardInterrupt" in output
     assert "Variables defined before the stop are kept." in output
