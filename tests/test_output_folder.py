@@ -19,6 +19,7 @@ from blogbuild.output.outdir import MARKER, check_output, is_previous_output
 from blogbuild.output.writer import Stage, Staging, files_under, wait_for_cleanup
 from blogbuild.pipeline.assemble import tag_slug
 from blogbuild.urls import unsafe_path
+from blogshapes import snapshot
 
 SITE_YAML = "title: T\nbase_url: https://example.org/\n"
 
@@ -129,11 +130,6 @@ def test_a_collision_leaves_the_previous_output_complete(site: Path) -> None:
 # -- spare files ----------------------------------------------------------------------------
 
 
-def tree_bytes(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file()}
-
-
 def update(out: Path, spares: Path, files: dict[str, bytes]) -> None:
     """A build's update of `out` that writes `files` and keeps the rest."""
     with Stage(out, fresh=False, spares=spares) as stage:
@@ -237,7 +233,7 @@ def test_a_build_after_updates_is_the_clean_builds_bytes(site: Path, tmp_path: P
     assert list((site / ".blogbuild-cache" / "spare-files").iterdir())
     build(site / "site.yaml", output=tmp_path / "clean", use_cache=False)
     wait_for_cleanup()
-    assert tree_bytes(site / "_site") == tree_bytes(tmp_path / "clean")
+    assert snapshot(site / "_site") == snapshot(tmp_path / "clean")
 
 
 # -- the registry --------------------------------------------------------------------------

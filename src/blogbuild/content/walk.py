@@ -34,6 +34,12 @@ def ignored(name: str, *, in_content: bool = False) -> bool:
     return in_content and name.startswith("_")
 
 
+def ignored_path(parts: Sequence[str], *, in_content: bool = False) -> bool:
+    """Whether a path (its parts below a source folder) is no part of the site: one of its
+    parts is `ignored`, as a walk that skips that folder finds."""
+    return any(ignored(part, in_content=in_content) for part in parts)
+
+
 def shown(path: Path, root: Path) -> str:
     """`path` as messages show it: relative to the site folder when inside it."""
     try:

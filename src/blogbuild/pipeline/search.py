@@ -330,18 +330,17 @@ class Search:
             return previous, []
         from blogbuild.pipeline.pagefind_service import SearchUnavailable
 
+        old = {} if fresh else previous
         staged: dict[bytes, Path] = {}  # the files staged, by the digest of their bytes
         with _collector_paused(not self.remember), search_pages.Spill() as spill:
             try:
                 index = self._make(docs, keys, programs, render_again, spill, reading)
                 try:
-                    entries = self._files(stage(), index, source, last, output, fresh,
-                                          staged, seen)
+                    entries = self._files(stage(), index, source, old, output, staged, seen)
                 except ChunkLost:  # the cache lost a chunk the output lacks: all anew
                     self.layout = None
                     index = self._make(docs, keys, programs, render_again, spill, anew=True)
-                    entries = self._files(stage(), index, source, last, output, fresh,
-                                          staged, seen)
+                    entries = self._files(stage(), index, source, old, output, staged, seen)
             except SearchUnavailable as exc:
                 cancel.check()  # Pagefind was stopped because the run was cancelled
                 self.unavailable = str(exc)
@@ -363,13 +362,12 @@ class Search:
             self.layout = index.layout if self.remember else None
             return entries, []
 
-    def _files(self, stage: Staged, index: Made, source: str, last: dict[str, FileEntry],
-               output: Path, fresh: bool, staged: dict[bytes, Path], seen: Seen | None,
+    def _files(self, stage: Staged, index: Made, source: str, old: dict[str, FileEntry],
+               output: Path, staged: dict[bytes, Path], seen: Seen | None,
                ) -> dict[str, FileEntry]:
-        """Stage the index's files that the output lacks; their entries. Raises ChunkLost.
-        `staged` is told where each file whose digest was known is staged."""
-        old = {} if fresh else {rel: e for rel, e in last.items()
-                                if e.source.startswith(_SOURCE)}
+        """Stage the index's files that the output lacks (`old`: the entries of the index's
+        files the output has); their entries. Raises ChunkLost. `staged` is told where each
+        file whose digest was known is staged."""
         entries: dict[str, FileEntry] = {}
         for rel, (known, make) in index.files.items():
             path = f"{FOLDER}/{rel}"

@@ -18,7 +18,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from blogbuild.cancel import Token, scope
-from blogbuild.content.walk import ignored as ignored_name
+from blogbuild.content.walk import ignored_path
 from blogbuild.diagnostics import BlogbuildError, error
 from blogbuild.output.outdir import CACHE_DIR
 from blogbuild.pipeline.search import FOLDER as SEARCH_FOLDER
@@ -165,8 +165,8 @@ class Session:
             if any(path.is_relative_to(i) for i in skipped):
                 return True
             tree = next((t for t in trees if path.is_relative_to(t)), None)
-            parts = path.relative_to(tree).parts if tree is not None else (path.name,)
-            return any(ignored_name(part) for part in parts)
+            return ignored_path(path.relative_to(tree).parts if tree is not None
+                                else (path.name,))
 
         kwargs = {"quiet": self.quiet} if self.quiet is not None else {}
         return Watcher(trees, [live.config_path], ignore=ignore, changed=self._changed,
