@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from blogbuild.pipeline import search
+from blogbuild.search import pages as search_pages
 
 
 def pagefinds_own_index(monkeypatch: pytest.MonkeyPatch, build: Callable[[], Any],
@@ -17,7 +18,7 @@ def pagefinds_own_index(monkeypatch: pytest.MonkeyPatch, build: Callable[[], Any
     """Run `build` (a clean one) with every page read by one Pagefind process, and write
     the index files Pagefind answered with, as it wrote them, into `into`."""
     captured: list[dict[str, bytes]] = []
-    real_split = search.split
+    real_split = search_pages.split
 
     def keep(files: dict[str, bytes]) -> Any:
         captured.append(files)
@@ -26,7 +27,7 @@ def pagefinds_own_index(monkeypatch: pytest.MonkeyPatch, build: Callable[[], Any
     with monkeypatch.context() as patch:
         patch.setattr(search, "_TWO_PROCESSES", 10**9)
         patch.setattr(search, "_BATCH", 10**9)
-        patch.setattr(search, "split", keep)
+        patch.setattr(search_pages, "split", keep)  # read_pages imports it when it runs
         build()
     assert len(captured) == 1, "Pagefind read the pages in more than one process"
     for rel, data in captured[0].items():

@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from blogbuild import cancel
 from blogbuild.config import Config
@@ -34,11 +34,13 @@ from blogbuild.output.writer import Stage, Staging
 from blogbuild.pipeline.pagefind_service import versions
 from blogbuild.pipeline.search_process import IndexProcess, Job, Offloaded
 from blogbuild.pipeline.state import FileEntry, OutputEntry, Seen, file_digest, intact
-from blogbuild.search import pages as search_pages
-from blogbuild.search.chunks import Chunk, ChunkLost, from_scratch, update
-from blogbuild.search.format import FormatError
-from blogbuild.search.layout import Layout, Made, PageRef
-from blogbuild.search.pages import PageIndex, Runtime, split
+
+if TYPE_CHECKING:  # the index's own modules load where an index is made (most often in
+    # the process of blogbuild.pipeline.search_process, not the build's)
+    from blogbuild.search import pages as search_pages
+    from blogbuild.search.chunks import Chunk
+    from blogbuild.search.layout import Layout, Made
+    from blogbuild.search.pages import PageIndex, Runtime
 
 #: The index's folder in the output (the theme's search.js loads pagefind.js from there).
 FOLDER = "pagefind"
@@ -141,6 +143,8 @@ def read_pages(config: Config, docs: list[Doc], render_again: Callable[[set[str]
     is made as it is sent. `render_again` renders
     the sources whose bodies the render store lost."""
     from blogbuild.pipeline.pagefind_service import SearchUnavailable, Service
+    from blogbuild.search.format import FormatError
+    from blogbuild.search.pages import split
 
     options = {"force_language": config.language.lower(), "exclude_selectors": list(EXCLUDE)}
     urls = config.urls
@@ -329,6 +333,8 @@ class Search:
                 and all(intact(output, rel, e.out, seen) for rel, e in previous.items())):
             return previous, []
         from blogbuild.pipeline.pagefind_service import SearchUnavailable
+        from blogbuild.search import pages as search_pages
+        from blogbuild.search.chunks import ChunkLost
 
         old = {} if fresh else previous
         staged: dict[bytes, Path] = {}  # the files staged, by the digest of their bytes
@@ -393,6 +399,10 @@ class Search:
               render_again: Callable[[set[str]], None], spill: search_pages.Spill,
               reading: Callable[[], None] = lambda: None, *, anew: bool = False) -> Made:
         """The index of `docs`: brought up to date from the last layout, or `anew`."""
+        from blogbuild.search import pages as search_pages
+        from blogbuild.search.chunks import from_scratch, update
+        from blogbuild.search.layout import Layout, Made, PageRef
+
         layout = None if anew else self.layout or Layout.load()
         options = hashlib.sha256(json.dumps([FORMAT, programs]).encode()).hexdigest()
         if layout is not None and layout.key != options:
@@ -536,6 +546,8 @@ class Indexing:
 def _load_chunks(chunks: list[Chunk]) -> threading.Thread:
     """A thread that reads the chunks' files into memory and decompresses them (one the
     cache lost is left to the update, which makes the index anew then)."""
+    from blogbuild.search.chunks import ChunkLost
+
     def load() -> None:
         for chunk in chunks:
             with contextlib.suppress(ChunkLost):
