@@ -217,7 +217,8 @@ class Engine:
         links = first_links = first.link_map(assets, config, self.drafts, statics, self.store,
                                              images.images)
         candidates = feed_candidates(infos, config, self.drafts)
-        items = {rel: replace(i, feed=rel in candidates) for rel, i in items.items()}
+        items = {rel: i if i.feed == (rel in candidates) else replace(i, feed=rel in candidates)
+                 for rel, i in items.items()}
 
         renderer = Renderer(config, self.store, self.jobs,
                             lambda d, n: self.progress("rendering posts and pages", d, n))

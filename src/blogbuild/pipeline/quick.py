@@ -127,7 +127,8 @@ def without_bytes(items: dict[str, RenderJob]) -> dict[str, RenderJob]:
     """`items` without the bytes of their files: a build that has rendered them lets go
     of them (80 MiB for 5,000 posts) before it templates and indexes, and reads a file
     again in the rare case a render is lost (`with_bytes`)."""
-    return {rel: replace(item, data=None) for rel, item in items.items()}
+    return {rel: item if item.data is None else replace(item, data=None)
+            for rel, item in items.items()}
 
 
 def with_bytes(item: RenderJob, config: Config) -> RenderJob:
