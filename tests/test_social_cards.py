@@ -99,6 +99,21 @@ def test_card_is_a_small_deterministic_png() -> None:
     assert len(data) < 40_000
 
 
+def test_card_png_decodes_to_the_colours_drawn() -> None:
+    """The PNG is written by our own code (not Pillow's writer): a strict decoder reads it
+    whole (chunk CRCs, the compressed rows) and finds the theme's colours where the card
+    draws them."""
+    data = cards.draw_card(cards.Card("x", "A title", "Site", "May 1, 2024", ("python",)))
+    Image.open(io.BytesIO(data)).verify()  # checks every chunk's CRC
+    image = Image.open(io.BytesIO(data)).convert("RGB")
+    rgb = cards._rgb
+    assert image.getpixel((5, 300)) == rgb(cards.ACCENT)  # the bar at the left edge
+    assert image.getpixel((1190, 5)) == rgb(cards.BG)
+    assert image.getpixel((600, cards.HEIGHT - 110)) == rgb(cards.BORDER)  # the rule
+    assert image.getpixel((cards.WIDTH - 1, cards.HEIGHT - 1)) == rgb(cards.BG)  # last row
+    assert rgb(cards.FG) in {colour for _, colour in image.getcolors(256) or []}  # the title
+
+
 def test_invisible_characters_are_not_drawn() -> None:
     """Control and format characters (a property test found one in a tag) never reach
     the text layout, which fails on some of them; nor does a tag made only of them."""
