@@ -40,12 +40,11 @@ class Tracker:
 
     def install(self, env: jinja2.Environment) -> None:
         base_getattr, base_getitem = env.getattr, env.getitem
-        tracker = self
 
         kinds: dict[type, int] = {}  # what each type of object read is (`_kind`)
 
         def note(obj: Any, name: Any) -> None:
-            current = tracker._current
+            current = self._current
             if current is None or type(name) is not str:
                 return
             kind = kinds.get(type(obj))
@@ -59,22 +58,8 @@ class Tracker:
                 current.add((CONFIG, name))
 
         def getattr_(obj: Any, attribute: str) -> Any:
-            # `note` and Jinja's first try written out: tens of thousands of reads a build.
-            current = tracker._current
-            if current is not None and type(attribute) is str:
-                kind = kinds.get(type(obj))
-                if kind is None:
-                    kind = kinds[type(obj)] = _kind(obj)
-                if kind == _POST:
-                    current.add((obj.source, attribute))
-                elif kind == _SITE:
-                    current.add((SITE, attribute))
-                elif kind == _CONFIG:
-                    current.add((CONFIG, attribute))
-            try:
-                return getattr(obj, attribute)
-            except AttributeError:
-                return base_getattr(obj, attribute)  # an item, or undefined
+            note(obj, attribute)
+            return base_getattr(obj, attribute)
 
         def getitem_(obj: Any, argument: Any) -> Any:
             note(obj, argument)
