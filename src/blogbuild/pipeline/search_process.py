@@ -205,11 +205,9 @@ def _write(stream: IO[bytes], value: Any) -> None:
 def serve(inp: IO[bytes], out: IO[bytes]) -> None:
     """The child: one job, its stage, one answer."""
     from blogbuild.pipeline.search import Search
-    from blogbuild.search import chunks, pages  # noqa: F401 - loaded before the job comes
-    from blogbuild.search.layout import Layout
+    from blogbuild.search.layout import Layout  # and with it the index's other modules
 
-    # While the build reads and renders: what needs no job (the index's modules above,
-    # which the build's own process no longer loads).
+    # While the build reads and renders: what needs no job.
     code = fingerprints.code_fingerprint()
     layout = Layout.load()
     job = _read(inp)
