@@ -13,6 +13,11 @@ THEME_PREFIX = "theme"
 CUSTOM_CSS = "css/custom.css"
 CUSTOM_JS = "js/custom.js"
 
+#: The template of a post's entry in a list of posts, and the template function that shows
+#: one (`{{ list_item(post) }}`). A build templates each entry once (blogbuild.pipeline.items).
+ITEM_TEMPLATE = "partials/post_item.html"
+ITEM_FUNCTION = "list_item"
+
 _PACKAGE = Path(__file__).resolve().parent  # src/blogbuild
 
 

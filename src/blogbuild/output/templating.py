@@ -15,6 +15,7 @@ from types import TracebackType
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
 from blogbuild import __version__
 from blogbuild.config import Config
@@ -23,7 +24,13 @@ from blogbuild.diagnostics import TemplateError
 from blogbuild.output.cards import card_url
 from blogbuild.runtimes import pyodide
 from blogbuild.sourcetext import decode_source
-from blogbuild.themefiles import CUSTOM_JS, THEME_PREFIX, theme_templates
+from blogbuild.themefiles import (
+    CUSTOM_JS,
+    ITEM_FUNCTION,
+    ITEM_TEMPLATE,
+    THEME_PREFIX,
+    theme_templates,
+)
 
 
 def _og_locale(language: str) -> str:
@@ -132,6 +139,12 @@ def create_environment(config: Config, bytecode: Path | None = None,
     env.globals["pyodide_packages_url"] = lambda: pyodide.packages_url(config)
     env.globals["stylesheet"] = _stylesheet(stylesheets or {}, urls.url)
     env.globals["custom_js"] = (config.root / "static" / CUSTOM_JS).is_file()
+
+    def list_item(post: Any) -> Markup:
+        """A post's entry in a list: ITEM_TEMPLATE, seeing `post` and the globals."""
+        return Markup(env.get_template(ITEM_TEMPLATE).render(post=post))
+
+    env.globals[ITEM_FUNCTION] = list_item
     return env
 
 

@@ -76,6 +76,16 @@ class Tracker:
         self._current = None
         return deps
 
+    def swap(self, reads: set[Dep] | None) -> set[Dep] | None:
+        """Record into `reads` from now on; returns the reads recorded so far."""
+        current, self._current = self._current, reads
+        return current
+
+    def extend(self, deps: Iterable[Dep]) -> None:
+        """Count `deps` as read (what a part templated before read: blogbuild.pipeline.items)."""
+        if self._current is not None:
+            self._current.update(deps)
+
 
 _OTHER, _POST, _SITE, _CONFIG = range(4)
 

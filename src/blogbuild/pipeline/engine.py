@@ -33,7 +33,7 @@ from blogbuild.output.writer import Stage
 from blogbuild.pipeline import pages as stale
 from blogbuild.pipeline.assemble import assemble, resolve_refs
 from blogbuild.pipeline.cards import card_files, make_cards, prune_cards, site_cards
-from blogbuild.pipeline.deps import share
+from blogbuild.pipeline.deps import fingerprint, share
 from blogbuild.pipeline.files import (
     FileSpec,
     claim_files,
@@ -46,6 +46,7 @@ from blogbuild.pipeline.images import heaviest as heaviest_images
 from blogbuild.pipeline.images import made_files
 from blogbuild.pipeline.images import prepare as prepare_images
 from blogbuild.pipeline.images import publish as publish_images
+from blogbuild.pipeline.items import Items
 from blogbuild.pipeline.outcome import BuildReport, first_per_place
 from blogbuild.pipeline.quick import (
     Sources,
@@ -82,6 +83,7 @@ from blogbuild.pipeline.workers import (
     template_one,
 )
 from blogbuild.progress import Progress, no_progress
+from blogbuild.themefiles import ITEM_TEMPLATE
 
 #: Renders no source of this build names are kept this long (other output folders, a
 #: drafts build, may still use them).
@@ -123,6 +125,8 @@ class Engine:
         #: One copy of each set of attributes that pages read of a post (thousands of list
         #: pages read the same ones), for the whole session.
         self._shared_reads: dict[frozenset[str], frozenset[str]] = {}
+        #: The list entries this run may show as they are (set when its pages are decided).
+        self._items = Items()
         from blogbuild import diskcache
 
         # Formulas and highlighted code, shared with the worker processes.
@@ -478,7 +482,8 @@ class Engine:
         self.progress("saving the state", 0, 0)
         state = stale.next_state(last, entries, pages, decided.inputs, decided.closures,
                                  decided.templates, done, files, decided.prints,
-                                 decided.values, written, self.output)
+                                 decided.values, written, self.output, decided.item_key,
+                                 self._shared_reads)
         self.state = state
         self.site = site
         if self.persist:
@@ -522,7 +527,7 @@ class Engine:
         assert self.sources is not None
         documents: dict[str, Post] = {p.source: p for p in [*site.posts, *site.pages]}
         templates_fp = self.sources.template_files(config)  # read once per run
-        names = {page.template for page in pages}
+        names = {page.template for page in pages} | {ITEM_TEMPLATE}
         if templates_fp == last.templates and names <= set(last.closures):
             closures = last.closures
         else:
@@ -545,7 +550,10 @@ class Engine:
 
         outdated = {p.path for p in pages} if fresh else set(
             stale.stale_pages(pages, inputs, last, values, unchanged))
-        return _Decided(templates_fp, closures, inputs, prints, values, outdated, damaged)
+        item_key = fingerprint((closures[ITEM_TEMPLATE], globals_fp))
+        self._items = Items(last.items, item_key, prints, values)
+        return _Decided(templates_fp, closures, inputs, prints, values, outdated, damaged,
+                        item_key)
 
     def spare_files(self) -> Path | None:
         """Where the writer keeps the output's old files for the next update to write over
@@ -569,7 +577,7 @@ class Engine:
         previous = {rel: e.out.digest for rel, e in last.pages.items() if rel not in damaged}
         items = [(rel, previous.get(rel)) for rel in paths]
         initargs = (self.config, site, stage.staging, self.extra_head, self.bytecode_dir(),
-                    self.stylesheets)
+                    self.stylesheets, self._items)
         done = []
         for n, result in enumerate(run_jobs(items, template_one, init_pages, initargs,
                                             jobs=self.jobs, minimum=PAGE_POOL_MIN), 1):
@@ -601,6 +609,7 @@ class _Decided:
     values: stale.Values
     outdated: set[str]  # the pages to template again
     damaged: set[str]  # in the output, but not as the last build left it
+    item_key: bytes  # what list entries are templated with (blogbuild.pipeline.items)
 
 
 __all__ = ["BuildReport", "Engine"]

@@ -29,6 +29,7 @@ from blogbuild.pipeline.deps import (
     post_value,
 )
 from blogbuild.pipeline.files import page_needs
+from blogbuild.pipeline.items import next_items
 from blogbuild.pipeline.quick import template_files
 from blogbuild.pipeline.state import (
     FileEntry,
@@ -80,9 +81,15 @@ def closures(config: Config, names: Iterable[str]) -> dict[str, bytes]:
 
 def _references(ast: Any, known: list[str]) -> Iterator[str | None]:
     """Names of the templates `ast` (a parsed template) may load; None for one that could
-    be any template."""
+    be any template. A call of `list_item` loads the item template."""
     import jinja2.nodes
 
+    from blogbuild.themefiles import ITEM_FUNCTION, ITEM_TEMPLATE
+
+    for call in ast.find_all(jinja2.nodes.Call):  # a list entry is an include, made once
+        if isinstance(call.node, jinja2.nodes.Name) and call.node.name == ITEM_FUNCTION:
+            yield ITEM_TEMPLATE
+            break
     for node in ast.find_all((jinja2.nodes.Extends, jinja2.nodes.FromImport,
                               jinja2.nodes.Import, jinja2.nodes.Include)):
         target = node.template
@@ -180,10 +187,14 @@ def next_state(last: State, entries: dict[str, SourceEntry], pages: list[Planned
                inputs: dict[str, bytes], closures: dict[str, bytes], templates_fp: str,
                done: list[PageDone], files: dict[str, FileEntry],
                prints: dict[str, bytes], values: Values, written: set[str],
-               output: Path) -> State:
-    """What this build knew, for the next: every page's inputs and reads, every file."""
+               output: Path, item_key: bytes,
+               shared: dict[frozenset[str], frozenset[str]]) -> State:
+    """What this build knew, for the next: every page's inputs and reads, every file, the
+    list entries."""
     state = State(last.key, sources=entries, templates=templates_fp,
                   closures=dict(closures), posts=prints)
+    state.items = next_items(last.items, (item for d in done for item in d.items), item_key,
+                             prints, values, shared)
     templated = {d.path: d for d in done}
     for page in pages:
         result = templated.get(page.path)

@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:
     from blogbuild.pipeline.deps import Reads
+    from blogbuild.pipeline.items import ListItem
     from blogbuild.pipeline.records import RenderResult
 
 #: Bump when the layout of these classes changes (the code fingerprint covers it too).
-FORMAT = 4
+FORMAT = 5
 
 
 @dataclass
@@ -69,6 +70,8 @@ class State:
     #: read, as the pages saw it: source -> attribute -> fingerprint.
     values: dict[str, dict[str, bytes]] = field(default_factory=dict)
     posts: dict[str, bytes] = field(default_factory=dict)  # source -> post fingerprint
+    #: Posts' entries in the lists of posts, as templated (blogbuild.pipeline.items).
+    items: dict[str, ListItem] = field(default_factory=dict)
     templates: str = ""  # fingerprint of every template file
     closures: dict[str, bytes] = field(default_factory=dict)  # template -> what it loads
     format: int = FORMAT

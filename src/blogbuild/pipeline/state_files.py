@@ -1,12 +1,12 @@
 """How a build's state is kept on disk: in shards, of which a build writes those that changed.
 
 A state is a folder, `.blogbuild-cache/state/<key>/`. Its parts (the sources' render
-records, the fingerprints of the values pages read, the posts' fingerprints, the pages,
-the copied files) are split into `SHARDS` shards each, by a hash of the source or output
-path. An edit of one post changes the shards of that post and of the pages templated
-again: the others are neither pickled nor written (a shard is compared by value with what
-was loaded; its entries are the same objects when they did not change, so that costs
-little).
+records, the fingerprints of the values pages read, the posts' fingerprints and list
+entries, the pages, the copied files) are split into `SHARDS` shards each, by a hash of
+the source or output path. An edit of one post changes the shards of that post and of
+the pages templated again: the others are neither pickled nor written (a shard is
+compared by value with what was loaded; its entries are the same objects when they did
+not change, so that costs little).
 
 The shards a build writes go into one file, a pack named by its bytes: a new post changes
 over a hundred shards (the list pages, the search index's files), and a new file costs a
@@ -41,7 +41,7 @@ from blogbuild.pipeline.state import FORMAT, State, state_path, write_atomically
 #: Shards per part. An edit writes about one per part; a site of 64,000 posts has shards
 #: of a thousand entries.
 SHARDS = 64
-_PARTS = ("sources", "values", "posts", "pages", "files")
+_PARTS = ("sources", "values", "posts", "items", "pages", "files")
 #: Parts whose entries' output times are refreshed in place (`state.intact`): their shards
 #: are compared with those times as they were written, too.
 _REFRESHED = ("pages", "files")

@@ -26,6 +26,7 @@ from blogbuild.output.writer import Staging
 from blogbuild.perprocess import CHILDREN, at_close
 from blogbuild.pipeline.bibliography import still_same
 from blogbuild.pipeline.deps import Reads, Tracker, compact
+from blogbuild.pipeline.items import Items, Made
 from blogbuild.pipeline.quick import RenderJob
 from blogbuild.pipeline.records import RenderResult, lookups_hold
 from blogbuild.pipeline.state import OutputEntry, file_digest
@@ -199,6 +200,7 @@ class PageDone:
     written: bool  # the bytes differ from the output's (and were staged)
     error: Diagnostic | None = None
     missing: str | None = None  # the digest of a body the render store did not have
+    items: tuple[tuple[str, Made], ...] = ()  # list entries made for it (pipeline.items)
 
 
 _PAGES: dict[str, Any] = {}
@@ -209,8 +211,10 @@ _KEPT: dict[str, Any] = {}
 
 def init_pages(config: Config | None, site: Any, stage: Staging | None,
                extra_head: str | None = None, bytecode: Path | None = None,
-               stylesheets: dict[frozenset[str], str] | None = None) -> None:
-    """Set up templating: the environment, the read tracker and every planned page."""
+               stylesheets: dict[frozenset[str], str] | None = None,
+               items: Items | None = None) -> None:
+    """Set up templating: the environment, the read tracker, every planned page and the
+    list entries that may be shown as they are (`items`)."""
     _PAGES.clear()
     if config is None:
         return
@@ -218,20 +222,47 @@ def init_pages(config: Config | None, site: Any, stage: Staging | None,
     if (len(_KEPT.get("same", ())) == len(same)
             and all(a is b for a, b in zip(_KEPT["same"], same, strict=True))
             and _KEPT["other"] == (extra_head, bytecode)):
-        _PAGES.update(_KEPT["pages"])
+        _PAGES.update(_KEPT["pages"], items=items or Items())
         return
     from blogbuild.output.plan import planned
     from blogbuild.output.templating import create_environment
+    from blogbuild.themefiles import ITEM_FUNCTION
 
     env = create_environment(config, bytecode, stylesheets, reload=False)  # for one run
     env.globals["site"] = site
     env.globals["extra_head"] = extra_head or ""
     tracker = Tracker()
     tracker.install(env)
+    env.globals[ITEM_FUNCTION] = _list_item(env, tracker)
     _PAGES.update(config=config, env=env, tracker=tracker, stage=stage,
                   pages={page.path: page for page in planned(site, config)})
     _KEPT.clear()
     _KEPT.update(same=same, other=(extra_head, bytecode), pages=dict(_PAGES))
+    _PAGES["items"] = items or Items()
+
+
+def _list_item(env: Any, tracker: Tracker) -> Callable[[Any], Any]:
+    """The template function `list_item(post)` of a run of templating: the post's entry as
+    this run or the last build made it, else templated now; its reads count as the page's."""
+    from markupsafe import Markup
+
+    from blogbuild.themefiles import ITEM_TEMPLATE
+
+    def list_item(post: Any) -> Markup:
+        items: Items = _PAGES["items"]
+        found = items.get(post.source)
+        if found is None:
+            outer = tracker.swap(set())
+            try:
+                html = env.get_template(ITEM_TEMPLATE).render(post=post)
+            finally:
+                reads = tracker.swap(outer)
+            found = (html, frozenset(reads or ()))
+            items.add(post.source, found)
+        tracker.extend(found[1])
+        return Markup(found[0])
+
+    return list_item
 
 
 def template_one(item: tuple[str, bytes | None]) -> PageDone:
@@ -247,10 +278,11 @@ def template_one(item: tuple[str, bytes | None]) -> PageDone:
     except BlogbuildError as exc:
         tracker.stop()
         return PageDone(path, (), None, False,
-                        error(exc.file or page.template, exc.line, exc.message))
+                        error(exc.file or page.template, exc.line, exc.message),
+                        items=_PAGES["items"].take())
     except MissingBody as exc:
         tracker.stop()
-        return PageDone(path, (), None, False, missing=exc.digest)
+        return PageDone(path, (), None, False, missing=exc.digest, items=_PAGES["items"].take())
     deps = compact(tracker.stop(), {})  # a few tuples to send back, not one per read
     data = text.encode("utf-8")
     digest = file_digest(data)
@@ -258,4 +290,5 @@ def template_one(item: tuple[str, bytes | None]) -> PageDone:
     if written:
         staging: Staging = _PAGES["stage"]
         staging.place(path).write_bytes(data)
-    return PageDone(path, deps, OutputEntry(digest, len(data), 0), written)
+    return PageDone(path, deps, OutputEntry(digest, len(data), 0), written,
+                    items=_PAGES["items"].take())
