@@ -143,3 +143,17 @@ def test_an_entry_that_uses_the_page_is_an_error_that_names_it(site: Path) -> No
         build(site / "site.yaml")
     assert failed.value.file is not None and failed.value.file.endswith("post_item.html")
     assert "paginator" in str(failed.value)
+
+
+def test_list_item_of_something_else_than_a_post_says_so(site: Path) -> None:
+    from blogbuild.diagnostics import BlogbuildError
+
+    (site / "templates").mkdir()
+    (site / "templates" / "index.html").write_text(
+        '{% extends "theme/index.html" %}{% block content %}{{ list_item("p1") }}'
+        "{% endblock %}\n")
+    with pytest.raises(BlogbuildError) as failed:
+        build(site / "site.yaml")
+    assert failed.value.file == "templates/index.html" or str(failed.value.file).endswith(
+        "templates/index.html")
+    assert "list_item() shows a post, not str" in str(failed.value)

@@ -19,7 +19,7 @@ from markupsafe import Markup
 
 from blogbuild import __version__
 from blogbuild.config import Config
-from blogbuild.content.models import MissingBody
+from blogbuild.content.models import MissingBody, Post
 from blogbuild.diagnostics import TemplateError
 from blogbuild.output.cards import card_url
 from blogbuild.runtimes import pyodide
@@ -142,6 +142,8 @@ def create_environment(config: Config, bytecode: Path | None = None,
 
     def list_item(post: Any) -> Markup:
         """A post's entry in a list: ITEM_TEMPLATE, seeing `post` and the globals."""
+        if not isinstance(post, Post):
+            raise TypeError(f"list_item() shows a post, not {type(post).__name__}")
         return Markup(env.get_template(ITEM_TEMPLATE).render(post=post))
 
     env.globals[ITEM_FUNCTION] = list_item

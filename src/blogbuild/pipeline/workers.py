@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from blogbuild import cancel, diskcache, timings
 from blogbuild.config import Config
 from blogbuild.content.linkmap import LinkMap
-from blogbuild.content.models import MissingBody, SourceJob
+from blogbuild.content.models import MissingBody, Post, SourceJob
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
 from blogbuild.images import outputs as images_outputs
 from blogbuild.output.writer import Staging
@@ -249,6 +249,8 @@ def _list_item(env: Any, tracker: Tracker) -> Callable[[Any], Any]:
     from blogbuild.themefiles import ITEM_TEMPLATE
 
     def list_item(post: Any) -> Markup:
+        if not isinstance(post, Post):
+            raise TypeError(f"list_item() shows a post, not {type(post).__name__}")
         items: Items = _PAGES["items"]
         found = items.get(post.source)
         if found is None:
