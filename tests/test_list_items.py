@@ -157,3 +157,35 @@ def test_list_item_of_something_else_than_a_post_says_so(site: Path) -> None:
     assert failed.value.file == "templates/index.html" or str(failed.value.file).endswith(
         "templates/index.html")
     assert "list_item() shows a post, not str" in str(failed.value)
+
+
+def test_entries_templated_by_worker_processes_are_not_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clean build of many pages templates them in workers, which keep their entries to
+    themselves (the build's memory); the next build that templates a list makes them."""
+    from blogbuild import fingerprints
+    from blogbuild.output.outdir import CACHE_DIR
+    from blogbuild.pipeline import engine
+    from blogbuild.pipeline.state import state_key
+    from blogbuild.pipeline.state_files import load_state
+
+    root = tmp_path / "site"
+    (root / "content" / "posts").mkdir(parents=True)
+    (root / "site.yaml").write_text('title: "T"\nbase_url: "https://example.org/"\n'
+                                    "posts_per_page: 1\n")
+    for n in range(12):
+        (root / "content" / "posts" / f"2024-01-{n + 1:02d}-q{n}.md").write_text(
+            post_text(f"q{n}", f"2024-01-{n + 1:02d}", ["a"]))
+
+    def state() -> dict[str, object]:
+        found = load_state(root / CACHE_DIR, state_key(fingerprints.code_fingerprint(),
+                                                       (root / "_site").resolve(), False))
+        assert found is not None
+        return dict(found.items)
+
+    monkeypatch.setattr(engine, "PAGE_POOL_MIN", 2)  # every page in the workers
+    build(root / "site.yaml", jobs=2)
+    assert state() == {}
+    add(root, "q12", "2024-01-20", ["a"])()
+    build(root / "site.yaml", jobs=1)  # templated in this process: entries kept
+    assert len(state()) == 13
