@@ -243,20 +243,21 @@ def init_pages(config: Config | None, site: Any, stage: Staging | None,
 
 def _list_item(env: Any, tracker: Tracker) -> Callable[[Any], Any]:
     """The template function `list_item(post)` of a run of templating: the post's entry as
-    this run or the last build made it, else templated now; its reads count as the page's."""
+    this run or the last build made it, else made by the environment's own `list_item`
+    (which refuses what is not a post); its reads count as the page's."""
     from markupsafe import Markup
 
-    from blogbuild.themefiles import ITEM_TEMPLATE
+    from blogbuild.themefiles import ITEM_FUNCTION
+
+    make = env.globals[ITEM_FUNCTION]
 
     def list_item(post: Any) -> Markup:
-        if not isinstance(post, Post):
-            raise TypeError(f"list_item() shows a post, not {type(post).__name__}")
         items: Items = _PAGES["items"]
-        found = items.get(post.source)
+        found = items.get(post.source) if isinstance(post, Post) else None
         if found is None:
             outer = tracker.swap(set())
             try:
-                html = env.get_template(ITEM_TEMPLATE).render(post=post)
+                html = str(make(post))
             finally:
                 reads = tracker.swap(outer)
             found = (html, frozenset(reads or ()))
