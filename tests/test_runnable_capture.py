@@ -60,7 +60,7 @@ def test_the_module_is_the_theme_file_the_worker_fetches() -> None:
     worker = (capture_source().parent / "runnable-worker.js").read_text(encoding="utf-8")
     assert 'new URL("./runnable_capture.py", import.meta.url)' in worker
     for entry in ("runnable_capture.install()", "runnable_capture.Capture(_emit)",
-                  "capture.finish(", "capture.fail(exc, filename)", "runnable_capture.no_input"):
+                  "capture.finish(", "capture.fail(", "runnable_capture.no_input"):
         assert entry in worker
 
 

@@ -1,6 +1,8 @@
 // Runs Python for runnable.js in a module Web Worker: one worker is one Pyodide interpreter.
 // Messages in:  {type: "init", indexURL, packagesURL, interruptBuffer}
 //               {type: "run", id, code, filename, isolated}
+//               {type: "stop", id}: ends a block that waits at an `await` (a block busy in
+//                Python never lets this message in; the interrupt buffer stops it)
 // Messages out: {type: "status", id, phase: "loading-runtime" | "loading-packages" | "running",
 //                detail}
 //               {type: "output", id, chunks: [["stdout" | "stderr", text], …]}
@@ -20,10 +22,20 @@ const CAPTURE_DIR = "/blogbuild";
 
 // The Python half: runs one block in the shared namespace (or a fresh one for isolated
 // blocks) inside a capture that posts each output item as it is made.
+//
+// Stop writes SIGINT into the interrupt buffer, again and again until the block ends
+// (runnable.js); Python reads it every few dozen bytecodes, wherever it is. Only the block's
+// own code may be interrupted: the same read inside the event loop's machinery (before the
+// block's first step, between its awaits) or inside the driver would raise KeyboardInterrupt
+// where nothing catches it for the block, and the block would run on until Stop's grace ran
+// out and the runtime was restarted. So the handler raises only when the block's code is on
+// the stack, and lets the signal go elsewhere: the next one reaches the block.
 const DRIVER = `
 import ast
+import asyncio
 import builtins
 import json
+import signal
 import sys
 
 sys.path.append("${CAPTURE_DIR}")
@@ -33,6 +45,9 @@ from pyodide.code import CodeRunner, find_imports
 
 _shared = {"__name__": "__main__"}
 _post_item = None
+_block = None  # the filename of the block being run, from run() until it ends
+_task = None  # its task, once it has started
+_stopped = False  # Stop came by message (the block waits at an await)
 
 builtins.input = runnable_capture.no_input
 runnable_capture.install()
@@ -47,22 +62,66 @@ def _emit(item):
     _post_item(json.dumps(item))
 
 
-async def run(code, filename, isolated):
+def _on_interrupt(signum, frame):
+    while _block is not None and frame is not None:
+        if frame.f_code.co_filename == _block:
+            raise KeyboardInterrupt
+        frame = frame.f_back
+
+
+def _from_the_block(exc):
+    """exc without the interrupt handler's frame: the reader's traceback ends in the block."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        if tb.tb_next.tb_frame.f_code is _on_interrupt.__code__:
+            tb.tb_next = tb.tb_next.tb_next
+        else:
+            tb = tb.tb_next
+    return exc
+
+
+signal.signal(signal.SIGINT, _on_interrupt)
+
+
+def run(code, filename, isolated):
+    global _block, _task, _stopped
+    _block, _task, _stopped = filename, None, False
+    return _run(code, filename, isolated)
+
+
+def stop():
+    """Stop a block that waits at an await: cancel it where it waits."""
+    global _stopped
+    _stopped = True
+    if _task is not None:
+        _task.cancel()
+
+
+async def _run(code, filename, isolated):
+    global _block, _task
     namespace = {"__name__": "__main__"} if isolated else _shared
-    with runnable_capture.Capture(_emit) as capture:
-        try:
-            runner = CodeRunner(
-                code,
-                filename=filename,
-                return_mode="last_expr",
-                quiet_trailing_semicolon=True,
-                flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
-                dedent=False,
-            ).compile()
-            capture.finish(await runner.run_async(namespace))
-        except BaseException as exc:
-            capture.fail(exc, filename)
-            return ["error", type(exc).__name__]
+    try:
+        with runnable_capture.Capture(_emit) as capture:
+            try:
+                _task = asyncio.current_task()
+                if _stopped:
+                    raise KeyboardInterrupt
+                runner = CodeRunner(
+                    code,
+                    filename=filename,
+                    return_mode="last_expr",
+                    quiet_trailing_semicolon=True,
+                    flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
+                    dedent=False,
+                ).compile()
+                capture.finish(await runner.run_async(namespace))
+            except BaseException as exc:
+                if _stopped and isinstance(exc, asyncio.CancelledError):
+                    exc = KeyboardInterrupt().with_traceback(exc.__traceback__)
+                capture.fail(_from_the_block(exc), filename)
+                return ["error", type(exc).__name__]
+    finally:
+        _block = _task = None
     return ["ok", None]
 
 
@@ -75,6 +134,7 @@ let pyodide = null;
 let driver = null;
 let booting = null;
 let current = null; // id of the block whose output is being collected
+let running = null; // id of the block whose code the driver runs (Stop may reach it)
 let queue = Promise.resolve();
 let importMap = null;
 
@@ -188,7 +248,11 @@ async function startPyodide(id) {
   py.FS.writeFile(`${CAPTURE_DIR}/runnable_capture.py`, await capture);
   const namespace = py.toPy({});
   py.runPython(DRIVER, { globals: namespace, filename: "<runnable>" });
-  driver = { run: namespace.get("run"), imports: namespace.get("imports") };
+  driver = {
+    run: namespace.get("run"),
+    stop: namespace.get("stop"),
+    imports: namespace.get("imports"),
+  };
   const setPoster = namespace.get("set_poster");
   setPoster(postItem);
   setPoster.destroy();
@@ -306,10 +370,19 @@ async function run(message) {
              restart: failure.restart });
       return;
     }
-    if (config.interruptBuffer) config.interruptBuffer[0] = 0;
-    post({ type: "status", id, phase: "running" });
+    if (config.interruptBuffer) Atomics.store(config.interruptBuffer, 0, 0);
     const start = performance.now();
-    const proxy = await driver.run(code, filename, Boolean(isolated));
+    // From here (the driver knows the block) Stop may interrupt.
+    const block = driver.run(code, filename, Boolean(isolated));
+    running = id;
+    post({ type: "status", id, phase: "running" });
+    let proxy;
+    try {
+      proxy = await block;
+    } finally {
+      running = null;
+      block.destroy();
+    }
     const ms = performance.now() - start;
     const [status, errorName] = proxy.toJs();
     proxy.destroy();
@@ -329,6 +402,9 @@ self.onmessage = (event) => {
   const message = event.data;
   if (message.type === "init") {
     config = message;
+  } else if (message.type === "stop") {
+    // This message only gets in while Python waits: the block is at an await.
+    if (running === message.id) driver.stop();
   } else if (message.type === "run") {
     // One block at a time, even when a block awaits (top-level await yields to this loop).
     queue = queue.then(() => run(message));

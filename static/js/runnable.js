@@ -7,6 +7,7 @@
 
 const OUTPUT_LIMIT = 200000; // characters kept per block; a runaway print loop stays readable
 const INTERRUPT_GRACE_MS = 3000; // after this, Stop terminates the worker instead (slow phones)
+const INTERRUPT_REPEAT_MS = 100; // Stop asks this often until the block ends
 
 const script = document.querySelector("script[data-pyodide-url]");
 
@@ -46,6 +47,7 @@ class Runtime {
     this.nextId = 1;
     this.interrupt = CAN_INTERRUPT ? new Int32Array(new SharedArrayBuffer(4)) : null;
     this.stopTimer = null;
+    this.askTimer = null;
   }
 
   start() {
@@ -111,7 +113,8 @@ class Runtime {
 
   finish(job, message) {
     clearTimeout(this.stopTimer);
-    this.stopTimer = null;
+    clearInterval(this.askTimer);
+    this.stopTimer = this.askTimer = null;
     this.job = null;
     job.block.onDone(message);
   }
@@ -138,8 +141,16 @@ class Runtime {
     }
     if (job !== this.job) return;
     if (this.interrupt !== null && job.phase === "running") {
-      // KeyboardInterrupt inside Python; the interpreter and its variables survive.
-      Atomics.store(this.interrupt, 0, 2);
+      if (this.stopTimer !== null) return; // asked already
+      // KeyboardInterrupt inside Python; the interpreter and its variables survive. A block
+      // busy in Python reads the buffer; one waiting at an await gets the message. The
+      // interrupt is written again until the block ends: Pyodide empties the buffer with a
+      // read and then a write, so a Stop written between the two is lost, and the worker
+      // lets a read outside the block's own code go (runnable-worker.js).
+      const ask = () => Atomics.store(this.interrupt, 0, 2);
+      ask();
+      this.askTimer = setInterval(ask, INTERRUPT_REPEAT_MS);
+      this.worker.postMessage({ type: "stop", id: job.id });
       job.block.onPhase("stopping");
       this.stopTimer = setTimeout(() => this.terminate(job), INTERRUPT_GRACE_MS);
     } else {
