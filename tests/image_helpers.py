@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 from pathlib import Path
 
@@ -36,7 +37,10 @@ def exif_with_gps(orientation: int = 1) -> Image.Exif:
     return exif
 
 
+@functools.cache
 def srgb_profile() -> bytes:
+    # Made once: LittleCMS writes the time of making into the header, so two profiles made a
+    # second apart differ (a test comparing them failed when the clock turned a second).
     return ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
 
 
