@@ -14,7 +14,14 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, build_site, showcase_site
-from quality_tools import failing_audits, lighthouse, nu_errors, pages_server, scores
+from quality_tools import (
+    calibrated_slowdown,
+    failing_audits,
+    lighthouse,
+    nu_errors,
+    pages_server,
+    scores,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.server, pytest.mark.xdist_group("lighthouse")]
 
@@ -66,10 +73,15 @@ def check_scores(served: str, path: str, tmp_path: Path) -> None:
     report = lighthouse(served + path, tmp_path / "report.json")
     got = scores(report)
     if got["performance"] < PERFORMANCE:
-        # Timings move with the machine's load: judge performance on the median of three.
-        more = [lighthouse(served + path, tmp_path / f"again{n}.json") for n in (1, 2)]
-        got["performance"] = statistics.median(
-            [got["performance"], *(scores(r)["performance"] for r in more)])
+        # Timings move with the machine's load (the other test process builds sites beside
+        # this one): judge performance on the median of three, the next two with the CPU
+        # slowdown calibrated to the machine as the run before measured it (the default 4 x
+        # on a quiet machine here, whose benchmark index is 2,000 to 2,800).
+        more = [report]
+        for n in (1, 2):
+            more.append(lighthouse(served + path, tmp_path / f"again{n}.json",
+                                   calibrated_slowdown(more[-1])))
+        got["performance"] = statistics.median(scores(r)["performance"] for r in more)
     wanted = {"performance": PERFORMANCE, "accessibility": 1.0, "best-practices": 1.0,
               "seo": 1.0}
     low = {name: got[name] for name, least in wanted.items() if got[name] < least}
