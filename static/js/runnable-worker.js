@@ -118,6 +118,8 @@ async def _run(code, filename, isolated):
             except BaseException as exc:
                 if _stopped and isinstance(exc, asyncio.CancelledError):
                     exc = KeyboardInterrupt().with_traceback(exc.__traceback__)
+                elif _stopped and isinstance(exc, KeyboardInterrupt):
+                    exc.__suppress_context__ = True  # the cancel and the interrupt both came
                 capture.fail(_from_the_block(exc), filename)
                 return ["error", type(exc).__name__]
     finally:
