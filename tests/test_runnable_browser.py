@@ -163,6 +163,18 @@ class Session:
         block.locator(".runnable-run").click()
         return self.wait(name, timeout)
 
+    def stop_while_running(self, name: str) -> tuple[str, str]:
+        """Run a block, press Stop once its code runs, and wait until it is no longer busy:
+        (status, output)."""
+        block = self.block(name)
+        block.locator(".runnable-run").click()
+        block.locator(".runnable-status").filter(has_text="Running").wait_for(
+            timeout=RUNTIME_TIMEOUT_MS
+        )
+        self.page.wait_for_timeout(300)
+        block.locator(".runnable-stop").click()
+        return self.wait(name, 10_000)
+
     def wait(self, name: str, timeout: float) -> tuple[str, str]:
         block = self.block(name)
         block.and_(self.page.locator(".runnable:not(.runnable-busy)")).wait_for(timeout=timeout)
@@ -386,16 +398,10 @@ def test_syntax_error_and_input_explain_themselves(root_session: Session) -> Non
 
 def test_stop_ends_a_runaway_loop_and_the_next_run_works(root_session: Session) -> None:
     root_session.run("hello")  # the runtime is up, so Stop meets running code
-    block = root_session.block("loop")
-    block.locator(".runnable-run").click()
-    status = block.locator(".runnable-status")
-    status.filter(has_text="Running").wait_for(timeout=RUNTIME_TIMEOUT_MS)
-    root_session.page.wait_for_timeout(300)
-    block.locator(".runnable-stop").click()
     # Without cross-origin isolation there is no interrupt: Stop ends the worker at once.
     # What it says tells that apart from a grace period's end, not a wall clock (a busy
     # machine may keep the page from answering for a while).
-    stop_status, output = root_session.wait("loop", 10_000)
+    stop_status, output = root_session.stop_while_running("loop")
     assert stop_status.startswith("Stopped after")
     assert "Python runtime was restarted" in output
     # The next Run starts a fresh interpreter and works.
@@ -525,14 +531,7 @@ def test_subpath_stop_interrupts_and_keeps_state(sub_session: Session) -> None:
     # on a loaded machine; Stop now writes it again until the block ends.
     for _ in range(3):
         assert sub_session.run("define")[0].startswith("Done in")
-        block = sub_session.block("loop")
-        block.locator(".runnable-run").click()
-        block.locator(".runnable-status").filter(has_text="Running").wait_for(
-            timeout=RUNTIME_TIMEOUT_MS
-        )
-        sub_session.page.wait_for_timeout(300)
-        block.locator(".runnable-stop").click()
-        status, output = sub_session.wait("loop", 10_000)
+        status, output = sub_session.stop_while_running("loop")
         assert status.startswith("Stopped after")
         assert "did not answer the interrupt" not in output
         assert "Variables defined before the stop are kept." in output
@@ -550,14 +549,7 @@ def test_subpath_stop_interrupts_and_keeps_state(sub_session: Session) -> None:
 def test_subpath_stop_ends_a_block_waiting_at_an_await(sub_session: Session) -> None:
     # While the block awaits, no Python runs to read the interrupt buffer: Stop's message
     # to the worker cancels the await, reported as the interrupt it stands for.
-    block = sub_session.block("asleep")
-    block.locator(".runnable-run").click()
-    block.locator(".runnable-status").filter(has_text="Running").wait_for(
-        timeout=RUNTIME_TIMEOUT_MS
-    )
-    sub_session.page.wait_for_timeout(300)
-    block.locator(".runnable-stop").click()
-    status, output = sub_session.wait("asleep", 10_000)
+    status, output = sub_session.stop_while_running("asleep")
     assert status.startswith("Stopped after")
     assert "did not answer the interrupt" not in output
     assert "KeyboardInterrupt" in output
