@@ -225,7 +225,7 @@ def index_here(monkeypatch: pytest.MonkeyPatch) -> None:
     process of its own: for tests that watch or change the index's code in this process."""
     from blogbuild.pipeline.search_process import IndexProcess
 
-    monkeypatch.setattr(IndexProcess, "begin", classmethod(lambda cls: None))
+    monkeypatch.setattr(IndexProcess, "begin", classmethod(lambda cls, *args: None))
 
 
 @pytest.fixture

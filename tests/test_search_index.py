@@ -9,12 +9,16 @@
 from __future__ import annotations
 
 import array
+import base64
 import dataclasses
 import gzip
 import json
 import os
 import pickle
+import shlex
 import shutil
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -197,6 +201,50 @@ def test_every_edit_gives_the_bytes_of_a_clean_build(
         assert tree(site / "_site" / "pagefind") == tree(clean / "pagefind"), step
 
 
+def pagefind_added(log: Path) -> list[str]:
+    """The URLs of the pages sent to Pagefind, in the messages its standard input got
+    (base64 JSON, each followed by a comma)."""
+    messages = [json.loads(base64.b64decode(m)) for m in log.read_bytes().split(b",") if m]
+    return [m["payload"]["url"] for m in messages if m["payload"]["type"] == "AddFile"]
+
+
+def test_an_edit_in_a_new_process_gives_pagefind_the_edited_page_alone(tmp_path: Path) -> None:
+    """What a deploy runs: each build a new `blogbuild build` process. The index's
+    process starts before the engine does, and must keep its results where the engine
+    does: then an edit has Pagefind read the edited page and no other, and the index is
+    the bytes of a clean build. (Pagefind is run through a script that copies what it is
+    sent, named by PAGEFIND_BINARY_PATH as Pagefind's own tools name it.)"""
+    from blogbuild.diskcache import CACHE_ENV
+    from blogbuild.pipeline.pagefind_service import executable
+
+    log = tmp_path / "sent-to-pagefind"
+    program = tmp_path / "pagefind"
+    program.write_text(f'#!/bin/sh\ntee -a {shlex.quote(str(log))} | '
+                       f'{shlex.quote(str(executable()))} "$@"\n')
+    program.chmod(0o755)
+    env = {**os.environ, "PAGEFIND_BINARY_PATH": str(program)}
+    env.pop(CACHE_ENV, None)  # named by this process's engines: a deploy's process has none
+    site = make_site(tmp_path / "site", 12)
+
+    def run() -> None:
+        done = subprocess.run([sys.executable, "-m", "blogbuild", "build", "--quiet"],
+                              cwd=site, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+
+    run()
+    assert len(pagefind_added(log)) == 13  # a first build: every post and the page
+    edit(site, "append")
+    log.write_bytes(b"")
+    run()
+    assert pagefind_added(log) == ["/blog/posts/p2/"]
+    log.write_bytes(b"")
+    run()  # nothing changed
+    assert pagefind_added(log) == []
+    clean = tmp_path / "clean"
+    build(site / "site.yaml", output=clean, use_cache=False)
+    assert tree(site / "_site" / "pagefind") == tree(clean / "pagefind")
+
+
 def index_processes() -> list[int]:
     """This process's children that make a search index."""
     found = []
@@ -318,7 +366,7 @@ def test_the_process_keeps_the_parts_it_read_for_the_next_build(
     path.write_text(appended)
     reads: list[list[str]] = []
     real = search.read_pages
-    monkeypatch.setattr(IndexProcess, "begin", classmethod(lambda cls: None))
+    monkeypatch.setattr(IndexProcess, "begin", classmethod(lambda cls, *args: None))
     monkeypatch.setattr(search, "read_pages", lambda config, docs, *args: (
         reads.append([d.url for d in docs]), real(config, docs, *args))[1])
     build(site / "site.yaml")

@@ -50,11 +50,23 @@ def build(
             if strict and report.diagnostics:
                 raise BuildFailed(report.diagnostics, strict=True)
             return report
-    from blogbuild.pipeline.engine import Engine  # Markdown, templates: only when needed
+    child = None
+    if sources is not None and config.search:
+        # An update of the last build's output: the process that will make its search
+        # index starts now, and loads while the engine's modules do.
+        from blogbuild.pipeline.search_process import IndexProcess
 
-    engine = Engine(config, output=out, drafts=drafts, strict=strict, use_cache=use_cache,
-                    clean=clean, jobs=jobs, progress=progress,
-                    option=option)
+        child = IndexProcess.begin(config, config.root / CACHE_DIR)
+    try:
+        from blogbuild.pipeline.engine import Engine  # Markdown, templates: only when needed
+
+        engine = Engine(config, output=out, drafts=drafts, strict=strict, use_cache=use_cache,
+                        clean=clean, jobs=jobs, progress=progress,
+                        option=option, search_process=child)
+    except BaseException:
+        if child is not None:
+            child.end()
+        raise
     try:
         report = engine.run(sources=sources)
         report.cache = config.root / CACHE_DIR if use_cache else None

@@ -60,7 +60,7 @@ from blogbuild.pipeline.quick import (
     without_bytes,
 )
 from blogbuild.pipeline.search import Indexing, Search, is_index_file
-from blogbuild.pipeline.search_process import Offloaded
+from blogbuild.pipeline.search_process import IndexProcess, Offloaded
 from blogbuild.pipeline.sources import (
     LinkInputs,
     Relinker,
@@ -101,7 +101,9 @@ class Engine:
                  strict: bool = False, use_cache: bool = True, clean: bool = False,
                  jobs: int | None = None, lenient: bool = False, extra_head: str = "",
                  progress: Progress = no_progress, option: str | None = None,
-                 persist: bool = True) -> None:
+                 persist: bool = True, search_process: IndexProcess | None = None) -> None:
+        # `search_process`: the search index's process, started by the caller (see
+        # blogbuild.pipeline.search.Search.child).
         self.config = config
         self.output = (output or (config.root / config.output_dir)).resolve()
         # Before anything is read or written: a wrong output folder could delete sources.
@@ -138,7 +140,7 @@ class Engine:
         # pages with the cache or without: made in the scratch folder without one.
         images_outputs.set_folder(self.cache_root if self._scratch is None else self._scratch)
         self.search = Search(config, remember=lenient,  # the live server runs again
-                             drafts=drafts)
+                             drafts=drafts, child=search_process)
         self.search_notes: list[Diagnostic] = []  # the last run's warnings about search
         #: The output paths of the pages open in a browser (the live server's): templated
         #: first, with the pages of the edited sources, when they are stale.
@@ -195,7 +197,9 @@ class Engine:
             state = None
         fresh = state is None
         last = state or State(key)
-        if not fresh and early is None:
+        if fresh:
+            self.search.discard()  # a first build makes its index beside the run, on a thread
+        elif early is None:
             self.search.prepare()  # its process loads while the sources are read and rendered
         self.clean = False  # --clean is for the first run only
 

@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from blogbuild import cancel
+from blogbuild import cancel, diskcache
 from blogbuild.config import Config
 from blogbuild.content.models import Bodies, MissingBody, Post, Site
 from blogbuild.diagnostics import Diagnostic, warning
 from blogbuild.fingerprints import code_fingerprint, versions_of
 from blogbuild.output.writer import Stage, Staging
-from blogbuild.pipeline.pagefind_service import versions
+from blogbuild.pipeline.pagefind_service import Service, versions
 from blogbuild.pipeline.search_process import IndexProcess, Job, Offloaded
 from blogbuild.pipeline.state import FileEntry, OutputEntry, Seen, file_digest, intact
 
@@ -134,19 +134,43 @@ def page_document(post: Doc, config: Config) -> str:
     return "".join(parts)
 
 
+def pagefind_options(config: Config) -> dict[str, Any]:
+    """The options of Pagefind's indexes of the site of `config`."""
+    return {"force_language": config.language.lower(), "exclude_selectors": list(EXCLUDE)}
+
+
+def start_pagefind(config: Config) -> Service | None:
+    """A Pagefind process with an empty index for the site of `config`, to be handed to
+    `read_pages`; None when it cannot start (the reading then says why)."""
+    from blogbuild.pipeline.pagefind_service import SearchUnavailable
+
+    if not config.search:
+        return None
+    try:
+        return Service(pagefind_options(config))
+    except SearchUnavailable:
+        return None
+
+
 def read_pages(config: Config, docs: list[Doc], render_again: Callable[[set[str]], None],
-               keep: Callable[[str, PageIndex], None]) -> Runtime:
+               keep: Callable[[str, PageIndex], None], spare: Service | None = None,
+               ) -> Runtime:
     """Pagefind's reading of `docs`, handed to `keep` page by page with its URL; returns
     Pagefind's runtime. Raises SearchUnavailable. Pages go in batches to Pagefind
     processes, two at once when there are many (Pagefind reads on one core); each process
     makes a new index for each batch, so none holds more than a batch, and each document
     is made as it is sent. `render_again` renders
-    the sources whose bodies the render store lost."""
-    from blogbuild.pipeline.pagefind_service import SearchUnavailable, Service
+    the sources whose bodies the render store lost. `spare`: a process `start_pagefind`
+    started ahead, for the first batch (closed here, whatever happens)."""
+    from blogbuild.pipeline.pagefind_service import SearchUnavailable
     from blogbuild.search.format import FormatError
     from blogbuild.search.pages import split
 
-    options = {"force_language": config.language.lower(), "exclude_selectors": list(EXCLUDE)}
+    options = pagefind_options(config)
+    if spare is not None and spare.config != options:
+        spare.close()
+        spare = None
+    spares = [spare] if spare is not None else []
     urls = config.urls
     token = cancel.current()
     runtimes: list[Runtime] = []
@@ -175,7 +199,10 @@ def read_pages(config: Config, docs: list[Doc], render_again: Callable[[set[str]
                     continue
                 try:
                     if service is None:
-                        service = Service(options)
+                        with lock:
+                            service = spares.pop() if spares else None
+                        if service is None:
+                            service = Service(options)
                     else:
                         service.next_index()
                     sent: list[Doc] = []
@@ -199,24 +226,30 @@ def read_pages(config: Config, docs: list[Doc], render_again: Callable[[set[str]
 
     todo = docs
     digests: set[str] = set()
-    for _round in range(2):  # then once more for the pages whose bodies were lost
-        two = len(todo) >= _TWO_PROCESSES
-        size = min(_BATCH, -(-len(todo) // 2)) if two else max(len(todo), 1)
-        batches: queue.SimpleQueue[list[Doc] | None] = queue.SimpleQueue()
-        for start in range(0, max(len(todo), 1), size):
-            batches.put(todo[start:start + size])
-        workers = [threading.Thread(target=work, args=(batches,), name="pagefind")
-                   for _ in range(1 + two)]
-        for worker in workers:
-            batches.put(None)
-            worker.start()
-        for worker in workers:
-            cancel.join(worker)
-        token.check()
-        if errors or not lost:
-            break
-        render_again(digests)
-        todo, lost[:], digests = list(lost), [], set()
+    try:
+        for _round in range(2):  # then once more for the pages whose bodies were lost
+            two = len(todo) >= _TWO_PROCESSES
+            size = min(_BATCH, -(-len(todo) // 2)) if two else max(len(todo), 1)
+            batches: queue.SimpleQueue[list[Doc] | None] = queue.SimpleQueue()
+            for start in range(0, max(len(todo), 1), size):
+                batches.put(todo[start:start + size])
+            workers = [threading.Thread(target=work, args=(batches,), name="pagefind")
+                       for _ in range(1 + two)]
+            for worker in workers:
+                batches.put(None)
+                worker.start()
+            for worker in workers:
+                cancel.join(worker)
+            token.check()
+            if errors or not lost:
+                break
+            render_again(digests)
+            todo, lost[:], digests = list(lost), [], set()
+    finally:
+        with lock:  # not taken: every batch failed before it, or the run was cancelled
+            left, spares[:] = list(spares), []
+        for service in left:
+            service.close()
     for error in errors:
         if isinstance(error, FormatError):
             raise SearchUnavailable(f"Pagefind wrote an index this version of blogbuild "
@@ -269,20 +302,32 @@ class Search:
     unavailable: str = ""
     layout: Layout | None = None
     runtime: Runtime | None = None
-    _child: IndexProcess | None = field(default=None, repr=False)
+    #: The process that will make the next update's index: started by `prepare`, or
+    #: sooner by the caller (`IndexProcess.begin`, as `blogbuild build` does before the
+    #: engine's modules load).
+    child: IndexProcess | None = field(default=None, repr=False)
+    #: A Pagefind process started ahead (`start_pagefind`), for the first pages to read.
+    spare: Service | None = field(default=None, repr=False)
 
     def prepare(self) -> None:
         """A build's update: start the process that will make the index now, so that it
         is ready once the site is assembled (blogbuild.pipeline.search_process)."""
         if self.config.search and not self.unavailable and not self.remember \
-                and self._child is None:
-            self._child = IndexProcess.begin()
+                and self.child is None:
+            folder = diskcache.cache_dir()
+            self.child = IndexProcess.begin(self.config, Path(folder) if folder else None)
 
     def discard(self) -> None:
         """End the process `prepare` started if no run took it."""
-        if self._child is not None:
-            self._child.end()
-            self._child = None
+        if self.child is not None:
+            self.child.end()
+            self.child = None
+
+    def close_spare(self) -> None:
+        """End the Pagefind process started ahead if no reading took it."""
+        if self.spare is not None:
+            self.spare.close()
+            self.spare = None
 
     def start(self, site: Site, last: dict[str, FileEntry], output: Path, fresh: bool,
               render_again: Callable[[set[str]], None], seen: Seen | None = None,
@@ -297,11 +342,11 @@ class Search:
                  ) -> tuple[dict[str, FileEntry], list[Diagnostic]]:
             return self.stage(stage, docs, last, output, fresh, render_again, seen, reading)
 
-        child, self._child = self._child, None
+        child, self.child = self.child, None
         if child is not None:
             if self.config.search and not self.unavailable:
                 ours = {rel: e for rel, e in last.items() if is_index_file(e)}
-                if child.send(Job(self.config, self.drafts, docs, ours, output, fresh)):
+                if child.send(Job(self.drafts, docs, ours, output, fresh)):
                     return Offloaded(child, ours, lambda: Indexing(here), render_again)
             child.end()
         return Indexing(here)
@@ -429,7 +474,9 @@ class Search:
                     spill.put(key, blob)
                 refs.setdefault(key, PageRef.of(key, part))
 
-            runtime = read_pages(self.config, [docs[n] for n in numbers], render_again, keep)
+            spare, self.spare = self.spare, None
+            runtime = read_pages(self.config, [docs[n] for n in numbers], render_again, keep,
+                                 spare)
             search_pages.keep_runtime(options, runtime)
 
         def part(key: str) -> PageIndex | None:

@@ -6,10 +6,12 @@ with the templating, and each short read or write of the index's thread waited f
 templating to let go. In a process of its own the two run on two cores.
 
 The process is started as soon as the build knows it updates an output (`IndexProcess.
-begin`), so that Python and the index's modules load while the build reads and renders.
-It is handed the job once the site is assembled (`blogbuild.pipeline.search.Doc` for
-each page: what the key is made of, and where the body is), and the stage's folder when
-the writing begins; it writes the index's new files there and answers with their entries.
+begin`, before the engine's own modules load), and handed the site's configuration at
+once, so that Python, the index's modules and a Pagefind process load while the build
+reads and renders. It is handed the job once the site is assembled (`blogbuild.pipeline.
+search.Doc` for each page: what the key is made of, and where the body is), and the
+stage's folder when the writing begins; it writes the index's new files there and answers
+with their entries.
 When it cannot make the index (a body the render store lost, which only the build can
 render again, or any failure of its own) it says so, and the build makes the index on a
 thread as before. Messages are pickles, each after its length, on the child's standard
@@ -38,7 +40,8 @@ from blogbuild.output.writer import Stage, Staging
 from blogbuild.pipeline.state import FileEntry
 
 if TYPE_CHECKING:
-    from blogbuild.pipeline.search import Indexing
+    from blogbuild.config import Config
+    from blogbuild.pipeline.search import Indexing, Search
 
 log = logging.getLogger(__name__)
 _LENGTH = struct.Struct("<Q")
@@ -62,8 +65,10 @@ class IndexProcess:
         self.failed: list[BaseException] = []
 
     @classmethod
-    def begin(cls) -> IndexProcess | None:
-        """Start the child; None when it cannot start (the build makes the index itself)."""
+    def begin(cls, config: Config, cache: Path | None) -> IndexProcess | None:
+        """Start the child for the site of `config`, its results kept in the folder
+        `cache` (the site's cache folder; None: nowhere); None when it cannot start (the
+        build makes the index itself)."""
         # This process's blogbuild, first on the child's path (and not the folder it runs
         # in); the job names the code, and a child that runs other code makes no index.
         here = str(Path(blogbuild.__file__).resolve().parent.parent)
@@ -72,10 +77,12 @@ class IndexProcess:
             process = subprocess.Popen(
                 [sys.executable, "-m", "blogbuild.pipeline.search_process"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                env={**os.environ, "PYTHONPATH": paths, "PYTHONSAFEPATH": "1"})
+                env=_environment(paths, cache))
         except OSError:
             return None
-        return cls(process)
+        child = cls(process)
+        child.send(config)  # what it needs to start Pagefind
+        return child
 
     def send(self, value: Any) -> bool:
         """Send `value` after what was sent before; False when the child is gone. The bytes
@@ -144,11 +151,22 @@ class IndexProcess:
         self.process.wait()
 
 
+def _environment(paths: str, cache: Path | None) -> dict[str, str]:
+    """The child's environment: this one's, with this process's code first on the path and
+    the result cache's folder named (the engine names it in the environment for its
+    workers, but the child may start before the engine does)."""
+    env = {**os.environ, "PYTHONPATH": paths, "PYTHONSAFEPATH": "1"}
+    env.pop(diskcache.CACHE_ENV, None)
+    if cache is not None:
+        env[diskcache.CACHE_ENV] = str(cache.resolve())
+    return env
+
+
 @dataclass
 class Job:
-    """What the child needs to make the index (blogbuild.pipeline.search.Search.stage)."""
+    """What the child needs to make the index (blogbuild.pipeline.search.Search.stage), after
+    the configuration it was sent first."""
 
-    config: Any
     drafts: bool
     docs: list[Any]
     last: dict[str, FileEntry]  # the index's files as the last build left them
@@ -203,19 +221,34 @@ def _write(stream: IO[bytes], value: Any) -> None:
 
 
 def serve(inp: IO[bytes], out: IO[bytes]) -> None:
-    """The child: one job, its stage, one answer."""
-    from blogbuild.pipeline.search import Search
+    """The child: the site's configuration, one job, its stage, one answer."""
+    from blogbuild.config import Config
+    from blogbuild.pipeline.search import Search, start_pagefind
     from blogbuild.search.layout import Layout  # and with it the index's other modules
 
-    # While the build reads and renders: what needs no job.
-    code = fingerprints.code_fingerprint()
-    layout = Layout.load()
+    config = _read(inp)
+    if not isinstance(config, Config):
+        return
+    # While the build reads and renders: what needs no job. Pagefind first: its program
+    # loads on the other core while this one reads the last layout.
+    search = Search(config, remember=False, spare=start_pagefind(config))
+    try:
+        code = fingerprints.code_fingerprint()
+        search.layout = Layout.load()
+        _serve(inp, out, search, code)
+    finally:
+        search.close_spare()
+
+
+def _serve(inp: IO[bytes], out: IO[bytes], search: Search, code: str) -> None:
+    """The job and the stage, for `search` (the layout loaded), in this process of `code`."""
     job = _read(inp)
     if not isinstance(job, Job):
         return
     if job.code != code:
         _write(out, ("failed", "it runs other code"))
         return
+    search.drafts = job.drafts
     stage: _ChildStage | None = None
 
     def staged() -> _ChildStage:
@@ -230,7 +263,6 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
     def lost(digests: set[str]) -> None:
         raise _Lost(digests)
 
-    search = Search(job.config, remember=False, drafts=job.drafts, layout=layout)
     before = {rel: _shape(entry) for rel, entry in job.last.items()}
     answer: Answer
     later: list[Callable[[], None]] = []  # after the answer: the build commits meanwhile
