@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import hashlib
+import io
+import pickle
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import PurePath
@@ -151,7 +153,20 @@ def _fields(kind: type) -> tuple[str, ...]:
 
 
 def fingerprint(value: Any) -> bytes:
-    return hashlib.blake2b(repr(shape(value)).encode(), digest_size=16).digest()
+    """A digest of the shape of `value`: equal for equal shapes, in any process."""
+    return hashlib.blake2b(_serialized(shape(value)), digest_size=16).digest()
+
+
+def _serialized(plain: Any) -> bytes:
+    """The bytes of a shape (a tree of tuples, strings, bytes, numbers, booleans and None),
+    the same for equal shapes: pickled, in a third of the time of its `repr`, without the
+    pickler's memo (its references to a part met before would depend on which parts are
+    the same object) and without frames (protocol 3)."""
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=3)
+    pickler.fast = True  # no memo: a shape is a tree
+    pickler.dump(plain)
+    return buffer.getvalue()
 
 
 def post_value(post: Post | None, attribute: str) -> bytes:
