@@ -12,6 +12,7 @@ import array
 import base64
 import dataclasses
 import gzip
+import io
 import json
 import os
 import pickle
@@ -236,13 +237,59 @@ def test_an_edit_in_a_new_process_gives_pagefind_the_edited_page_alone(tmp_path:
     edit(site, "append")
     log.write_bytes(b"")
     run()
-    assert pagefind_added(log) == ["/blog/posts/p2/"]
+    assert pagefind_added(log) == ["/blog/posts/p2/"]  # once: read ahead, found by the job
     log.write_bytes(b"")
     run()  # nothing changed
     assert pagefind_added(log) == []
+    edit(site, "newest")
+    run()
+    assert pagefind_added(log) == ["/blog/posts/new/"]
     clean = tmp_path / "clean"
     build(site / "site.yaml", output=clean, use_cache=False)
     assert tree(site / "_site" / "pagefind") == tree(clean / "pagefind")
+
+
+def test_pages_sent_ahead_are_read_before_the_job_and_not_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The index's process may be sent the pages of the sources a build has just rendered
+    before its job (`Ahead`): Pagefind reads them at once, though no job came, and the job
+    finds their parts in the result cache instead of reading them again."""
+    from blogbuild import diskcache
+    from blogbuild.config import load_config
+    from blogbuild.fingerprints import code_fingerprint
+    from blogbuild.output.writer import Staging
+    from blogbuild.pipeline import search as search_step
+    from blogbuild.pipeline.search import Doc, Search, _programs, page_keys
+    from blogbuild.pipeline.search_process import Ahead, _ChildStage, _framed, _serve
+    from blogbuild.search import pages as search_pages
+
+    monkeypatch.delenv(diskcache.CACHE_ENV, raising=False)
+    site = make_site(tmp_path / "site", 1)
+    config = load_config(site / "site.yaml")
+    diskcache.set_cache_dir(tmp_path / "cache")
+    try:
+        doc = Doc("/posts/ahead/", "Quasars ahead of time", None, "body", "digest", None)
+        search = Search(config, remember=False)
+        _serve(io.BytesIO(_framed(Ahead([doc], new=False))), io.BytesIO(), search,
+               code_fingerprint())  # the stream ends: no job comes
+        assert search.ahead is not None
+        search.ahead.join()
+        key = page_keys([doc], config, _programs())[0]
+        part = search_pages.decoded(search_pages.cached_bytes(key))
+        assert part is not None and "quasar" in part.words  # stemmed
+
+        reads: list[list[Doc]] = []
+        real = search_step.read_pages
+        monkeypatch.setattr(search_step, "read_pages",
+                            lambda config, docs, *args: reads.append(docs) or real(config, docs,
+                                                                                   *args))
+        staged = _ChildStage(Staging(tmp_path / "stage", tree=True))
+        entries, notes = search.stage(lambda: staged, [doc], {}, tmp_path / "out", True,
+                                      lambda digests: None)
+        assert reads == [] and notes == []
+        assert "pagefind/pagefind-entry.json" in entries and staged.staged
+    finally:
+        diskcache.set_cache_dir(None)
 
 
 def index_processes() -> list[int]:
@@ -387,11 +434,12 @@ def test_the_index_is_made_here_when_its_process_cannot(
         build(site / "site.yaml", output=clean, use_cache=False)
         assert tree(site / "_site" / "pagefind") == tree(clean / "pagefind")
 
-    edit(site, "append")  # the process finds no body where the job says they are
-    real_job = search_process.Job.__init__
+    edit(site, "append")  # the process finds no body where the job (and what it is sent
+    real_job = search_process.Job.__init__  # ahead of the job) says they are
+    real_ahead = search_process.Ahead.__init__
 
     def losing(self: Any, *args: Any, **kwargs: Any) -> None:
-        real_job(self, *args, **kwargs)
+        (real_job if isinstance(self, search_process.Job) else real_ahead)(self, *args, **kwargs)
         nowhere = RenderCache(tmp_path / "nowhere")
         self.docs = [dataclasses.replace(doc, bodies=nowhere) for doc in self.docs]
 
@@ -401,6 +449,7 @@ def test_the_index_is_made_here_when_its_process_cannot(
 
     with monkeypatch.context() as patched:
         patched.setattr(search_process.Job, "__init__", losing)
+        patched.setattr(search_process.Ahead, "__init__", losing)
         build(site / "site.yaml")
     assert answers == ["lost"]
     same_as_a_clean_build("clean-lost")

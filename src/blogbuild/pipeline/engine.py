@@ -251,6 +251,10 @@ class Engine:
                                                          last)))
         fresh_sources |= again
         cancel.check()
+        if not fresh and early is None:  # Pagefind reads their pages while the site assembles
+            self.search.send_ahead([entries[rel].result for rel in sorted(fresh_sources)
+                                    if rel in entries], self.store,
+                                   new=any(rel not in last.sources for rel in fresh_sources))
 
         self.progress("assembling the site", 0, 0)
         site, diagnostics, more_errors = self._assemble(entries, found.assets, fresh_sources,

@@ -32,11 +32,12 @@ from blogbuild.diagnostics import Diagnostic, warning
 from blogbuild.fingerprints import code_fingerprint, versions_of
 from blogbuild.output.writer import Stage, Staging
 from blogbuild.pipeline.pagefind_service import Service, versions
-from blogbuild.pipeline.search_process import IndexProcess, Job, Offloaded
+from blogbuild.pipeline.search_process import Ahead, IndexProcess, Job, Offloaded
 from blogbuild.pipeline.state import FileEntry, OutputEntry, Seen, file_digest, intact
 
 if TYPE_CHECKING:  # the index's own modules load where an index is made (most often in
     # the process of blogbuild.pipeline.search_process, not the build's)
+    from blogbuild.pipeline.records import RenderResult
     from blogbuild.search import pages as search_pages
     from blogbuild.search.chunks import Chunk
     from blogbuild.search.layout import Layout, Made
@@ -260,6 +261,18 @@ def read_pages(config: Config, docs: list[Doc], render_again: Callable[[set[str]
     return runtimes[0]
 
 
+def _programs() -> str:
+    """What makes the index with the pages: Pagefind, the CBOR writer, the compressor, and
+    our code (how pages are shown to Pagefind, how its index is written)."""
+    writers = ";".join(f"{k}={v}" for k, v in sorted(versions_of(("cbor2", "isal")).items()))
+    return f"{versions()};{writers};{code_fingerprint()}"
+
+
+def _layout_key(programs: str) -> str:
+    """The key of a layout made by `programs` (and of their runtime files)."""
+    return hashlib.sha256(json.dumps([FORMAT, programs]).encode()).hexdigest()
+
+
 def page_keys(docs: list[Doc], config: Config, programs: str) -> list[str]:
     """Each page's key: it changes whenever the page's part of the index would (its URL,
     title, date and body, the options and Pagefind). What all pages share is hashed once."""
@@ -308,6 +321,10 @@ class Search:
     child: IndexProcess | None = field(default=None, repr=False)
     #: A Pagefind process started ahead (`start_pagefind`), for the first pages to read.
     spare: Service | None = field(default=None, repr=False)
+    #: The index's process: Pagefind reading the pages it was sent ahead of its job
+    #: (`read_ahead`), and the chunks' files loading meanwhile for a new page.
+    ahead: threading.Thread | None = field(default=None, repr=False)
+    loading: threading.Thread | None = field(default=None, repr=False)
 
     def prepare(self) -> None:
         """A build's update: start the process that will make the index now, so that it
@@ -328,6 +345,66 @@ class Search:
         if self.spare is not None:
             self.spare.close()
             self.spare = None
+
+    def send_ahead(self, results: list[RenderResult], bodies: Bodies | None, *,
+                   new: bool) -> None:
+        """A build's update, its sources rendered: send their pages to the index's process
+        (if it has one), whose Pagefind reads them while the site is assembled, so that
+        the job finds their parts instead of reading them. A few sources at most (an edit,
+        a new post): more are read by the job, in two Pagefind processes. `new`: one of
+        them is a source the last build did not have."""
+        from blogbuild.pipeline.assemble import document_post
+
+        if (self.child is None or not self.config.search or self.unavailable
+                or not results or len(results) > _AHEAD_MAX):
+            return
+        docs = [Doc.of(document_post(result, self.config, bodies, [])) for result in results
+                if result.ok and result.meta is not None
+                and (self.drafts or not result.meta.draft)]
+        if docs:
+            self.child.send(Ahead(docs, new))
+
+    def read_ahead(self, docs: list[Doc], *, new: bool) -> None:
+        """The index's process, before its job: have Pagefind read `docs` on a thread, their
+        parts kept in the result cache where the job finds them by their keys (and, for a
+        new page, load the chunks' files it will change). What fails here is left to the
+        job: it reads those pages again, and says what went wrong."""
+        from blogbuild.search import pages as search_pages
+
+        if not self.config.search or self.unavailable or self.ahead is not None:
+            return
+        if new and self.layout is not None:
+            self.loading = _load_chunks(self.layout.chunks)
+        programs = _programs()
+        urls = self.config.urls
+        keys = {urls.url(doc.url): key
+                for doc, key in zip(docs, page_keys(docs, self.config, programs), strict=True)}
+        todo = [doc for doc in docs if search_pages.cached_bytes(keys[urls.url(doc.url)]) is None]
+        if not todo:
+            return
+        spare, self.spare = self.spare, None
+
+        def keep(url: str, part: PageIndex) -> None:
+            search_pages.keep(keys[url], part.dumps())
+
+        def lost(digests: set[str]) -> None:
+            raise MissingBody(min(digests))  # only the build can render it again
+
+        def read() -> None:
+            with contextlib.suppress(Exception):
+                runtime = read_pages(self.config, todo, lost, keep, spare)
+                search_pages.keep_runtime(_layout_key(programs), runtime)
+
+        self.ahead = threading.Thread(target=read, name="search-ahead", daemon=True)
+        self.ahead.start()
+
+    def settle_ahead(self) -> None:
+        """Wait for what `read_ahead` started that the job did not take (its index was as
+        it was): the parts it read go to the cache."""
+        for thread in (self.ahead, self.loading):
+            if thread is not None:
+                thread.join()
+        self.ahead = self.loading = None
 
     def start(self, site: Site, last: dict[str, FileEntry], output: Path, fresh: bool,
               render_again: Callable[[set[str]], None], seen: Seen | None = None,
@@ -363,10 +440,7 @@ class Search:
         build does not wait for (the layout's file, the cache's tidying), if anywhere."""
         if not self.config.search or self.unavailable:
             return {}, []
-        # Pagefind, the CBOR writer, the compressor, and our code (how pages are shown to
-        # Pagefind, how its index is written) make the index with the pages.
-        writers = ";".join(f"{k}={v}" for k, v in sorted(versions_of(("cbor2", "isal")).items()))
-        programs = f"{versions()};{writers};{code_fingerprint()}"
+        programs = _programs()
         keys = page_keys(docs, self.config, programs)
         # The entry file names what the index holds; the other files of an index are the
         # same entries from one build to the next when they are the same bytes (an edit
@@ -448,10 +522,17 @@ class Search:
         from blogbuild.search.chunks import from_scratch, update
         from blogbuild.search.layout import Layout, Made, PageRef
 
+        if self.ahead is not None:  # the pages read ahead are in the cache once it ends
+            self.ahead.join()
+            self.ahead = None
         layout = None if anew else self.layout or Layout.load()
-        options = hashlib.sha256(json.dumps([FORMAT, programs]).encode()).hexdigest()
+        options = _layout_key(programs)
         if layout is not None and layout.key != options:
             layout = None
+        loading, self.loading = self.loading, None  # chunks loading since the pages came
+        if loading is not None and (layout is None or layout is not self.layout):
+            loading.join()  # of a layout not used
+            loading = None
         refs = {} if layout is None else {r.key: r for r in layout.pages}
         # Parts read in this run are kept as bytes (an object per posting would hold ten
         # times the memory), in the result cache or without one in `spill`, and decoded
@@ -502,8 +583,9 @@ class Search:
         reading()
         # A new page's words are in nearly every chunk: the chunks' files are read from the
         # cache while Pagefind reads the page, not one by one after it.
-        loading = (_load_chunks(layout.chunks) if layout is not None and missing
-                   and len(keys) > len(layout.pages) else None)
+        if (loading is None and layout is not None and missing
+                and len(keys) > len(layout.pages)):
+            loading = _load_chunks(layout.chunks)
         read(missing)
         if loading is not None:
             loading.join()
@@ -627,5 +709,7 @@ _SOURCE = "generated:search"
 _ENTRY = "pagefind-entry.json"
 #: From this many pages to read, two Pagefind processes read them.
 _TWO_PROCESSES = 32
+#: At most this many sources' pages are read ahead of the job (`Search.send_ahead`).
+_AHEAD_MAX = 8
 #: Pages per Pagefind index: a process's memory grows with the pages of its index.
 _BATCH = 25

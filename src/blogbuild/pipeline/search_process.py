@@ -11,7 +11,9 @@ once, so that Python, the index's modules and a Pagefind process load while the 
 reads and renders. It is handed the job once the site is assembled (`blogbuild.pipeline.
 search.Doc` for each page: what the key is made of, and where the body is), and the
 stage's folder when the writing begins; it writes the index's new files there and answers
-with their entries.
+with their entries. Before the job, it may be sent the pages of the sources the build has
+just rendered (`Ahead`): Pagefind reads them while the build assembles the site, and the
+job finds their parts in the result cache.
 When it cannot make the index (a body the render store lost, which only the build can
 render again, or any failure of its own) it says so, and the build makes the index on a
 thread as before. Messages are pickles, each after its length, on the child's standard
@@ -176,6 +178,18 @@ class Job:
 
 
 @dataclass
+class Ahead:
+    """Pages the child may have Pagefind read before the job names them: those of the
+    sources the build has just rendered, as the site will show them (`blogbuild.pipeline.
+    search.Doc`), sent before the site is assembled. `new`: one of them is a source the
+    last build did not have (nearly every chunk of the index changes then)."""
+
+    docs: list[Any]
+    new: bool
+    code: str = field(default_factory=fingerprints.code_fingerprint)
+
+
+@dataclass
 class _ChildStage:
     """The stage as the child sees it: the folder the parent's stage writes into."""
 
@@ -241,8 +255,13 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> None:
 
 
 def _serve(inp: IO[bytes], out: IO[bytes], search: Search, code: str) -> None:
-    """The job and the stage, for `search` (the layout loaded), in this process of `code`."""
+    """The pages to read ahead, the job and the stage, for `search` (the layout loaded), in
+    this process of `code`."""
     job = _read(inp)
+    while isinstance(job, Ahead):  # Pagefind reads them while the build assembles the site
+        if job.code == code:
+            search.read_ahead(job.docs, new=job.new)
+        job = _read(inp)
     if not isinstance(job, Job):
         return
     if job.code != code:
@@ -287,6 +306,7 @@ def _serve(inp: IO[bytes], out: IO[bytes], search: Search, code: str) -> None:
         for then in later:
             then()
     finally:
+        search.settle_ahead()
         diskcache.close()  # the pages' parts it read: the build waits for this
 
 
