@@ -8,8 +8,6 @@ import os
 import pickle
 import shutil
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -36,6 +34,7 @@ from blogbuild.pipeline.records import Rendered, RenderResult
 from blogbuild.pipeline.render import SourceJob, render_source
 from blogbuild.pipeline.store import CACHE_DIR, RenderCache
 from blogbuild.runtimes import katex
+from process_helpers import build_in_a_new_process
 
 ROOT = Path(__file__).resolve().parent.parent
 BASIC = Path(__file__).parent / "sites" / "basic"
@@ -278,11 +277,7 @@ def _formulas(db: Path) -> int:
 
 def _build_in_a_new_process(site: Path) -> None:
     """Each build in its own process: this one's workers would remember formulas."""
-    proc = subprocess.run([sys.executable, "-m", "blogbuild", "build"], cwd=site,
-                          capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "BLOGBUILD_WORKERS": "1"})
-    assert proc.returncode == 0, proc.stderr
-    assert "Traceback" not in proc.stderr
+    build_in_a_new_process(site, env={**os.environ, "BLOGBUILD_WORKERS": "1"}, timeout=120)
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "empty"])

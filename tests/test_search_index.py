@@ -35,6 +35,7 @@ from blogbuild.diagnostics import BuildFailed
 from blogbuild.pipeline.store import RenderCache
 from blogbuild.search import format as fmt
 from blogbuild.search.chunks import Chunk
+from process_helpers import build_in_a_new_process
 from search_helpers import pagefinds_own_index
 
 SITE_YAML = 'title: "Index"\nbase_url: "https://example.org/blog/"\nposts_per_page: 5\n'
@@ -228,9 +229,7 @@ def test_an_edit_in_a_new_process_gives_pagefind_the_edited_page_alone(tmp_path:
     site = make_site(tmp_path / "site", 12)
 
     def run() -> None:
-        done = subprocess.run([sys.executable, "-m", "blogbuild", "build", "--quiet"],
-                              cwd=site, env=env, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
+        build_in_a_new_process(site, "--quiet", env=env)
 
     run()
     assert len(pagefind_added(log)) == 13  # a first build: every post and the page
@@ -354,8 +353,6 @@ def test_an_update_makes_its_index_in_a_process_of_its_own(
 def test_a_process_that_answered_is_left_to_finish(answered: bool) -> None:
     """After a good answer the process writes the layout and the cache's rows: the build
     waits for it to end. A process that did not answer (a failed run) is killed."""
-    import subprocess
-    import sys
 
     from blogbuild.pipeline.search_process import IndexProcess, Offloaded
 
