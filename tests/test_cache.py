@@ -327,3 +327,17 @@ def test_two_clean_builds_of_the_example_blog_are_identical(tmp_path: Path) -> N
     assert sorted(one) == sorted(two) and len(one) > 20
     for rel, path in one.items():
         assert path.read_bytes() == two[rel].read_bytes(), rel
+
+
+def test_a_process_started_for_another_cache_folder_is_told_that_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The environment of a process started before the engine names its folder (the search
+    index's) names the given folder, whatever this process's names, or none."""
+    from blogbuild import diskcache
+
+    monkeypatch.setenv(diskcache.CACHE_ENV, str(tmp_path / "this-process"))
+    base = {**os.environ, "OTHER": "kept"}
+    told = diskcache.environment(tmp_path / "site" / ".." / "cache", base)
+    assert told[diskcache.CACHE_ENV] == str((tmp_path / "cache").resolve())
+    assert told["OTHER"] == "kept" and base[diskcache.CACHE_ENV] == str(tmp_path / "this-process")
+    assert diskcache.CACHE_ENV not in diskcache.environment(None, base)

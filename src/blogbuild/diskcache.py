@@ -17,6 +17,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from blogbuild.perprocess import CACHES, after_fork_in_child, at_close, keep_forever
@@ -271,6 +272,17 @@ def set_cache_dir(path: str | os.PathLike[str] | None) -> None:
     forkserver) use the same folder without being told.
     """
     _cache.set_folder(path)
+
+
+def environment(folder: str | os.PathLike[str] | None,
+                base: Mapping[str, str]) -> dict[str, str]:
+    """The environment `base` for a process that keeps its results in `folder` (None: no
+    cache), as `set_cache_dir` tells the worker processes this one starts: for a process
+    started before the folder is set here, or with another one."""
+    env = {name: value for name, value in base.items() if name != CACHE_ENV}
+    if folder is not None:
+        env[CACHE_ENV] = str(Path(folder).resolve())
+    return env
 
 
 def cache_dir() -> str | None:

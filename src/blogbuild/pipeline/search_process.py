@@ -79,7 +79,10 @@ class IndexProcess:
             process = subprocess.Popen(
                 [sys.executable, "-m", "blogbuild.pipeline.search_process"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                env=_environment(paths, cache))
+                # The result cache's folder named: the engine names it for its workers,
+                # but this process may start before the engine does.
+                env=diskcache.environment(cache, {**os.environ, "PYTHONPATH": paths,
+                                                  "PYTHONSAFEPATH": "1"}))
         except OSError:
             return None
         child = cls(process)
@@ -151,17 +154,6 @@ class IndexProcess:
                 if stream is not None:
                     stream.close()
         self.process.wait()
-
-
-def _environment(paths: str, cache: Path | None) -> dict[str, str]:
-    """The child's environment: this one's, with this process's code first on the path and
-    the result cache's folder named (the engine names it in the environment for its
-    workers, but the child may start before the engine does)."""
-    env = {**os.environ, "PYTHONPATH": paths, "PYTHONSAFEPATH": "1"}
-    env.pop(diskcache.CACHE_ENV, None)
-    if cache is not None:
-        env[diskcache.CACHE_ENV] = str(cache.resolve())
-    return env
 
 
 @dataclass
