@@ -213,9 +213,10 @@ def pagefind_added(log: Path) -> list[str]:
 def test_an_edit_in_a_new_process_gives_pagefind_the_edited_page_alone(tmp_path: Path) -> None:
     """What a deploy runs: each build a new `blogbuild build` process. The index's
     process starts before the engine does, and must keep its results where the engine
-    does: then an edit has Pagefind read the edited page and no other, and the index is
-    the bytes of a clean build. (Pagefind is run through a script that copies what it is
-    sent, named by PAGEFIND_BINARY_PATH as Pagefind's own tools name it.)"""
+    does: then an edit has Pagefind read the edited page and no other, once (it is read
+    ahead of the job, and the job finds it), a new post the new page once, and the index
+    is the bytes of a clean build. (Pagefind is run through a script that copies what it
+    is sent, named by PAGEFIND_BINARY_PATH as Pagefind's own tools name it.)"""
     from blogbuild.diskcache import CACHE_ENV
     from blogbuild.pipeline.pagefind_service import executable
 
@@ -241,6 +242,7 @@ def test_an_edit_in_a_new_process_gives_pagefind_the_edited_page_alone(tmp_path:
     run()  # nothing changed
     assert pagefind_added(log) == []
     edit(site, "newest")
+    log.write_bytes(b"")
     run()
     assert pagefind_added(log) == ["/blog/posts/new/"]
     clean = tmp_path / "clean"
