@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Draw the clean build's time and peak memory against the number of posts, per tool.
 
-Usage: python bench/plot.py OUT.png RESULTS.json [MORE.json ...]
+Usage: python bench/plot.py OUT.svg|OUT.png RESULTS.json [MORE.json ...]
 (bench/run.py --plot draws it from the run itself; here, from `--json` files: sizes
 measured in several runs are put together, a later file's size replacing an earlier's.)
 """
@@ -58,7 +58,11 @@ def plot(reports: list[dict[str, Any]], out: Path) -> None:
     cores = reports[-1].get("machine", {}).get("cores")
     fig.suptitle(f"a generated blog, math on, search {'on' if search else 'off'}"
                  + (f", {cores} cores" if cores else ""))
-    fig.savefig(out, dpi=100)
+    if out.suffix == ".svg":  # text, the same bytes for the same figures (no date, fixed ids)
+        matplotlib.rcParams["svg.hashsalt"] = "blogbuild-bench"
+        fig.savefig(out, metadata={"Date": None})
+    else:
+        fig.savefig(out, dpi=100)
     plt.close(fig)
 
 

@@ -2,7 +2,7 @@
 """Benchmark: blogbuild against Hugo on the same generated posts, scenario by scenario.
 
 Usage: python bench/run.py [--sizes 1000,5000,10000] [--runs 2] [--json FILE]
-                           [--plot FILE.png] [--scenarios clean,edit,...]
+                           [--plot FILE.svg] [--scenarios clean,edit,...]
                            [--scale-scenarios clean,...] [--scale-runs N]
                            [--no-math] [--hugo-math {build,browser}] [--no-hugo]
                            [--no-search]
@@ -34,7 +34,7 @@ dependency) brings Pagefind.
 
 After each size's table comes blogbuild's own account of its clean build
 (`blogbuild build --timings`, from the fastest run): the wall time of each step, and the
-parts of the render summed over the worker processes. `--plot FILE.png` draws the clean
+parts of the render summed over the worker processes. `--plot FILE.svg` draws the clean
 build's time and peak memory (process tree) against the number of posts, for both tools
 (bench/plot.py; it also redraws a plot from `--json` files). `--scenarios` times only the
 scenarios named (keys: clean, cold, nochange, edit, title, new, jobs1); the sizes after the
@@ -256,7 +256,7 @@ def main() -> int:
                         help="corpus sizes, comma-separated (default: 1000)")
     parser.add_argument("--runs", type=int, default=2, help="runs per scenario (default: 2)")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
-    parser.add_argument("--plot", type=Path, metavar="FILE.png",
+    parser.add_argument("--plot", type=Path, metavar="FILE.svg",
                         help="draw time and memory of the clean build against the sizes")
     parser.add_argument("--scenarios", type=parse_scenarios, default=SCENARIOS,
                         help="only these scenarios, comma-separated (default: all)")
