@@ -241,6 +241,7 @@ def test_an_edit_in_a_new_process_gives_pagefind_the_edited_page_alone(tmp_path:
     log.write_bytes(b"")
     run()  # nothing changed
     assert pagefind_added(log) == []
+    before = tree(site / "_site" / "pagefind")
     edit(site, "newest")
     log.write_bytes(b"")
     run()
@@ -248,6 +249,12 @@ def test_an_edit_in_a_new_process_gives_pagefind_the_edited_page_alone(tmp_path:
     clean = tmp_path / "clean"
     build(site / "site.yaml", output=clean, use_cache=False)
     assert tree(site / "_site" / "pagefind") == tree(clean / "pagefind")
+    # Removed again: the chunks that come back are the cache's files, linked.
+    (site / "content" / "posts" / "2030-01-01-new.md").unlink()
+    run()
+    assert tree(site / "_site" / "pagefind") == before
+    back = sorted((site / "_site" / "pagefind" / "index").iterdir())
+    assert back and all(path.stat().st_nlink == 2 for path in back)
 
 
 def test_pages_sent_ahead_are_read_before_the_job_and_not_again(
@@ -616,6 +623,36 @@ def test_the_layout_keeps_its_chunks_as_files_and_mends_a_lost_one(
     build(site / "site.yaml")
     assert ({p.read_bytes() for p in (cache / "search-chunks").iterdir()}
             == {p.read_bytes() for p in (site / "_site" / "pagefind" / "index").iterdir()})
+
+
+def test_chunks_the_cache_holds_are_linked_into_the_output_not_written_again(
+        tmp_path: Path, small_chunks: None) -> None:
+    """A post added and then removed brings back the chunks the index had: their files are
+    the cache's, linked (a new file costs more than a link, and the next update frees
+    nothing), and the index is the bytes it was. A cache file whose bytes are not the
+    chunk's is not linked: that chunk is written anew."""
+    from blogbuild.pipeline.state import file_digest
+
+    site = make_site(tmp_path / "site", 12)
+    build(site / "site.yaml")
+    pagefind = site / "_site" / "pagefind"
+    kept = site / ".blogbuild-cache" / "search-chunks"
+    before = tree(pagefind)
+    new_post = site / "content" / "posts" / "2030-01-01-new.md"
+    new_post.write_text("---\ntitle: New\n---\n\n" + " ".join(WORDS) + " " + " ".join(
+        f"{word}{n}" for n in range(30) for word in ("alpha", "mango", "zebra")) + "\n")
+    build(site / "site.yaml")
+    gone = [rel for rel in before if rel.startswith("index/") and not (pagefind / rel).exists()]
+    assert len(gone) > 5, "the new post changes many chunks"
+    spoiled = kept / file_digest(before[gone[0]]).hex()
+    spoiled.unlink()  # the cache held it; now other bytes go by its name
+    spoiled.write_bytes(b"not the chunk's bytes")
+    new_post.unlink()
+    build(site / "site.yaml")
+    assert tree(pagefind) == before
+    for rel in gone:
+        linked = os.path.samefile(pagefind / rel, kept / file_digest(before[rel]).hex())
+        assert linked == (rel != gone[0]), rel
 
 
 def age(where: Path, *, days: float) -> None:

@@ -71,6 +71,13 @@ class Staging:
             _take_spare(self, target)
         return target
 
+    def link(self, rel: str, source: Path) -> None:
+        """Stage `rel` as another link to the file `source` (on the same file system)."""
+        target = self.path(rel)
+        if self.tree:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        os.link(source, target)
+
 
 #: By staging folder (this build's only): where this process began trying the spares, and
 #: how many it has tried. Processes begin at different places, so they seldom try the same.
@@ -159,6 +166,11 @@ class Stage:
 
     def write_bytes(self, rel: str, data: bytes) -> None:
         self._target(rel).write_bytes(data)
+
+    def link(self, rel: str, source: Path) -> None:
+        """Stage `rel` as another link to the file `source`; OSError where it cannot be."""
+        self.staging.link(rel, source)
+        self.staged.add(rel)
 
     def copy(self, rel: str, source: Path, *, shown: str = "") -> None:
         try:

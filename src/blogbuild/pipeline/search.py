@@ -63,6 +63,8 @@ class Staged(Protocol):
 
     def write_bytes(self, rel: str, data: bytes) -> None: ...
 
+    def link(self, rel: str, source: Path) -> None: ...
+
 
 @dataclass(frozen=True)
 class Doc:
@@ -493,6 +495,8 @@ class Search:
         """Stage the index's files that the output lacks (`old`: the entries of the index's
         files the output has); their entries. Raises ChunkLost. `staged` is told where each
         file whose digest was known is staged."""
+        from blogbuild.search.chunks import kept_copy
+
         entries: dict[str, FileEntry] = {}
         for rel, (known, make) in index.files.items():
             path = f"{FOLDER}/{rel}"
@@ -508,10 +512,15 @@ class Search:
             if same is not None:
                 entries[path] = same
                 continue
+            entries[path] = FileEntry(named, (0, 0), OutputEntry(digest, len(data), 0))
+            copy = kept_copy(digest, data)  # a chunk the cache has: linked, not written
+            if copy is not None:
+                with contextlib.suppress(OSError):
+                    stage.link(path, copy)
+                    continue
             stage.write_bytes(path, data)
             if known is not None:
                 staged[known] = stage.staging.path(path)
-            entries[path] = FileEntry(named, (0, 0), OutputEntry(digest, len(data), 0))
         return entries
 
     def _make(self, docs: list[Doc], keys: list[str], programs: str,

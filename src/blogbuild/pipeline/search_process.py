@@ -192,6 +192,10 @@ class _ChildStage:
         self.staging.place(rel).write_bytes(data)
         self.staged.add(rel)
 
+    def link(self, rel: str, source: Path) -> None:
+        self.staging.link(rel, source)
+        self.staged.add(rel)
+
 
 class _Lost(Exception):
     def __init__(self, digests: set[str]) -> None:

@@ -192,6 +192,24 @@ def keep_files(chunks: list[Chunk], kind: str, staged: Mapping[bytes, Path]) -> 
     _tidy(kept, names, {chunk.out.hex() for chunk in chunks})
 
 
+def kept_copy(digest: bytes, data: bytes) -> Path | None:
+    """The cache's file of the chunk whose file is `data` (of digest `digest`), when it
+    holds those bytes: a stage links it instead of writing a new file. A new file costs
+    more than a link, and on some file systems (ext4 without a journal) much more soon
+    after files were removed; and the output's copy that the next update removes is then
+    a link, not a file that file system must free."""
+    folder = diskcache.cache_dir()
+    if folder is None:
+        return None
+    path = Path(folder) / KEPT / digest.hex()
+    try:
+        with open(path, "rb") as fh:
+            same = fh.read(len(data) + 1) == data  # not changed through an output's link
+    except OSError:
+        return None
+    return path if same else None
+
+
 def _linked(source: Path | None, path: Path) -> bool:
     """Whether `path` is now a link to the whole file `source`, in place of the file of
     that name an output shared (another file system, or one without links, says no). A
