@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -136,6 +137,34 @@ def update(out: Path, spares: Path, files: dict[str, bytes]) -> None:
         for rel, data in files.items():
             stage.write_bytes(rel, data)
         stage.commit(set(files_under(out)) | set(files))
+        stage.finish()
+
+
+def test_the_commit_returns_before_the_old_files_are_kept_as_spares(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The output is complete when the commit returns; the old files become spares and
+    the staging folder goes while the build saves its state, and `finish` waits for that."""
+    out, spares = tmp_path / "out", tmp_path / "cache" / "spares"
+    with Stage(out, fresh=True) as stage:
+        stage.write_bytes("index.html", b"old page")
+        stage.commit(set())
+    release = threading.Event()
+    keep_spares = Stage._keep_spares
+
+    def held(self: Stage) -> None:
+        assert release.wait(10)
+        keep_spares(self)
+
+    monkeypatch.setattr(Stage, "_keep_spares", held)
+    with Stage(out, fresh=False, spares=spares) as stage:
+        stage.write_bytes("index.html", b"new page")
+        stage.commit({"index.html"})
+        assert (out / "index.html").read_bytes() == b"new page"
+        assert not spares.exists() and list(tmp_path.glob(".out.tmp-*"))
+        release.set()
+        stage.finish()
+    assert [p.stat().st_size for p in spares.iterdir()] == [0]
+    assert not list(tmp_path.glob(".out.tmp-*"))
 
 
 def test_an_update_writes_over_the_old_files_of_the_last_one(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import stat
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -148,6 +149,7 @@ class Stage:
         self._folders: set[Path] = set()  # folders of the output known to be there
         #: The output's old files, now in the staging folder, and their inode numbers.
         self._swapped: list[tuple[Path, int]] = []
+        self.tidying: threading.Thread | None = None  # after the commit (`finish`)
 
     def __enter__(self) -> Stage:
         return self
@@ -229,9 +231,21 @@ class Stage:
             self._put(rel)
         _remove_files(self.output, sorted(removed))
         self.committed = True
+        # The output is complete. What is left (the output's old files, emptied, become
+        # spares; the staging folder goes) happens while the build saves its state:
+        # `finish` waits for it.
+        self.tidying = _in_background(self._tidy, f"rm {self.dir.name}")
+        return self.staged | self.moved, removed
+
+    def _tidy(self) -> None:
         self._keep_spares()
         shutil.rmtree(self.dir, ignore_errors=True)
-        return self.staged | self.moved, removed
+
+    def finish(self) -> None:
+        """Wait for what the commit left to do."""
+        if self.tidying is not None:
+            self.tidying.join()
+            self.tidying = None
 
     def _keep_spares(self) -> None:
         """Empty the output's old files and move them to the spares folder, up to
@@ -351,10 +365,16 @@ def _renameat2() -> Any:
 
 
 def _background_rmtree(path: Path) -> None:
-    thread = threading.Thread(target=shutil.rmtree, args=(path, True), daemon=True,
-                              name=f"rm {path.name}")
+    _in_background(lambda: shutil.rmtree(path, True), f"rm {path.name}")
+
+
+def _in_background(work: Callable[[], None], name: str) -> threading.Thread:
+    """Run `work` on a thread that `wait_for_cleanup` waits for (`name`: "rm " and the
+    folder it removes, which `_remove_stale` leaves alone meanwhile)."""
+    thread = threading.Thread(target=work, daemon=True, name=name)
     thread.start()
     _REMOVALS.append(thread)
+    return thread
 
 
 def _remove_stale(output: Path) -> None:

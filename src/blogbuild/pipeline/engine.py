@@ -497,6 +497,7 @@ class Engine:
         if self.persist:
             save_state(self.cache_root, state, last)
             prune_states(self.cache_root, state.key)
+        stage.finish()
         return BuildReport(
             output=self.output, posts=len(site.posts), pages=len(pages),
             files=len(keep) + 1, seconds=time.perf_counter() - start,
