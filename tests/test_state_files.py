@@ -109,6 +109,35 @@ def test_a_state_saved_and_loaded_is_the_same(site: Path) -> None:
     assert load_state(cache, key(site)) == state
 
 
+def test_the_feeds_entries_stay_packed_until_a_build_templates_a_feed(site: Path) -> None:
+    """The feeds' entries (megabytes for a large blog) are loaded as their pickles; a
+    build that templates no feed keeps them as they were, and one that does unpickles
+    them."""
+    cache = site / CACHE_DIR
+    config = site / "site.yaml"
+    config.write_text(config.read_text() + "feed_entries: 2\n")  # p1 is in no feed
+    build(site / "site.yaml")
+    state = load_state(cache, key(site))
+    assert state is not None and state.feed_items == {}
+    assert state.packed and all(n.startswith("feed_items-") for n in state.packed)
+    entries = state.part("feed_items")
+    assert "posts/p20.md" in entries and not state.packed
+    before = index(site)["places"]
+    edit(site, 1)  # the oldest post: in no feed
+    build(site / "site.yaml")
+    after = index(site)["places"]
+    assert {n: p for n, p in after.items() if n.startswith("feed_items-")} == {
+        n: p for n, p in before.items() if n.startswith("feed_items-")}
+    again = load_state(cache, key(site))
+    assert again is not None and again.part("feed_items") == entries
+    edit(site, 20)  # the newest: in the feeds
+    build(site / "site.yaml")
+    last = load_state(cache, key(site))
+    assert last is not None
+    assert "More words." in last.part("feed_items")["posts/p20.md"].html
+    assert last.part("feed_items")["posts/p17.md"] == entries["posts/p17.md"]
+
+
 def test_a_refreshed_output_time_is_saved(site: Path) -> None:
     """`intact` refreshes an entry's time in place (the bytes are the same): the shard that
     holds it is written again, although its entries are the same objects."""

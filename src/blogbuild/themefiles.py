@@ -17,6 +17,11 @@ CUSTOM_JS = "js/custom.js"
 #: one (`{{ list_item(post) }}`). A build templates each entry once (blogbuild.pipeline.items).
 ITEM_TEMPLATE = "partials/post_item.html"
 ITEM_FUNCTION = "list_item"
+#: The same for a post's entry in a feed (`{{ feed_entry(post) }}` in feed.xml).
+FEED_ENTRY_TEMPLATE = "partials/feed_entry.xml"
+FEED_ENTRY_FUNCTION = "feed_entry"
+#: The template functions that show one post's entry, and the template each shows.
+ENTRY_TEMPLATES = {ITEM_FUNCTION: ITEM_TEMPLATE, FEED_ENTRY_FUNCTION: FEED_ENTRY_TEMPLATE}
 
 _PACKAGE = Path(__file__).resolve().parent  # src/blogbuild
 

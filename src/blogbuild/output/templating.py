@@ -26,8 +26,7 @@ from blogbuild.runtimes import pyodide
 from blogbuild.sourcetext import decode_source
 from blogbuild.themefiles import (
     CUSTOM_JS,
-    ITEM_FUNCTION,
-    ITEM_TEMPLATE,
+    ENTRY_TEMPLATES,
     THEME_PREFIX,
     theme_templates,
 )
@@ -77,10 +76,19 @@ def _newest(values: Iterable[dt.datetime | None]) -> dt.datetime | None:
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
+class Templated(Markup):
+    """What a template wrote (a post's entry, shown by the page that calls `list_item` or
+    `feed_entry`): every value in it went through `_printable` already."""
+
+    __slots__ = ()
+
+
 def _printable(value: object) -> object:
     """Jinja's `finalize`: every value a template outputs loses the characters above (shown
     as U+FFFD), so a stray control character in a title cannot make feed.xml unreadable.
     Autoescaping still happens after this, once; HTML marked safe stays marked safe."""
+    if type(value) is Templated:  # a feed's entries: megabytes searched again
+        return value
     if isinstance(value, str) and _NOT_XML.search(value):
         return type(value)(_NOT_XML.sub("\ufffd", value))  # str stays str, Markup Markup
     return value
@@ -140,13 +148,17 @@ def create_environment(config: Config, bytecode: Path | None = None,
     env.globals["stylesheet"] = _stylesheet(stylesheets or {}, urls.url)
     env.globals["custom_js"] = (config.root / "static" / CUSTOM_JS).is_file()
 
-    def list_item(post: Any) -> Markup:
-        """A post's entry in a list: ITEM_TEMPLATE, seeing `post` and the globals."""
-        if not isinstance(post, Post):
-            raise TypeError(f"list_item() shows a post, not {type(post).__name__}")
-        return Markup(env.get_template(ITEM_TEMPLATE).render(post=post))
+    def entry(function: str, template: str) -> Callable[[Any], Markup]:
+        def show(post: Any) -> Markup:
+            """A post's entry (in a list, in a feed): `template`, seeing `post` and the
+            globals."""
+            if not isinstance(post, Post):
+                raise TypeError(f"{function}() shows a post, not {type(post).__name__}")
+            return Templated(env.get_template(template).render(post=post))
+        return show
 
-    env.globals[ITEM_FUNCTION] = list_item
+    for function, template in ENTRY_TEMPLATES.items():
+        env.globals[function] = entry(function, template)
     return env
 
 

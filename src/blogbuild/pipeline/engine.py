@@ -8,6 +8,7 @@ where `build` fails and leaves the output as it was.
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
 import posixpath
@@ -46,7 +47,7 @@ from blogbuild.pipeline.images import heaviest as heaviest_images
 from blogbuild.pipeline.images import made_files
 from blogbuild.pipeline.images import prepare as prepare_images
 from blogbuild.pipeline.images import publish as publish_images
-from blogbuild.pipeline.items import Items
+from blogbuild.pipeline.items import STATE_FIELDS, Items
 from blogbuild.pipeline.outcome import BuildReport, first_per_place
 from blogbuild.pipeline.quick import (
     Sources,
@@ -83,7 +84,7 @@ from blogbuild.pipeline.workers import (
     template_one,
 )
 from blogbuild.progress import Progress, no_progress
-from blogbuild.themefiles import ITEM_TEMPLATE
+from blogbuild.themefiles import ENTRY_TEMPLATES
 
 #: Renders no source of this build names are kept this long (other output folders, a
 #: drafts build, may still use them).
@@ -127,8 +128,9 @@ class Engine:
         #: One copy of each set of attributes that pages read of a post (thousands of list
         #: pages read the same ones), for the whole session.
         self._shared_reads: dict[frozenset[str], frozenset[str]] = {}
-        #: The list entries this run may show as they are (set when its pages are decided).
-        self._items = Items()
+        #: The posts' entries this run may show as they are, by template function (set when
+        #: its pages are decided).
+        self._items: dict[str, Items] = {}
         from blogbuild import diskcache
 
         # Formulas and highlighted code, shared with the worker processes.
@@ -490,7 +492,7 @@ class Engine:
         self.progress("saving the state", 0, 0)
         state = stale.next_state(last, entries, pages, decided.inputs, decided.closures,
                                  decided.templates, done, files, decided.prints,
-                                 decided.values, written, self.output, decided.item_key,
+                                 decided.values, written, self.output, decided.item_keys,
                                  self._shared_reads)
         self.state = state
         self.site = site
@@ -536,7 +538,7 @@ class Engine:
         assert self.sources is not None
         documents: dict[str, Post] = {p.source: p for p in [*site.posts, *site.pages]}
         templates_fp = self.sources.template_files(config)  # read once per run
-        names = {page.template for page in pages} | {ITEM_TEMPLATE}
+        names = {page.template for page in pages} | set(ENTRY_TEMPLATES.values())
         if templates_fp == last.templates and names <= set(last.closures):
             closures = last.closures
         else:
@@ -559,10 +561,13 @@ class Engine:
 
         outdated = {p.path for p in pages} if fresh else set(
             stale.stale_pages(pages, inputs, last, values, unchanged))
-        item_key = fingerprint((closures[ITEM_TEMPLATE], globals_fp))
-        self._items = Items(last.items, item_key, prints, values)
+        item_keys = {function: fingerprint((closures[template], globals_fp))
+                     for function, template in ENTRY_TEMPLATES.items()}
+        self._items = {function: Items(functools.partial(last.part, STATE_FIELDS[function]),
+                                       key, prints, values)
+                       for function, key in item_keys.items()}
         return _Decided(templates_fp, closures, inputs, prints, values, outdated, damaged,
-                        item_key)
+                        item_keys)
 
     def spare_files(self) -> Path | None:
         """Where the writer keeps the output's old files for the next update to write over
@@ -618,7 +623,8 @@ class _Decided:
     values: stale.Values
     outdated: set[str]  # the pages to template again
     damaged: set[str]  # in the output, but not as the last build left it
-    item_key: bytes  # what list entries are templated with (blogbuild.pipeline.items)
+    #: What posts' entries are templated with, by template function (pipeline.items).
+    item_keys: dict[str, bytes]
 
 
 __all__ = ["BuildReport", "Engine"]

@@ -24,6 +24,9 @@ from typing import Any, NamedTuple
 
 from blogbuild.pipeline.deps import CONFIG, SITE, Dep, Reads, compact
 
+#: Where the state keeps the entries each template function made (blogbuild.themefiles).
+STATE_FIELDS = {"list_item": "items", "feed_entry": "feed_items"}
+
 
 class ListItem(NamedTuple):
     """An entry as the state keeps it."""
@@ -47,13 +50,16 @@ class Items:
     process (a clean build, or hundreds of pages), it goes without the last build's
     entries, and the worker shows its own and hands none back: thousands of entries, each
     from both workers, would be held by the build's process at once (a clean build of
-    5,000 posts peaked 22 MiB higher). The next build that templates a list makes them."""
+    5,000 posts peaked 22 MiB higher). The next build that templates a list makes them.
+    `known` may be a function that loads them, called when the first entry is asked for."""
 
-    def __init__(self, known: dict[str, ListItem] | None = None, key: bytes = b"",
+    def __init__(self, known: dict[str, ListItem] | Callable[[], dict[str, ListItem]]
+                 | None = None, key: bytes = b"",
                  prints: dict[str, bytes] | None = None,
                  values: Callable[[Dep], bytes] | None = None, *,
                  hand_back: bool = True) -> None:
-        self.known = known or {}
+        self._load = known if callable(known) else None
+        self.known = {} if callable(known) or known is None else known
         self.key = key
         self.prints = prints or {}
         self.values = values
@@ -68,6 +74,8 @@ class Items:
         found = self.made.get(source)
         if found is not None:
             return found
+        if self._load is not None:
+            self.known, self._load = self._load(), None
         item = self.known.get(source)
         values = self.values
         if item is None or item.key != self.key or values is None \

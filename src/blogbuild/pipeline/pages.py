@@ -29,7 +29,7 @@ from blogbuild.pipeline.deps import (
     post_value,
 )
 from blogbuild.pipeline.files import page_needs
-from blogbuild.pipeline.items import next_items
+from blogbuild.pipeline.items import STATE_FIELDS, next_items
 from blogbuild.pipeline.quick import template_files
 from blogbuild.pipeline.state import (
     FileEntry,
@@ -81,15 +81,17 @@ def closures(config: Config, names: Iterable[str]) -> dict[str, bytes]:
 
 def _references(ast: Any, known: list[str]) -> Iterator[str | None]:
     """Names of the templates `ast` (a parsed template) may load; None for one that could
-    be any template. A call of `list_item` loads the item template."""
+    be any template. A call of `list_item` (`feed_entry`) loads the item (feed entry)
+    template."""
     import jinja2.nodes
 
-    from blogbuild.themefiles import ITEM_FUNCTION, ITEM_TEMPLATE
+    from blogbuild.themefiles import ENTRY_TEMPLATES
 
-    for call in ast.find_all(jinja2.nodes.Call):  # a list entry is an include, made once
-        if isinstance(call.node, jinja2.nodes.Name) and call.node.name == ITEM_FUNCTION:
-            yield ITEM_TEMPLATE
-            break
+    called = set()
+    for call in ast.find_all(jinja2.nodes.Call):  # a post's entry is an include, made once
+        if isinstance(call.node, jinja2.nodes.Name) and call.node.name in ENTRY_TEMPLATES:
+            called.add(call.node.name)
+    yield from (ENTRY_TEMPLATES[function] for function in sorted(called))
     for node in ast.find_all((jinja2.nodes.Extends, jinja2.nodes.FromImport,
                               jinja2.nodes.Import, jinja2.nodes.Include)):
         target = node.template
@@ -187,14 +189,21 @@ def next_state(last: State, entries: dict[str, SourceEntry], pages: list[Planned
                inputs: dict[str, bytes], closures: dict[str, bytes], templates_fp: str,
                done: list[PageDone], files: dict[str, FileEntry],
                prints: dict[str, bytes], values: Values, written: set[str],
-               output: Path, item_key: bytes,
+               output: Path, item_keys: dict[str, bytes],
                shared: dict[frozenset[str], frozenset[str]]) -> State:
     """What this build knew, for the next: every page's inputs and reads, every file, the
     list entries."""
     state = State(last.key, sources=entries, templates=templates_fp,
                   closures=dict(closures), posts=prints)
-    state.items = next_items(last.items, (item for d in done for item in d.items), item_key,
-                             prints, values, shared)
+    for function, part in STATE_FIELDS.items():
+        made = [(source, entry) for d in done for kind, source, entry in d.items
+                if kind == function]
+        packed = {n: data for n, data in last.packed.items() if n.rsplit("-", 1)[0] == part}
+        if packed and not made:  # no page asked for them: kept as they were loaded
+            state.packed.update(packed)
+            continue
+        setattr(state, part, next_items(last.part(part), made, item_keys[function],
+                                        prints, values, shared))
     templated = {d.path: d for d in done}
     for page in pages:
         result = templated.get(page.path)

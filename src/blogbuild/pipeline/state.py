@@ -70,13 +70,28 @@ class State:
     #: read, as the pages saw it: source -> attribute -> fingerprint.
     values: dict[str, dict[str, bytes]] = field(default_factory=dict)
     posts: dict[str, bytes] = field(default_factory=dict)  # source -> post fingerprint
-    #: Posts' entries in the lists of posts, as templated (blogbuild.pipeline.items).
+    #: Posts' entries in the lists of posts, and in the feeds, as templated
+    #: (blogbuild.pipeline.items).
     items: dict[str, ListItem] = field(default_factory=dict)
+    feed_items: dict[str, ListItem] = field(default_factory=dict)
     templates: str = ""  # fingerprint of every template file
     closures: dict[str, bytes] = field(default_factory=dict)  # template -> what it loads
     format: int = FORMAT
     #: What its files on disk hold, once it was loaded or saved (state_files.Saved).
     saved: Any = field(default=None, compare=False, repr=False)
+    #: Shards loaded as their pickles and not unpickled yet, by name (`feed_items-07`):
+    #: the feeds' entries, megabytes that only a build that templates a feed reads.
+    packed: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
+
+    def part(self, name: str) -> dict[str, Any]:
+        """The part `name` (`feed_items`), its shards unpickled first if they are packed."""
+        for shard_name in [n for n in self.packed if n.rsplit("-", 1)[0] == name]:
+            shard = pickle.loads(self.packed.pop(shard_name))
+            getattr(self, name).update(shard)
+            if self.saved is not None:  # the saving compares it with the new state's
+                self.saved.held[shard_name] = shard
+        found: dict[str, Any] = getattr(self, name)
+        return found
 
     def outputs(self) -> dict[str, OutputEntry]:
         """Every file the build left in the output (but the marker): pages and files."""

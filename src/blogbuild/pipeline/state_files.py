@@ -41,7 +41,9 @@ from blogbuild.pipeline.state import FORMAT, State, state_path, write_atomically
 #: Shards per part. An edit writes about one per part; a site of 64,000 posts has shards
 #: of a thousand entries.
 SHARDS = 64
-_PARTS = ("sources", "values", "posts", "items", "pages", "files")
+_PARTS = ("sources", "values", "posts", "items", "feed_items", "pages", "files")
+#: Parts left packed by a load until asked for (`State.part`).
+_PACKED = ("feed_items",)
 #: Parts whose entries' output times are refreshed in place (`state.intact`): their shards
 #: are compared with those times as they were written, too.
 _REFRESHED = ("pages", "files")
@@ -117,6 +119,10 @@ def _load(folder: Path, key: str) -> State | None:
             if len(data) != saved.packs[file]:
                 return None  # cut short
         part = name.split("-")[0]
+        if part in _PACKED:
+            saved.held[name] = state.packed[name] = data[offset:offset + length]
+            saved.places[name] = place
+            continue
         shard = pickle.loads(memoryview(data)[offset:offset + length])
         if part not in _PARTS or not isinstance(shard, dict):
             return None
@@ -148,13 +154,16 @@ def save_state(cache: Path, state: State, last: State | None = None) -> bool:
         new: list[tuple[str, bytes]] = []
         for part in _PARTS:
             for n, shard in enumerate(_split(getattr(state, part), memo)):
-                if not shard:
-                    continue
                 name = f"{part}-{n:02d}"
-                held = saved.held[name] = _held(part, shard)
+                packed = state.packed.get(name)
+                if not shard and packed is None:
+                    continue
+                held = saved.held[name] = packed if packed is not None else _held(part, shard)
                 place = before.places.get(name)
-                if place is None or place[0] not in present or before.held.get(name) != held:
-                    new.append((name, pickle.dumps(shard, protocol=pickle.HIGHEST_PROTOCOL)))
+                if place is None or place[0] not in present or (
+                        before.held.get(name) is not held and before.held.get(name) != held):
+                    new.append((name, packed if packed is not None else
+                                pickle.dumps(shard, protocol=pickle.HIGHEST_PROTOCOL)))
                 else:
                     saved.places[name] = place
         if _scattered(saved.places, before.packs):

@@ -200,7 +200,8 @@ class PageDone:
     written: bool  # the bytes differ from the output's (and were staged)
     error: Diagnostic | None = None
     missing: str | None = None  # the digest of a body the render store did not have
-    items: tuple[tuple[str, Made], ...] = ()  # list entries made for it (pipeline.items)
+    #: The posts' entries made for it (pipeline.items): template function, source, entry.
+    items: tuple[tuple[str, str, Made], ...] = ()
 
 
 _PAGES: dict[str, Any] = {}
@@ -212,9 +213,9 @@ _KEPT: dict[str, Any] = {}
 def init_pages(config: Config | None, site: Any, stage: Staging | None,
                extra_head: str | None = None, bytecode: Path | None = None,
                stylesheets: dict[frozenset[str], str] | None = None,
-               items: Items | None = None) -> None:
+               items: dict[str, Items] | None = None) -> None:
     """Set up templating: the environment, the read tracker, every planned page and the
-    list entries that may be shown as they are (`items`)."""
+    posts' entries that may be shown as they are (`items`, by template function)."""
     _PAGES.clear()
     if config is None:
         return
@@ -222,37 +223,43 @@ def init_pages(config: Config | None, site: Any, stage: Staging | None,
     if (len(_KEPT.get("same", ())) == len(same)
             and all(a is b for a, b in zip(_KEPT["same"], same, strict=True))
             and _KEPT["other"] == (extra_head, bytecode)):
-        _PAGES.update(_KEPT["pages"], items=items or Items())
+        _PAGES.update(_KEPT["pages"], items=_entries(items))
         return
     from blogbuild.output.plan import planned
     from blogbuild.output.templating import create_environment
-    from blogbuild.themefiles import ITEM_FUNCTION
+    from blogbuild.themefiles import ENTRY_TEMPLATES
 
     env = create_environment(config, bytecode, stylesheets, reload=False)  # for one run
     env.globals["site"] = site
     env.globals["extra_head"] = extra_head or ""
     tracker = Tracker()
     tracker.install(env)
-    env.globals[ITEM_FUNCTION] = _list_item(env, tracker)
+    for function in ENTRY_TEMPLATES:
+        env.globals[function] = _entry(env, tracker, function)
     _PAGES.update(config=config, env=env, tracker=tracker, stage=stage,
                   pages={page.path: page for page in planned(site, config)})
     _KEPT.clear()
     _KEPT.update(same=same, other=(extra_head, bytecode), pages=dict(_PAGES))
-    _PAGES["items"] = items or Items()
+    _PAGES["items"] = _entries(items)
 
 
-def _list_item(env: Any, tracker: Tracker) -> Callable[[Any], Any]:
-    """The template function `list_item(post)` of a run of templating: the post's entry as
-    this run or the last build made it, else made by the environment's own `list_item`
-    (which refuses what is not a post); its reads count as the page's."""
-    from markupsafe import Markup
+def _entries(items: dict[str, Items] | None) -> dict[str, Items]:
+    from blogbuild.themefiles import ENTRY_TEMPLATES
 
-    from blogbuild.themefiles import ITEM_FUNCTION
+    return {function: (items or {}).get(function) or Items() for function in ENTRY_TEMPLATES}
 
-    make = env.globals[ITEM_FUNCTION]
 
-    def list_item(post: Any) -> Markup:
-        items: Items = _PAGES["items"]
+def _entry(env: Any, tracker: Tracker, function: str) -> Callable[[Any], Any]:
+    """The template function `function` (`list_item(post)`, `feed_entry(post)`) of a run
+    of templating: the post's entry as this run or the last build made it, else made by
+    the environment's own function (which refuses what is not a post); its reads count as
+    the page's."""
+    from blogbuild.output.templating import Templated
+
+    make = env.globals[function]
+
+    def entry(post: Any) -> Templated:
+        items: Items = _PAGES["items"][function]
         found = items.get(post.source) if isinstance(post, Post) else None
         if found is None:
             outer = tracker.swap(set())
@@ -263,9 +270,14 @@ def _list_item(env: Any, tracker: Tracker) -> Callable[[Any], Any]:
             found = (html, frozenset(reads or ()))
             items.add(post.source, found)
         tracker.extend(found[1])
-        return Markup(found[0])
+        return Templated(found[0])
 
-    return list_item
+    return entry
+
+
+def _made_entries() -> tuple[tuple[str, str, Made], ...]:
+    return tuple((function, source, made) for function, items in _PAGES["items"].items()
+                 for source, made in items.take())
 
 
 def template_one(item: tuple[str, bytes | None]) -> PageDone:
@@ -282,10 +294,10 @@ def template_one(item: tuple[str, bytes | None]) -> PageDone:
         tracker.stop()
         return PageDone(path, (), None, False,
                         error(exc.file or page.template, exc.line, exc.message),
-                        items=_PAGES["items"].take())
+                        items=_made_entries())
     except MissingBody as exc:
         tracker.stop()
-        return PageDone(path, (), None, False, missing=exc.digest, items=_PAGES["items"].take())
+        return PageDone(path, (), None, False, missing=exc.digest, items=_made_entries())
     deps = compact(tracker.stop(), {})  # a few tuples to send back, not one per read
     data = text.encode("utf-8")
     digest = file_digest(data)
@@ -294,4 +306,4 @@ def template_one(item: tuple[str, bytes | None]) -> PageDone:
         staging: Staging = _PAGES["stage"]
         staging.place(path).write_bytes(data)
     return PageDone(path, deps, OutputEntry(digest, len(data), 0), written,
-                    items=_PAGES["items"].take())
+                    items=_made_entries())
