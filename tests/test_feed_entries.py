@@ -97,3 +97,17 @@ def test_feed_entry_of_something_else_than_a_post_says_so(site: Path) -> None:
     with pytest.raises(BlogbuildError) as failed:
         build(site / "site.yaml")
     assert "feed_entry() shows a post, not str" in str(failed.value)
+
+
+def test_what_is_made_from_an_entry_is_searched_for_characters_xml_forbids() -> None:
+    """An entry is not searched again (its values were), but a theme that adds text to it
+    gets plain Markup back, which is."""
+    from markupsafe import Markup
+
+    from blogbuild.output.templating import Templated, _printable
+
+    entry = Templated("<entry>ok</entry>")
+    assert _printable(entry) is entry and isinstance(entry, Markup)
+    for made in (entry + "\x0b", "\x0b" + entry, entry.replace("ok", "o\x0bk"),
+                 Markup("").join([entry, "\x0b"])):
+        assert "\x0b" not in str(_printable(made)) and "\ufffd" in str(_printable(made))

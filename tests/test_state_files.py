@@ -136,6 +136,11 @@ def test_the_feeds_entries_stay_packed_until_a_build_templates_a_feed(site: Path
     assert last is not None
     assert "More words." in last.part("feed_items")["posts/p20.md"].html
     assert last.part("feed_items")["posts/p17.md"] == entries["posts/p17.md"]
+    # A packed shard that cannot be read leaves its entries out; a feed makes them again.
+    spoiled = load_state(cache, key(site))
+    assert spoiled is not None
+    spoiled.packed = {name: b"not a pickle" for name in spoiled.packed}
+    assert spoiled.part("feed_items") == {}
 
 
 def test_a_refreshed_output_time_is_saved(site: Path) -> None:

@@ -78,9 +78,18 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 class Templated(Markup):
     """What a template wrote (a post's entry, shown by the page that calls `list_item` or
-    `feed_entry`): every value in it went through `_printable` already."""
+    `feed_entry`): every value in it went through `_printable` already. What is made from
+    it (`+`, `replace`, …) is plain Markup, searched as any other value: Markup makes its
+    results with `self.__class__`."""
 
     __slots__ = ()
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type[Markup]:  # type: ignore[override]
+        return Markup
+
+    def __reduce__(self) -> tuple[type[Markup], tuple[str]]:
+        return Markup, (str(self),)
 
 
 def _printable(value: object) -> object:

@@ -23,9 +23,10 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from blogbuild.pipeline.deps import CONFIG, SITE, Dep, Reads, compact
+from blogbuild.themefiles import FEED_ENTRY_FUNCTION, ITEM_FUNCTION
 
-#: Where the state keeps the entries each template function made (blogbuild.themefiles).
-STATE_FIELDS = {"list_item": "items", "feed_entry": "feed_items"}
+#: Where the state keeps the entries each template function made.
+STATE_FIELDS = {ITEM_FUNCTION: "items", FEED_ENTRY_FUNCTION: "feed_items"}
 
 
 class ListItem(NamedTuple):

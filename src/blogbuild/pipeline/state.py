@@ -84,9 +84,15 @@ class State:
     packed: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
 
     def part(self, name: str) -> dict[str, Any]:
-        """The part `name` (`feed_items`), its shards unpickled first if they are packed."""
+        """The part `name` (`feed_items`), its shards unpickled first if they are packed.
+        A shard that cannot be read is left out: what it held is made again."""
         for shard_name in [n for n in self.packed if n.rsplit("-", 1)[0] == name]:
-            shard = pickle.loads(self.packed.pop(shard_name))
+            try:
+                shard = pickle.loads(self.packed.pop(shard_name))
+            except Exception:  # damaged
+                shard = {}
+            if not isinstance(shard, dict):
+                shard = {}
             getattr(self, name).update(shard)
             if self.saved is not None:  # the saving compares it with the new state's
                 self.saved.held[shard_name] = shard
