@@ -59,8 +59,8 @@ def plot(reports: list[dict[str, Any]], out: Path) -> None:
     fig.suptitle(f"a generated blog, math on, search {'on' if search else 'off'}"
                  + (f", {cores} cores" if cores else ""))
     if out.suffix == ".svg":  # text, the same bytes for the same figures (no date, fixed ids)
-        matplotlib.rcParams["svg.hashsalt"] = "blogbuild-bench"
-        fig.savefig(out, metadata={"Date": None})
+        with matplotlib.rc_context({"svg.hashsalt": "blogbuild-bench"}):
+            fig.savefig(out, metadata={"Date": None})
     else:
         fig.savefig(out, dpi=100)
     plt.close(fig)

@@ -267,7 +267,7 @@ def test_pages_sent_ahead_are_read_before_the_job_and_not_again(
     from blogbuild.fingerprints import code_fingerprint
     from blogbuild.output.writer import Staging
     from blogbuild.pipeline import search as search_step
-    from blogbuild.pipeline.search import Doc, Search, _programs, page_keys
+    from blogbuild.pipeline.search import Doc, Search, index_programs, page_keys
     from blogbuild.pipeline.search_process import Ahead, _ChildStage, _framed, _serve
     from blogbuild.search import pages as search_pages
 
@@ -282,7 +282,7 @@ def test_pages_sent_ahead_are_read_before_the_job_and_not_again(
                code_fingerprint())  # the stream ends: no job comes
         assert search.ahead is not None
         search.ahead.join()
-        key = page_keys([doc], config, _programs())[0]
+        key = page_keys([doc], config, index_programs())[0]
         part = search_pages.decoded(search_pages.cached_bytes(key))
         assert part is not None and "quasar" in part.words  # stemmed
 

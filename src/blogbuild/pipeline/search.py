@@ -263,7 +263,7 @@ def read_pages(config: Config, docs: list[Doc], render_again: Callable[[set[str]
     return runtimes[0]
 
 
-def _programs() -> str:
+def index_programs() -> str:
     """What makes the index with the pages: Pagefind, the CBOR writer, the compressor, and
     our code (how pages are shown to Pagefind, how its index is written)."""
     writers = ";".join(f"{k}={v}" for k, v in sorted(versions_of(("cbor2", "isal")).items()))
@@ -366,7 +366,7 @@ class Search:
         if docs:
             self.child.send(Ahead(docs, new))
 
-    def read_ahead(self, docs: list[Doc], *, new: bool) -> None:
+    def read_ahead(self, docs: list[Doc], *, new: bool, programs: str | None = None) -> None:
         """The index's process, before its job: have Pagefind read `docs` on a thread, their
         parts kept in the result cache where the job finds them by their keys (and, for a
         new page, load the chunks' files it will change). What fails here is left to the
@@ -377,7 +377,7 @@ class Search:
             return
         if new and self.layout is not None:
             self.loading = _load_chunks(self.layout.chunks)
-        programs = _programs()
+        programs = programs or index_programs()
         urls = self.config.urls
         keys = {urls.url(doc.url): key
                 for doc, key in zip(docs, page_keys(docs, self.config, programs), strict=True)}
@@ -433,7 +433,7 @@ class Search:
     def stage(self, stage: Callable[[], Staged], docs: list[Doc], last: dict[str, FileEntry],
               output: Path, fresh: bool, render_again: Callable[[set[str]], None],
               seen: Seen | None = None, reading: Callable[[], None] = lambda: None,
-              later: list[Callable[[], None]] | None = None,
+              later: list[Callable[[], None]] | None = None, programs: str | None = None,
               ) -> tuple[dict[str, FileEntry], list[Diagnostic]]:
         """Stage the index when it changed; returns its files' entries (paths relative to
         the output) and a warning when Pagefind could not make it. `stage()` is where the
@@ -442,7 +442,7 @@ class Search:
         build does not wait for (the layout's file, the cache's tidying), if anywhere."""
         if not self.config.search or self.unavailable:
             return {}, []
-        programs = _programs()
+        programs = programs or index_programs()
         keys = page_keys(docs, self.config, programs)
         # The entry file names what the index holds; the other files of an index are the
         # same entries from one build to the next when they are the same bytes (an edit
