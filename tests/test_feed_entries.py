@@ -9,30 +9,20 @@ from collections.abc import Iterator
 from pathlib import Path
 from xml.etree import ElementTree
 
-import jinja2
 import pytest
 
 from blogbuild.commands.build import build
 from blogbuild.themefiles import FEED_ENTRY_TEMPLATE
 from test_incremental import POSTS, edit, post_text, posts
 from test_incremental import site as site  # the fixture
-from test_list_items import Made, add, rebuild
+from test_list_items import Made, add, count_renders, rebuild
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 
 
 @pytest.fixture
 def entries(monkeypatch: pytest.MonkeyPatch) -> Iterator[Made]:
-    made = Made()
-    render = jinja2.Template.render
-
-    def counted(self: jinja2.Template, *args: object, **kwargs: object) -> str:
-        if self.name == FEED_ENTRY_TEMPLATE and not made.paused:
-            made.append(kwargs["post"].source)  # type: ignore[attr-defined]
-        return render(self, *args, **kwargs)
-
-    monkeypatch.setattr(jinja2.Template, "render", counted)
-    yield made
+    yield count_renders(monkeypatch, FEED_ENTRY_TEMPLATE)
 
 
 def feed(site: Path, rel: str = "feed.xml") -> list[ElementTree.Element]:

@@ -25,18 +25,23 @@ class Made(list[str]):
     paused = False
 
 
-@pytest.fixture
-def entries(monkeypatch: pytest.MonkeyPatch) -> Iterator[Made]:
+def count_renders(monkeypatch: pytest.MonkeyPatch, template: str) -> Made:
+    """The sources of the posts whose entry `template` writes from now on."""
     made = Made()
     render = jinja2.Template.render
 
     def counted(self: jinja2.Template, *args: object, **kwargs: object) -> str:
-        if self.name == ITEM_TEMPLATE and not made.paused:
+        if self.name == template and not made.paused:
             made.append(kwargs["post"].source)  # type: ignore[attr-defined]
         return render(self, *args, **kwargs)
 
     monkeypatch.setattr(jinja2.Template, "render", counted)
-    yield made
+    return made
+
+
+@pytest.fixture
+def entries(monkeypatch: pytest.MonkeyPatch) -> Iterator[Made]:
+    yield count_renders(monkeypatch, ITEM_TEMPLATE)
 
 
 def rebuild(site: Path, change: Callable[[], None], tmp_path: Path,

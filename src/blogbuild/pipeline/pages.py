@@ -198,7 +198,7 @@ def next_state(last: State, entries: dict[str, SourceEntry], pages: list[Planned
     for function, part in STATE_FIELDS.items():
         made = [(source, entry) for d in done for kind, source, entry in d.items
                 if kind == function]
-        packed = {n: data for n, data in last.packed.items() if n.rsplit("-", 1)[0] == part}
+        packed = last.packed_of(part)
         if packed and not made:  # no page asked for them: kept as they were loaded
             state.packed.update(packed)
             continue

@@ -86,7 +86,7 @@ class State:
     def part(self, name: str) -> dict[str, Any]:
         """The part `name` (`feed_items`), its shards unpickled first if they are packed.
         A shard that cannot be read is left out: what it held is made again."""
-        for shard_name in [n for n in self.packed if n.rsplit("-", 1)[0] == name]:
+        for shard_name in self.packed_of(name):
             try:
                 shard = pickle.loads(self.packed.pop(shard_name))
             except Exception:  # damaged
@@ -98,6 +98,10 @@ class State:
                 self.saved.held[shard_name] = shard
         found: dict[str, Any] = getattr(self, name)
         return found
+
+    def packed_of(self, name: str) -> dict[str, bytes]:
+        """The packed shards of the part `name`, by shard name."""
+        return {n: data for n, data in self.packed.items() if n.rsplit("-", 1)[0] == name}
 
     def outputs(self) -> dict[str, OutputEntry]:
         """Every file the build left in the output (but the marker): pages and files."""
