@@ -263,12 +263,13 @@ def test_pages_sent_ahead_are_read_before_the_job_and_not_again(
     before its job (`Ahead`): Pagefind reads them at once, though no job came, and the job
     finds their parts in the result cache instead of reading them again."""
     from blogbuild import diskcache
+    from blogbuild.childproc import framed
     from blogbuild.config import load_config
     from blogbuild.fingerprints import code_fingerprint
     from blogbuild.output.writer import Staging
     from blogbuild.pipeline import search as search_step
     from blogbuild.pipeline.search import Doc, Search, index_programs, page_keys
-    from blogbuild.pipeline.search_process import Ahead, _ChildStage, _framed, _serve
+    from blogbuild.pipeline.search_process import Ahead, _ChildStage, _serve
     from blogbuild.search import pages as search_pages
 
     monkeypatch.delenv(diskcache.CACHE_ENV, raising=False)
@@ -278,7 +279,7 @@ def test_pages_sent_ahead_are_read_before_the_job_and_not_again(
     try:
         doc = Doc("/posts/ahead/", "Quasars ahead of time", None, "body", "digest", None)
         search = Search(config, remember=False)
-        _serve(io.BytesIO(_framed(Ahead([doc], new=False))), io.BytesIO(), search,
+        _serve(io.BytesIO(framed(Ahead([doc], new=False))), io.BytesIO(), search,
                code_fingerprint())  # the stream ends: no job comes
         assert search.ahead is not None
         search.ahead.join()
@@ -330,6 +331,23 @@ def answers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(IndexProcess, "answer", answer)
     return seen
+
+
+def test_the_index_process_runs_below_the_build_s_priority(tmp_path: Path) -> None:
+    """It only loads until its job comes: the build's own process keeps its core."""
+    import os
+
+    from blogbuild.config import load_config
+    from blogbuild.pipeline.search_process import NICER, IndexProcess
+
+    site = make_site(tmp_path / "site", 2)
+    child = IndexProcess.begin(load_config(site / "site.yaml"), None)
+    assert child is not None
+    try:
+        assert os.getpriority(os.PRIO_PROCESS, child.process.pid) == \
+            min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICER)
+    finally:
+        child.end()
 
 
 def test_an_update_makes_its_index_in_a_process_of_its_own(

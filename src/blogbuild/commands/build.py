@@ -5,12 +5,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from blogbuild.config import load_config
+from blogbuild.config import Config, load_config
 from blogbuild.diagnostics import BuildFailed
 from blogbuild.output.outdir import CACHE_DIR, check_output
 from blogbuild.pipeline.outcome import BuildReport
-from blogbuild.pipeline.quick import up_to_date
+from blogbuild.pipeline.quick import Sources, up_to_date
 from blogbuild.progress import Progress, no_progress
+from blogbuild.runtimes.katex_process import KatexProcess, may_have_math
 
 __all__ = ["BuildReport", "build"]
 
@@ -50,6 +51,22 @@ def build(
             if strict and report.diagnostics:
                 raise BuildFailed(report.diagnostics, strict=True)
             return report
+    ahead = katex_ahead(config, sources)
+    try:
+        return _update(config, out, sources, drafts=drafts, strict=strict,
+                       use_cache=use_cache, clean=clean, jobs=jobs, progress=progress,
+                       option=option)
+    finally:
+        if ahead:
+            from blogbuild.runtimes import katex
+
+            katex.end_process()
+
+
+def _update(config: Config, out: Path | None, sources: Sources | None, *, drafts: bool,
+            strict: bool, use_cache: bool, clean: bool, jobs: int | None, progress: Progress,
+            option: str | None) -> BuildReport:
+    """The build, once the check found work to do (`sources`: what it read)."""
     child = None
     if sources is not None and config.search:
         # An update of the last build's output: the process that will make its search
@@ -73,3 +90,22 @@ def build(
         return report
     finally:
         engine.close()
+
+
+def katex_ahead(config: Config, sources: Sources | None) -> bool:
+    """Whether KaTeX's runtime now loads in a process of its own while the build goes on
+    (see blogbuild.runtimes.katex_process): for a source the last build did not have, with
+    math, whose formulas the cache has never seen. `sources` None: the build renders
+    everything anew, in worker processes."""
+    if sources is None or not config.math.enabled:
+        return False
+    new = (sources.items[rel].data for rel in sorted(sources.new))
+    if not any(data is not None and may_have_math(data) for data in new):
+        return False
+    child = KatexProcess.begin()
+    if child is None:
+        return False
+    from blogbuild.runtimes import katex  # its caches: loaded while the child starts
+
+    katex.use_process(child)
+    return True

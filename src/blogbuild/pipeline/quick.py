@@ -74,6 +74,9 @@ class Sources:
     stamps: dict[str, Stamp] = field(default_factory=dict)
     templates: str = ""  # fingerprint of the template files, once read
     inputs: bytes = b""  # fingerprint of everything the build reads, once worked out
+    #: The sources that the last build's stamps do not name: new since (none when the
+    #: stamps were not given).
+    new: set[str] = field(default_factory=set)
     #: The files the check found in the output folder (None: not looked): the commit
     #: removes those the site no longer has without walking the folder again.
     outputs: set[str] | None = None
@@ -113,7 +116,8 @@ def read_sources(config: Config, known: dict[str, Stamp] | None = None) -> Sourc
         items[job.rel] = RenderJob(job, data, digest, False)
         if data is not None and now is not None and not may_execute(data, config):
             stamps[job.rel] = Stamp(*now, read_ns, digest)
-    return Sources(found, items, stamps)
+    new = {rel for rel in stamps if rel not in known} if known is not None else set()
+    return Sources(found, items, stamps, new=new)
 
 
 def stamps_key(config: Config) -> str:

@@ -16,8 +16,8 @@ just rendered (`Ahead`): Pagefind reads them while the build assembles the site,
 job finds their parts in the result cache.
 When it cannot make the index (a body the render store lost, which only the build can
 render again, or any failure of its own) it says so, and the build makes the index on a
-thread as before. Messages are pickles, each after its length, on the child's standard
-input and output: the child is our own program, started by this one.
+thread as before. Messages go as blogbuild.childproc frames them, on the child's standard
+input and output.
 """
 
 from __future__ import annotations
@@ -25,8 +25,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import pickle
-import struct
 import subprocess
 import sys
 import threading
@@ -35,8 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-import blogbuild
-from blogbuild import cancel, diskcache, fingerprints
+from blogbuild import cancel, childproc, diskcache, fingerprints
 from blogbuild.diagnostics import Diagnostic
 from blogbuild.output.writer import Stage, Staging
 from blogbuild.pipeline.state import FileEntry
@@ -46,11 +43,13 @@ if TYPE_CHECKING:
     from blogbuild.pipeline.search import Indexing, Search
 
 log = logging.getLogger(__name__)
-_LENGTH = struct.Struct("<Q")
 
 #: How long a build waits, once it has committed, for the child to finish what it does
 #: after its answer: write the layout, tidy the cache, write the pages' parts it read.
 FINISH_SECONDS = 30.0
+
+#: How much lower the child's scheduling priority is than the build's.
+NICER = 10
 
 #: What the child answers: ("done", (the files whose entries the build has as they are,
 #: the other entries, the notes, the files it staged)); ("lost", the digests of the bodies
@@ -71,18 +70,16 @@ class IndexProcess:
         """Start the child for the site of `config`, its results kept in the folder
         `cache` (the site's cache folder; None: nowhere); None when it cannot start (the
         build makes the index itself)."""
-        # This process's blogbuild, first on the child's path (and not the folder it runs
-        # in); the job names the code, and a child that runs other code makes no index.
-        here = str(Path(blogbuild.__file__).resolve().parent.parent)
-        paths = os.pathsep.join([here, *filter(None, [os.environ.get("PYTHONPATH")])])
+        # The job names the code: a child that runs other code makes no index. Until the
+        # job comes it only loads, with time to spare: it runs at a lower priority, so
+        # that the build's process keeps its core while a third one (KaTeX's, see
+        # blogbuild.runtimes.katex_process) loads on the other.
         try:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "blogbuild.pipeline.search_process"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            process = childproc.start(
+                "blogbuild.pipeline.search_process",
                 # The result cache's folder named: the engine names it for its workers,
                 # but this process may start before the engine does.
-                env=diskcache.environment(cache, {**os.environ, "PYTHONPATH": paths,
-                                                  "PYTHONSAFEPATH": "1"}))
+                diskcache.environment(cache, dict(os.environ)), nicer=NICER)
         except OSError:
             return None
         child = cls(process)
@@ -95,7 +92,7 @@ class IndexProcess:
         reads it only once its modules are loaded."""
         stdin = self.process.stdin
         assert stdin is not None
-        data = _framed(value)
+        data = childproc.framed(value)
         if not self._written():
             return False
         failed: list[BaseException] = []
@@ -125,7 +122,7 @@ class IndexProcess:
         stdout = self.process.stdout
         assert stdout is not None
         with cancel.current().child(self.kill):
-            found = _read(stdout)
+            found = childproc.read(stdout)
             # What was being written is done, or failed: a process that answered without
             # the stage (the index as it was) may be gone before the stage was sent.
             self._written()
@@ -207,36 +204,13 @@ def _shape(entry: FileEntry) -> tuple[Any, ...]:
     return entry.source, entry.stamp, entry.out.digest, entry.out.size, entry.out.mtime_ns
 
 
-def _read(stream: IO[bytes]) -> Any:
-    """The next message; None at the end of the stream."""
-    head = stream.read(_LENGTH.size)
-    if len(head) < _LENGTH.size:
-        return None
-    (size,) = _LENGTH.unpack(head)
-    data = stream.read(size)
-    if len(data) < size:
-        return None
-    return pickle.loads(data)
-
-
-def _framed(value: Any) -> bytes:
-    """A message: the pickle of `value` after its length."""
-    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    return _LENGTH.pack(len(data)) + data
-
-
-def _write(stream: IO[bytes], value: Any) -> None:
-    stream.write(_framed(value))
-    stream.flush()
-
-
 def serve(inp: IO[bytes], out: IO[bytes]) -> None:
     """The child: the site's configuration, one job, its stage, one answer."""
     from blogbuild.config import Config
     from blogbuild.pipeline.search import Search, start_pagefind
     from blogbuild.search.layout import Layout  # and with it the index's other modules
 
-    config = _read(inp)
+    config = childproc.read(inp)
     if not isinstance(config, Config):
         return
     # While the build reads and renders: what needs no job. Pagefind first: its program
@@ -256,16 +230,16 @@ def _serve(inp: IO[bytes], out: IO[bytes], search: Search, code: str) -> None:
     from blogbuild.pipeline.search import index_programs
 
     programs = ""  # what makes the index: found once, for the pages ahead and the job
-    job = _read(inp)
+    job = childproc.read(inp)
     while isinstance(job, Ahead):  # Pagefind reads them while the build assembles the site
         if job.code == code:
             programs = programs or index_programs()
             search.read_ahead(job.docs, new=job.new, programs=programs)
-        job = _read(inp)
+        job = childproc.read(inp)
     if not isinstance(job, Job):
         return
     if job.code != code:
-        _write(out, ("failed", "it runs other code"))
+        childproc.write(out, ("failed", "it runs other code"))
         return
     search.drafts = job.drafts
     stage: _ChildStage | None = None
@@ -273,7 +247,7 @@ def _serve(inp: IO[bytes], out: IO[bytes], search: Search, code: str) -> None:
     def staged() -> _ChildStage:
         nonlocal stage
         if stage is None:
-            staging = _read(inp)
+            staging = childproc.read(inp)
             if not isinstance(staging, Staging):  # the build failed: nothing to write
                 raise cancel.Cancelled
             stage = _ChildStage(staging)
@@ -301,7 +275,7 @@ def _serve(inp: IO[bytes], out: IO[bytes], search: Search, code: str) -> None:
     except Exception as exc:  # the build makes the index itself, and says why
         answer = "failed", f"{type(exc).__name__}: {exc}"
         later.clear()
-    _write(out, answer)
+    childproc.write(out, answer)
     try:
         for then in later:
             then()

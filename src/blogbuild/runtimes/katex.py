@@ -1,7 +1,9 @@
 """KaTeX at build time: the vendored runtime in mini-racer (V8), a formula cache, site files.
 
 One V8 context per process, made on first use and closed when the command ends, both on
-a thread of its own (blogbuild.perprocess says why). A context must never cross a fork (it
+a thread of its own (blogbuild.perprocess says why); or a child process started ahead,
+which has loaded KaTeX by the time the first formula comes (`use_process`, see
+blogbuild.runtimes.katex_process). A context must never cross a fork (it
 hangs in the child), so a forked child forgets the parent's and makes its own. Results
 are memoised in-process and, once `set_cache_dir()` is called, in a sqlite file shared by
 every worker (blogbuild.diskcache), so a rebuild never renders a formula twice.
@@ -21,6 +23,14 @@ from typing import Any
 from blogbuild import diskcache
 from blogbuild.diskcache import CACHE_ENV, CACHE_FILE, cache_dir, flush, set_cache_dir
 from blogbuild.perprocess import RUNTIMES, OwnerThread, after_fork_in_child, at_close, keep_forever
+from blogbuild.runtimes.katex_process import (
+    JS_RENDER,
+    VENDOR_DIR,
+    KatexProcess,
+    ProcessGone,
+    Stopped,
+    new_context,
+)
 from blogbuild.runtimes.katex_types import KatexOptions, KatexResult, KatexWarning
 
 __all__ = [
@@ -39,11 +49,11 @@ __all__ = [
     "set_cache_dir",
     "site_files",
     "stats",
+    "use_process",
 ]
 
 log = logging.getLogger(__name__)
 
-VENDOR_DIR = Path(__file__).resolve().parent.parent / "vendor" / "katex"
 KATEX_VERSION = (VENDOR_DIR / "VERSION").read_text(encoding="utf-8").strip()
 #: Seconds one formula may take before V8 is interrupted (KaTeX's maxExpand already
 #: stops macro loops; this guards against anything else).
@@ -51,10 +61,9 @@ TIMEOUT = 10.0
 #: Formulas a process keeps in memory (a post's formulas are fetched together, then used).
 MEMO_LIMIT = 4096
 
-#: blogbuild's functions around KaTeX, evaluated after katex.min.js in the same context.
-_JS_RENDER = Path(__file__).with_name("katex_render.js").read_text(encoding="utf-8")
-#: In every cache key: an edit to those functions must not reuse what the old ones made.
-_JS_DIGEST = hashlib.sha256(_JS_RENDER.encode("utf-8")).hexdigest()
+#: In every cache key: an edit to blogbuild's functions around KaTeX must not reuse what
+#: the old ones made.
+_JS_DIGEST = hashlib.sha256(JS_RENDER.encode("utf-8")).hexdigest()
 _TABLE = "formulas"
 
 
@@ -70,6 +79,7 @@ class _Runtime:
         # and then refuse calls with a timeout.
         self.owner = OwnerThread("katex-v8")
         self.ctx: Any = None
+        self.child: KatexProcess | None = None  # renders instead of ctx while it can
         self.memo: dict[tuple[str, bool, str], KatexResult] = {}
         # Results prefetch() put in the memo: their first use by render() is not a hit.
         self.prefetched: set[tuple[str, bool, str]] = set()
@@ -85,8 +95,9 @@ _rt = _Runtime()
 def _after_fork_in_child() -> None:
     """A child of fork has the parent's context but none of its threads: never touch it."""
     global _rt
-    if _rt.ctx is not None:
-        keep_forever(_rt.ctx)
+    for held in (_rt.ctx, _rt.child):
+        if held is not None:
+            keep_forever(held)
     _rt = _Runtime()
 
 
@@ -96,33 +107,58 @@ after_fork_in_child(_after_fork_in_child)
 def _context() -> Any:
     """This process's V8 context with KaTeX loaded; call on the owner thread only."""
     if _rt.ctx is None:
-        from py_mini_racer import MiniRacer
-
-        ctx = MiniRacer()
-        try:
-            ctx.eval((VENDOR_DIR / "katex.min.js").read_text(encoding="utf-8"))
-            ctx.eval(_JS_RENDER)
-        except BaseException:
-            ctx.close()
-            raise
-        _rt.ctx = ctx
+        _rt.ctx = new_context()
         at_close(RUNTIMES, close)
     return _rt.ctx
 
 
 def _call(function: str, *args: Any, timeout: float) -> Any:
-    """`function(*args)` in this process's KaTeX context, on the thread V8 lives on."""
+    """`function(*args)` in the child started ahead, if there is one and it answers; else
+    in this process's KaTeX context, on the thread V8 lives on."""
+    child = _rt.child
+    if child is not None:
+        try:
+            return child.call(function, args, timeout)
+        except ProcessGone:
+            log.debug("KaTeX's process did not answer; rendering here", exc_info=True)
+            _rt.child = None
+            child.end()
     return _rt.owner.call(lambda: _context().call(function, *args, timeout_sec=timeout))
 
 
+def use_process(child: KatexProcess) -> None:
+    """Render in `child` (just started: `KatexProcess.begin`) instead of in this process,
+    until it fails or `close()` ends it."""
+    with _rt.lock:
+        if _rt.child is not None:
+            _rt.child.end()
+        _rt.child = child
+        at_close(RUNTIMES, close)
+
+
+def end_process() -> None:
+    """End the child `use_process` gave, if it is still there (the build is over)."""
+    with _rt.lock:
+        child, _rt.child = _rt.child, None
+        if child is not None:
+            child.end()
+
+
 def close() -> None:
-    """Close this process's V8 context, on its own thread (`perprocess.close_all` calls this
-    before the interpreter shuts down; the next render makes a new one)."""
+    """End the child started ahead and close this process's V8 context, on its own thread
+    (`perprocess.close_all` calls this before the interpreter shuts down; the next render
+    makes a new one)."""
     # Under the lock: another thread (the live server's builder) may be inside render().
     with _rt.lock:
+        end_process()
         ctx, _rt.ctx = _rt.ctx, None
         if ctx is not None:
             _rt.owner.call(ctx.close)
+
+
+def _stopped(exc: Exception) -> str:
+    """What stopped a KaTeX call, as the page's message names it."""
+    return exc.kind if isinstance(exc, Stopped) else type(exc).__name__
 
 
 def _disk_key(tex: str, display: bool, fingerprint: str) -> str:
@@ -171,7 +207,7 @@ def render(tex: str, *, display: bool, options: KatexOptions | None = None) -> K
             except Exception as exc:  # timeout, out of memory: V8 may be unusable now
                 log.warning("KaTeX call failed; restarting V8", exc_info=True)
                 close()
-                return KatexResult(message=f"KaTeX stopped: {type(exc).__name__}")
+                return KatexResult(message=f"KaTeX stopped: {_stopped(exc)}")
             result = KatexResult.from_data(dict(data))
             _disk_put(disk_key, result)
         _remember(memo_key, result)
