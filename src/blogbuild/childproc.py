@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["framed", "read", "start", "write"]
+__all__ = ["framed", "read", "reap", "start", "write"]
 
 _LENGTH = struct.Struct("<Q")
 
@@ -41,6 +41,16 @@ def start(module: str, env: Mapping[str, str] | None = None, *,
             os.setpriority(os.PRIO_PROCESS, process.pid,
                            os.getpriority(os.PRIO_PROCESS, 0) + nicer)
     return process
+
+
+def reap(process: subprocess.Popen[bytes]) -> None:
+    """Close the child's pipes and wait for it to end (the caller has stopped it, or asked
+    it to stop)."""
+    for stream in (process.stdin, process.stdout):
+        with contextlib.suppress(OSError):
+            if stream is not None:
+                stream.close()
+    process.wait()
 
 
 def framed(value: Any) -> bytes:

@@ -146,11 +146,7 @@ class IndexProcess:
         if self.writing is not None:  # it fails now, if it waited for the child
             cancel.join(self.writing)
             self.writing = None
-        for stream in (self.process.stdin, self.process.stdout):
-            with contextlib.suppress(OSError):
-                if stream is not None:
-                    stream.close()
-        self.process.wait()
+        childproc.reap(self.process)
 
 
 @dataclass

@@ -22,6 +22,7 @@ import contextlib
 import os
 import pickle
 import select
+import subprocess
 import sys
 from pathlib import Path
 from typing import IO, Any
@@ -79,7 +80,7 @@ class KatexProcess:
     """The child, from the build's side. Used under blogbuild.runtimes.katex's lock: one
     call at a time."""
 
-    def __init__(self, process: Any) -> None:
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
         self.process = process
 
     @classmethod
@@ -97,6 +98,7 @@ class KatexProcess:
         """`function(*args)` in the child's KaTeX context, in at most `timeout` seconds.
         Raises Stopped when V8 stopped it, ProcessGone when the child did not answer."""
         stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None and stdout is not None  # childproc.start pipes both
         try:
             childproc.write(stdin, (function, args, timeout))
             ready, _, _ = select.select([stdout], [], [], timeout + GRACE_SECONDS)
@@ -114,10 +116,7 @@ class KatexProcess:
         """Stop the child now (it holds nothing the build needs) and reap it."""
         with contextlib.suppress(OSError):
             self.process.kill()
-        for stream in (self.process.stdin, self.process.stdout):
-            with contextlib.suppress(OSError):
-                stream.close()
-        self.process.wait()
+        childproc.reap(self.process)
 
 
 def serve(inp: IO[bytes], out: IO[bytes]) -> None:
