@@ -99,7 +99,7 @@ def katex_ahead(config: Config, sources: Sources | None) -> bool:
     everything anew, in worker processes."""
     if sources is None or not config.math.enabled:
         return False
-    new = (sources.items[rel].data for rel in sorted(sources.new))
+    new = (sources.items[rel].data for rel in sources.new)
     if not any(data is not None and may_have_math(data) for data in new):
         return False
     child = KatexProcess.begin()

@@ -366,18 +366,18 @@ class Search:
         if docs:
             self.child.send(Ahead(docs, new))
 
-    def read_ahead(self, docs: list[Doc], *, new: bool, programs: str | None = None) -> None:
+    def read_ahead(self, docs: list[Doc], *, new: bool, programs: str) -> None:
         """The index's process, before its job: have Pagefind read `docs` on a thread, their
         parts kept in the result cache where the job finds them by their keys (and, for a
         new page, load the chunks' files it will change). What fails here is left to the
-        job: it reads those pages again, and says what went wrong."""
+        job: it reads those pages again, and says what went wrong. `programs`: what makes
+        the index (`index_programs()`), found once by the process for these and the job."""
         from blogbuild.search import pages as search_pages
 
         if not self.config.search or self.unavailable or self.ahead is not None:
             return
         if new and self.layout is not None:
             self.loading = _load_chunks(self.layout.chunks)
-        programs = programs or index_programs()
         urls = self.config.urls
         keys = {urls.url(doc.url): key
                 for doc, key in zip(docs, page_keys(docs, self.config, programs), strict=True)}

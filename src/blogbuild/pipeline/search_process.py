@@ -225,11 +225,10 @@ def _serve(inp: IO[bytes], out: IO[bytes], search: Search, code: str) -> None:
     this process of `code`."""
     from blogbuild.pipeline.search import index_programs
 
-    programs = ""  # what makes the index: found once, for the pages ahead and the job
+    programs = index_programs()  # what makes the index: for the pages ahead and the job
     job = childproc.read(inp)
     while isinstance(job, Ahead):  # Pagefind reads them while the build assembles the site
         if job.code == code:
-            programs = programs or index_programs()
             search.read_ahead(job.docs, new=job.new, programs=programs)
         job = childproc.read(inp)
     if not isinstance(job, Job):
@@ -257,7 +256,7 @@ def _serve(inp: IO[bytes], out: IO[bytes], search: Search, code: str) -> None:
     later: list[Callable[[], None]] = []  # after the answer: the build commits meanwhile
     try:
         entries, notes = search.stage(staged, job.docs, job.last, job.output, job.fresh,
-                                      lost, later=later, programs=programs or None)
+                                      lost, later=later, programs=programs)
         # The entries the build has already as they are go back by name: the build keeps
         # its own objects (its state compares them by identity first).
         kept = {rel for rel, entry in entries.items()

@@ -121,8 +121,7 @@ def _call(function: str, *args: Any, timeout: float) -> Any:
             return child.call(function, args, timeout)
         except ProcessGone:
             log.debug("KaTeX's process did not answer; rendering here", exc_info=True)
-            _rt.child = None
-            child.end()
+            end_process()
     return _rt.owner.call(lambda: _context().call(function, *args, timeout_sec=timeout))
 
 
@@ -130,8 +129,7 @@ def use_process(child: KatexProcess) -> None:
     """Render in `child` (just started: `KatexProcess.begin`) instead of in this process,
     until it fails or `close()` ends it."""
     with _rt.lock:
-        if _rt.child is not None:
-            _rt.child.end()
+        end_process()
         _rt.child = child
         at_close(RUNTIMES, close)
 
