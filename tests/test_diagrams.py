@@ -94,6 +94,59 @@ def test_a_syntax_error_is_an_error_at_its_line_and_the_text_stays_as_code() -> 
     assert html.count('<pre class="highlight">') == 2 and "A --&gt; B[oops" in html
 
 
+#: Diagrams that begin with their own front matter, as Mermaid's documentation writes most
+#: of its examples: a title, settings of the diagram's type, the look, a theme of its own.
+FRONT_MATTER = {
+    "flowchart": "---\ntitle: Order flow\nconfig:\n  flowchart:\n    curve: linear\n---\n"
+                 "flowchart LR\n  Cart --> Checkout --> Paid\n",
+    "gantt": "---\ndisplayMode: compact\n---\ngantt\n  title Release\n  dateFormat "
+             "YYYY-MM-DD\n  section Build\n    Write :a1, 2026-01-01, 3d\n    Test :after a1, 2d\n",
+    "xychart": "---\nconfig:\n  xyChart:\n    width: 500\n  themeVariables:\n    xyChart:\n"
+               "      plotColorPalette: '#ff0000'\n---\nxychart-beta\n  title \"Sales\"\n"
+               "  x-axis [jan, feb, mar]\n  y-axis \"Units\" 0 --> 10\n  bar [3, 7, 5]\n",
+    "class": "\n---\ntitle: Animals\n---\nclassDiagram\n  Animal <|-- Duck\n  class Duck {\n"
+             "    +swim()\n  }\n",
+    "empty": "---\n---\nsequenceDiagram\n  Alice->>Bob: Hi\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FRONT_MATTER))
+def test_a_diagram_with_its_own_front_matter_is_drawn_in_both_themes(name: str) -> None:
+    html, problems = _render(f"```mermaid\n{FRONT_MATTER[name]}```\n")
+    assert problems == []
+    assert html.count('class="diagram-light only-light"') == 1
+    assert html.count('class="diagram-dark only-dark"') == 1
+    light, dark = (draw("mermaid", FRONT_MATTER[name], theme) for theme in ("default", "dark"))
+    assert light.svg and dark.svg and light.svg != dark.svg
+    # The theme's face, wherever the type draws it without front matter.
+    bare = draw("mermaid", FRONT_MATTER[name].lstrip("\n").split("---\n", 2)[2], "default")
+    face = "font-family:system-ui,-apple-system"
+    assert bare.svg and (face in light.svg) == (face in bare.svg)
+    title = re.search(r"^title: (.+)$", FRONT_MATTER[name], re.MULTILINE)
+    if title:
+        assert title[1] in _texts(adapt(light.svg, "d1"))
+
+
+def test_the_authors_front_matter_settings_win_and_lines_keep_their_numbers() -> None:
+    text = ("---\ntitle: T\nconfig:\n  theme: forest\n  themeVariables:\n"
+            "    fontFamily: serif\n    primaryColor: '#ff0000'\n---\nflowchart LR\n  A --> B\n")
+    source, added = draw_module.themed(text, "dark")
+    assert added == 0 and source.count("\n") == text.count("\n")
+    assert source.splitlines()[8:] == text.splitlines()[8:]
+    config = json.loads(source.splitlines()[1])["config"]
+    assert config == {"theme": "forest", "themeVariables": {
+        "fontFamily": "serif", "primaryColor": "#ff0000"}}
+    # Both drawings in the author's theme, as with the author's own directive.
+    light, dark = (draw_module._mermaid(text, theme).svg for theme in ("default", "dark"))
+    assert light and light == dark
+    # Without front matter, Mermaid's directive goes first: one line more.
+    plain, added = draw_module.themed("flowchart LR\n  A --> B\n", "dark")
+    assert added == 1 and plain.startswith("%%{init: ") and plain.endswith("A --> B\n")
+    # What is not a mapping of settings is left to the renderer to judge.
+    for odd in ("---\n: : [\n---\nflowchart LR\n", "---\nconfig: 3\n---\nflowchart LR\n"):
+        assert draw_module.themed(odd, "dark") == (odd, 0)
+
+
 def test_a_drawing_that_takes_too_long_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(draw_module, "TIMEOUT", 0.5)
     edges = " ".join(f"n{i} -> n{(i * 7 + j) % 1500};" for i in range(1500) for j in (1, 3))

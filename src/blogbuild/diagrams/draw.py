@@ -19,7 +19,7 @@ from pathlib import Path
 from blogbuild import cancel, diskcache
 
 #: Bumped when the SVG made of the same text changes.
-DRAW_VERSION = "2"
+DRAW_VERSION = "3"
 TABLE = "diagrams"
 TIMEOUT = 15.0  # seconds a diagram may take
 MEMORY = 1024 * 1024 * 1024  # bytes of address space a renderer may use
@@ -100,9 +100,7 @@ FONT = "system-ui, -apple-system, Segoe UI, Roboto, Helvetica Neue, Arial, sans-
 
 
 def _mermaid(text: str, theme: str) -> Drawn:
-    # Mermaid's own directive, before the author's (whose settings win where they say).
-    init = json.dumps({"theme": theme, "themeVariables": {"fontFamily": FONT}})
-    source = f"%%{{init: {init}}}%%\n{text}"
+    source, added = themed(text, theme)
     code, out, err = _run([sys.executable, "-I", str(_MERMAID_RUNNER)], source,
                           {"PATH": os.environ.get("PATH", "")})
     stopped = _stopped(code, err)
@@ -111,8 +109,50 @@ def _mermaid(text: str, theme: str) -> Drawn:
     if code != 0:
         message = err.strip().splitlines()[-1] if err.strip() else "cannot be drawn"
         message = message.removeprefix("ValueError: ")
-        return Drawn(error=message, line=_line_of(message))
+        line = _line_of(message)
+        return Drawn(error=message, line=line - added if line > added else 0)
     return Drawn(svg=out)
+
+
+#: A Mermaid diagram's own front matter: `---` on its first line (blank lines before it
+#: aside, as Mermaid trims them), its YAML, and `---` on a line of its own.
+_FRONT = re.compile(r"\A((?:[ \t]*\n)*)---[ \t]*\n(.*?)^---[ \t]*$", re.DOTALL | re.MULTILINE)
+
+
+def themed(text: str, theme: str) -> tuple[str, int]:
+    """`text` with the theme and the theme's face in its configuration, and the lines that
+    adds before the author's. The author's settings win where they say: a diagram with its
+    own front matter gets them merged into its `config:` (Mermaid reads front matter only
+    on the first line, and settles a directive over front matter); one without gets
+    Mermaid's directive before the author's own (a later directive wins)."""
+    ours: dict[str, object] = {"theme": theme, "themeVariables": {"fontFamily": FONT}}
+    front = _FRONT.match(text)
+    if front is None:
+        return f"%%{{init: {json.dumps(ours)}}}%%\n{text}", 1
+    import yaml  # only for diagrams with front matter
+
+    try:
+        data = yaml.safe_load(front[2]) if front[2].strip() else {}
+    except yaml.YAMLError:
+        return text, 0  # the renderer says what is wrong with it
+    if not isinstance(data, dict) or not isinstance(data.get("config", {}), dict):
+        return text, 0
+    data["config"] = _merged(ours, data.get("config") or {})
+    # JSON is YAML; on one line, the author's lines (and blank lines before them) left
+    # blank, so that the lines of the diagram after it keep their numbers.
+    room = front[1].count("\n") + front[2].count("\n")
+    body = json.dumps(data, ensure_ascii=False, default=str)
+    return f"---\n{body}\n{chr(10) * max(0, room - 1)}---{text[front.end():]}", int(room == 0)
+
+
+def _merged(ours: dict[str, object], theirs: dict[str, object]) -> dict[str, object]:
+    """`theirs` over `ours`, mappings merged key by key."""
+    out = dict(ours)
+    for key, value in theirs.items():
+        mine = out.get(key)
+        out[key] = _merged(mine, value) if isinstance(mine, dict) and isinstance(
+            value, dict) else value
+    return out
 
 
 @functools.cache
