@@ -19,7 +19,8 @@ For each corpus size, each scenario is timed in fresh processes, `--runs` times 
   one new post             a new post, newer than all others, added (then removed)
   clean build, --jobs 1    as the clean build with one render worker (Hugo: GOMAXPROCS=1)
 
-Each figure is the best (min) wall time of the runs, with the largest peak memory seen:
+Each figure is the median wall time of the runs (the best beside it), with the largest
+peak memory seen:
 the sum of resident sets over the whole process tree, the parent process's own, and that
 of the largest single process of the tree. The ratio is blogbuild's time over Hugo's
 (above 1: blogbuild is slower). Hugo gets templates for the same pages (posts, listings of
@@ -48,6 +49,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -75,13 +77,15 @@ from scenarios import SCENARIOS, Scenario, run_scenario
 
 @dataclass(frozen=True)
 class Figures:
-    """One tool in one scenario: its best wall time, every run's, the largest peaks."""
+    """One tool in one scenario: its median and best wall times, every run's, the largest
+    peaks."""
 
     best_s: float
     runs_s: list[float]
     tree_peak_mib: float
     own_peak_mib: float
     largest_peak_mib: float  # of any one process of the tree
+    median_s: float = 0.0
 
     @classmethod
     def of(cls, measures: list[Measure]) -> Figures:
@@ -89,11 +93,12 @@ class Figures:
                    [round(m.wall, 3) for m in measures],
                    round(max(m.tree_peak for m in measures) / MIB, 1),
                    round(max(m.own_peak for m in measures) / MIB, 1),
-                   round(max(m.largest_peak for m in measures) / MIB, 1))
+                   round(max(m.largest_peak for m in measures) / MIB, 1),
+                   round(statistics.median(m.wall for m in measures), 3))
 
     def cells(self) -> str:
-        return (f"{self.best_s:8.2f} {self.tree_peak_mib:6.0f} {self.own_peak_mib:6.0f}"
-                f" {self.largest_peak_mib:6.0f}")
+        return (f"{self.median_s:8.3f} {self.best_s:8.3f} {self.tree_peak_mib:6.0f}"
+                f" {self.own_peak_mib:6.0f} {self.largest_peak_mib:6.0f}")
 
 
 @dataclass(frozen=True)
@@ -105,8 +110,8 @@ class Row:
 
     @property
     def ratio(self) -> float | None:
-        """blogbuild's best time over Hugo's: above 1, blogbuild is slower."""
-        return round(self.blogbuild.best_s / self.hugo.best_s, 2) if self.hugo else None
+        """blogbuild's median time over Hugo's: above 1, blogbuild is slower."""
+        return round(self.blogbuild.median_s / self.hugo.median_s, 2) if self.hugo else None
 
     def line(self) -> str:
         text = f"{self.label:26}{self.blogbuild.cells()}"
@@ -165,19 +170,19 @@ def load() -> str:
 
 
 def print_header(n: int, sites: list[Site], runs: int) -> None:
-    print(f"\n{n:,} posts · best of {runs} run{'s' * (runs != 1)} · "
+    print(f"\n{n:,} posts · median and best of {runs} run{'s' * (runs != 1)} · "
           f"{os.cpu_count()} cores · load average {load()}")
     if os.getloadavg()[0] > BUSY:
         print("note: other work is running on this machine: the figures will be noisy")
     for site in sites:
         for note in site.notes:
             print(f"note: {note}")
-    units = f"{'s':>8} {'tree':>6} {'own':>6} {'one':>6}"
+    units = f"{'median':>8} {'best':>8} {'tree':>6} {'own':>6} {'one':>6}"
     if len(sites) > 1:
-        print(f"{'':26}{'blogbuild':>29}  {'Hugo':>29}")
+        print(f"{'':26}{'blogbuild':>38}  {'Hugo':>38}")
         print(f"{'scenario':26}{units}  {units}  {'× Hugo':>7}")
     else:
-        print(f"{'':26}{'blogbuild':>29}")
+        print(f"{'':26}{'blogbuild':>38}")
         print(f"{'scenario':26}{units}")
 
 
@@ -214,9 +219,9 @@ def bench_size(n: int, args: argparse.Namespace, flags: set[str],
         print(row.line(), flush=True)
         if scenario.key == "clean":
             stages = min(measures["blogbuild"], key=lambda m: m.wall).stderr
-    print("s: best wall seconds; tree / own / one: peak MiB of the process tree (sum of RSS) "
-          "/ of the parent process alone / of the largest single process"
-          + ("; × Hugo: blogbuild's time / Hugo's" if hugo else ""))
+    print("median / best: wall seconds of the runs; tree / own / one: peak MiB of the "
+          "process tree (sum of RSS) / of the parent process alone / of the largest single "
+          "process" + ("; × Hugo: blogbuild's median time / Hugo's" if hugo else ""))
     print(f"load average at the end: {load()}")
     tables = stage_tables(stages)
     if tables:
