@@ -11,7 +11,6 @@ again on the next run.
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 import urllib.error
@@ -24,6 +23,7 @@ from pathlib import Path
 from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 from blogbuild import __version__
+from blogbuild.fileio import write_atomically
 from blogbuild.urls import url_problem
 
 USER_AGENT = f"blogbuild/{__version__} (link check; +https://pypi.org/project/blogbuild/)"
@@ -84,9 +84,7 @@ class ResultCache:
         kept = {u: e for u, e in sorted(self.entries.items())
                 if now - float(e.get("checked", 0)) <= self.keep}  # type: ignore[arg-type]
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_suffix(".tmp")
-        partial.write_text(json.dumps(kept, indent=1), encoding="utf-8")
-        os.replace(partial, self.path)
+        write_atomically(self.path, json.dumps(kept, indent=1).encode("utf-8"), mode=0o644)
 
 
 class HostLimiter:

@@ -3,10 +3,10 @@ per copy (`Variant.file`), written whole or not at all."""
 
 from __future__ import annotations
 
-import os
-import shutil
+import contextlib
 from pathlib import Path
 
+from blogbuild.fileio import replace_folder
 from blogbuild.images.process import EncodeError, Options, Probe, Variant, encode
 
 
@@ -22,16 +22,8 @@ def complete(folder: Path, variants: tuple[Variant, ...] | list[Variant]) -> boo
 def write(folder: Path, files: dict[str, bytes], variants: tuple[Variant, ...]) -> bool:
     """Put `files` in `folder` through a temporary folder renamed into place (two
     processes may make the same one); False when the copies are not there after."""
-    tmp = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
-    try:
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        for name, content in sorted(files.items()):
-            (tmp / name).write_bytes(content)
-        shutil.rmtree(folder, ignore_errors=True)
-        os.replace(tmp, folder)
-    except OSError:
-        shutil.rmtree(tmp, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        replace_folder(folder, files)
     return complete(folder, variants)
 
 

@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import ctypes
-import functools
 import hashlib
 import importlib
 import os
 import shutil
 import stat
-import sys
-import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from blogbuild.diagnostics import BlogbuildError
+from blogbuild.fileio import exchange, folder_beside, put_in_place, write_atomically
 from blogbuild.output.outdir import MARKER, MARKER_TEXT, is_previous_output
 
 #: need -> (module, folder under the output). The module's ``site_files()`` returns
@@ -96,7 +92,7 @@ def _take_spare(staging: Staging, target: Path) -> None:
         name = spares[(tried[0] + tried[1]) % len(spares)]
         tried[1] += 1
         try:
-            os.rename(folder / name, target)
+            put_in_place(folder / name, target)
             return
         except FileNotFoundError:  # another process took it
             continue
@@ -137,8 +133,7 @@ class Stage:
         self.output = output.resolve()
         self.output.parent.mkdir(parents=True, exist_ok=True)
         _remove_stale(self.output)
-        self.dir = Path(tempfile.mkdtemp(prefix=f".{self.output.name}.tmp-",
-                                         dir=self.output.parent))
+        self.dir = folder_beside(self.output, "tmp")
         self.fresh = fresh
         self.spares = None if fresh else spares
         self.staging = Staging(self.dir, tree=fresh, spare_dir=self.spares,
@@ -203,13 +198,13 @@ class Stage:
         if st is not None and stat.S_ISDIR(st.st_mode):
             shutil.rmtree(target)  # a folder the site had where a file is now
         elif (st is not None and self.spares is not None and stat.S_ISREG(st.st_mode)
-              and st.st_nlink == 1 and _exchange(staged, target)):
+              and st.st_nlink == 1 and exchange(staged, target)):
             self._swapped.append((staged, st.st_ino))
             return
         if target.parent not in self._folders:
             target.parent.mkdir(parents=True, exist_ok=True)
             self._folders.add(target.parent)
-        os.replace(staged, target)
+        put_in_place(staged, target)
 
     def commit(self, keep: set[str], present: set[str] | None = None
                ) -> tuple[set[str], set[str]]:
@@ -258,7 +253,7 @@ class Stage:
             room = MAX_SPARES - len(os.listdir(self.spares))
             for path, inode in self._swapped[:max(0, room)]:
                 os.truncate(path, 0)
-                os.rename(path, self.spares / str(inode))
+                put_in_place(path, self.spares / str(inode))
         except OSError:
             return
 
@@ -266,20 +261,19 @@ class Stage:
         """Swap the finished folder in; the old output is removed only after the swap."""
         (self.dir / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
         os.chmod(self.dir, 0o755)
-        if self.output.is_dir() and _exchange(self.dir, self.output):
+        if self.output.is_dir() and exchange(self.dir, self.output):
             # One atomic step: a server reading the output never sees it missing.
             self.committed = True
-            previous = self.dir.with_name(self.dir.name.replace(".tmp-", ".old-"))
-            os.replace(self.dir, previous)
+            previous = self.dir.parent / self.dir.name.replace(".tmp-", ".old-")
+            put_in_place(self.dir, previous)
             _background_rmtree(previous)
             return
         old: Path | None = None
         if self.output.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{self.output.name}.old-",
-                                        dir=self.output.parent))
+            old = folder_beside(self.output, "old")
             old.rmdir()
-            os.replace(self.output, old)
-        os.replace(self.dir, self.output)
+            put_in_place(self.output, old)
+        put_in_place(self.dir, self.output)
         self.committed = True
         if old is not None:
             # Deleting thousands of files takes long on some file systems: do it beside the
@@ -298,11 +292,7 @@ def write_now(output: Path, files: dict[str, bytes]) -> set[str]:
     if not marker.is_file():
         marker.write_text(MARKER_TEXT, encoding="utf-8")
     for rel, data in files.items():
-        fd, tmp = tempfile.mkstemp(dir=output, prefix=".blogbuild-", suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, output / rel)
+        write_atomically(output / rel, data, mode=0o644)
     return set(files)
 
 
@@ -340,28 +330,6 @@ def _remove_files(output: Path, rels: list[str]) -> None:
 
 
 _REMOVALS: list[threading.Thread] = []
-_RENAME_EXCHANGE = 2  # linux/fs.h
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Atomically swap two paths, files or folders (Linux renameat2); False where that
-    is not available."""
-    renameat2 = _renameat2()
-    if renameat2 is None:
-        return False
-    at_fdcwd = -100
-    result = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE)
-    return bool(result == 0)
-
-
-@functools.cache
-def _renameat2() -> Any:
-    if sys.platform != "linux":
-        return None
-    try:
-        return ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError):
-        return None
 
 
 def _background_rmtree(path: Path) -> None:

@@ -16,6 +16,7 @@ from blogbuild import diskcache
 from blogbuild.config import Config
 from blogbuild.content.models import Post, Site
 from blogbuild.diagnostics import Diagnostic, warning
+from blogbuild.fileio import write_atomically
 from blogbuild.output.cards import Card, card_rel, draw_card, missing_glyphs
 from blogbuild.output.claims import Owner
 from blogbuild.pipeline.files import FileSpec
@@ -59,10 +60,7 @@ def _draw_one(item: tuple[Card, str]) -> None:
     """Draw one card into the cache; written under a temporary name, then renamed, so a
     card that is there is whole (another build may share the cache)."""
     card, path = item
-    temporary = f"{path}.{os.getpid()}.tmp"
-    with open(temporary, "wb") as out:
-        out.write(draw_card(card))
-    os.replace(temporary, path)
+    write_atomically(Path(path), draw_card(card), mode=0o644)
 
 
 def _no_setup(*_: object) -> None:

@@ -14,12 +14,13 @@ from blogbuild.config import Config
 from blogbuild.content.models import Site
 from blogbuild.content.walk import ignored, shown, walk_files
 from blogbuild.diagnostics import BlogbuildError, Diagnostic
+from blogbuild.fileio import file_digest
 from blogbuild.output.bundles import CODE_CSS, bundle_name, join, parts_of
 from blogbuild.output.claims import SITE_STATIC, THEME, Claims, Owner
 from blogbuild.output.codestyles import code_css, code_css_key
 from blogbuild.output.plan import PlannedPage
 from blogbuild.output.writer import Stage, bundle_files
-from blogbuild.pipeline.state import FileEntry, OutputEntry, Seen, file_digest, intact
+from blogbuild.pipeline.state import FileEntry, OutputEntry, Seen, intact
 from blogbuild.themefiles import theme_dir, theme_static
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from blogbuild import __version__
 from blogbuild.config import Config
 from blogbuild.content.models import Post, Site
+from blogbuild.fileio import file_digest
 from blogbuild.output.plan import PlannedPage
 from blogbuild.pipeline.deps import (
     CONFIG,
@@ -37,7 +38,6 @@ from blogbuild.pipeline.state import (
     PageEntry,
     SourceEntry,
     State,
-    file_digest,
 )
 from blogbuild.pipeline.workers import PageDone
 from blogbuild.runtimes import pyodide

@@ -29,11 +29,12 @@ from blogbuild import cancel, diskcache
 from blogbuild.config import Config
 from blogbuild.content.models import Bodies, MissingBody, Post, Site
 from blogbuild.diagnostics import Diagnostic, warning
+from blogbuild.fileio import file_digest
 from blogbuild.fingerprints import code_fingerprint, versions_of
 from blogbuild.output.writer import Stage, Staging
 from blogbuild.pipeline.pagefind_service import Service, versions
 from blogbuild.pipeline.search_process import Ahead, IndexProcess, Job, Offloaded
-from blogbuild.pipeline.state import FileEntry, OutputEntry, Seen, file_digest, intact
+from blogbuild.pipeline.state import FileEntry, OutputEntry, Seen, intact
 
 if TYPE_CHECKING:  # the index's own modules load where an index is made (most often in
     # the process of blogbuild.pipeline.search_process, not the build's)

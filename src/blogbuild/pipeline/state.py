@@ -14,11 +14,12 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
+
+from blogbuild.fileio import file_digest, write_atomically
 
 if TYPE_CHECKING:
     from blogbuild.pipeline.deps import Reads
@@ -128,23 +129,6 @@ def save_pickle(path: Path, value: object) -> bool:
     except OSError:
         return False
     return True
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """`data` at `path`, whole or not at all: a unique temporary file beside it, renamed
-    into place (removed if that fails). Raises OSError."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def file_digest(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 #: The output's files as one loop of stats found them (`stat_all`), by path relative to the

@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from blogbuild.pipeline.state import FORMAT, State, state_path, write_atomically
+from blogbuild.fileio import write_atomically
+from blogbuild.pipeline.state import FORMAT, State, state_path
 
 #: Shards per part. An edit writes about one per part; a site of 64,000 posts has shards
 #: of a thousand entries.

@@ -21,6 +21,7 @@ from blogbuild.config import Config
 from blogbuild.content.linkmap import LinkMap
 from blogbuild.content.models import MissingBody, Post, SourceJob
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
+from blogbuild.fileio import file_digest
 from blogbuild.images import outputs as images_outputs
 from blogbuild.output.writer import Staging
 from blogbuild.perprocess import CHILDREN, at_close
@@ -29,7 +30,7 @@ from blogbuild.pipeline.deps import Reads, Tracker, compact
 from blogbuild.pipeline.items import Items, Made
 from blogbuild.pipeline.quick import RenderJob
 from blogbuild.pipeline.records import RenderResult, lookups_hold
-from blogbuild.pipeline.state import OutputEntry, file_digest
+from blogbuild.pipeline.state import OutputEntry
 from blogbuild.pipeline.store import RenderCache, without_body
 
 #: Below these many jobs the work stays in this process.

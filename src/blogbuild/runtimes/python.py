@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from blogbuild import cancel, diskcache
+from blogbuild.fileio import write_atomically
 from blogbuild.fingerprints import execution_fingerprint
 
 DRIVER = Path(__file__).resolve().parent / "python_driver.py"
@@ -129,9 +130,8 @@ def _save(folder: Path | None, key: str, runs: tuple[BlockRun, ...]) -> None:
             for r in runs]
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        part = folder / f"{key}.{os.getpid()}.part"
-        part.write_text(json.dumps(data), encoding="utf-8")
-        os.replace(part, folder / f"{key}.json")  # another build sees the whole file or none
+        # Another build sees the whole file or none.
+        write_atomically(folder / f"{key}.json", json.dumps(data).encode("utf-8"), mode=0o644)
     except OSError:
         pass  # a cache that cannot be written only costs time
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from blogbuild import diskcache
-from blogbuild.pipeline.state import file_digest, write_atomically
+from blogbuild.fileio import file_digest, link_atomically, write_atomically
 from blogbuild.search import format as fmt
 from blogbuild.search.pages import PageIndex
 
@@ -229,16 +229,7 @@ def _linked(source: Path | None, path: Path) -> bool:
                 return False
     except OSError:
         return False
-    tmp = path.with_name(f".{path.name}.link")
-    try:
-        tmp.unlink(missing_ok=True)
-        os.link(source, tmp)
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        return False
-    return True
+    return link_atomically(source, path)
 
 
 def _tidy(kept: Path, names: Path, wanted: set[str]) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from blogbuild import diskcache
-from blogbuild.pipeline.state import file_digest, write_atomically
+from blogbuild.fileio import file_digest, write_atomically
 from blogbuild.search import format as fmt
 from blogbuild.search.chunks import Chunk, keep_files
 from blogbuild.search.pages import PageIndex, Runtime

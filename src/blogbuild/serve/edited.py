@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING
 from blogbuild.config import Config
 from blogbuild.content.models import Bodies, MissingBody, Post, Site
 from blogbuild.diagnostics import BlogbuildError, Diagnostic
+from blogbuild.fileio import file_digest
 from blogbuild.fingerprints import digest_of
 from blogbuild.output.plan import document_page
 from blogbuild.output.writer import write_now
 from blogbuild.pipeline.assemble import document_post
 from blogbuild.pipeline.covers import cover_of
 from blogbuild.pipeline.records import Rendered, RenderResult
-from blogbuild.pipeline.state import file_digest
 
 if TYPE_CHECKING:
     import jinja2
