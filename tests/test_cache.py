@@ -29,8 +29,8 @@ from blogbuild.config import (
     SocialConfig,
     StatementsConfig,
 )
+from blogbuild.content.records import Rendered, RenderResult
 from blogbuild.fingerprints import digest_of
-from blogbuild.pipeline.records import Rendered, RenderResult
 from blogbuild.pipeline.render import SourceJob, render_source
 from blogbuild.pipeline.store import CACHE_DIR, RenderCache
 from blogbuild.runtimes import katex

@@ -15,8 +15,8 @@ from blogbuild.bib.bibtex import parse
 from blogbuild.commands.build import build
 from blogbuild.config import load_config
 from blogbuild.content.models import SourceJob
+from blogbuild.content.records import RenderResult
 from blogbuild.diagnostics import BuildFailed
-from blogbuild.pipeline.records import RenderResult
 from blogbuild.pipeline.render import render_source
 
 BIB = Path(__file__).parent / "bib" / "refs.bib"

@@ -14,9 +14,9 @@ from markdown_it.rules_inline import StateInline
 
 from blogbuild.bib.library import Library, load_library
 from blogbuild.content.linkmap import LinkMap
+from blogbuild.content.records import Rendered
 from blogbuild.markdown import create_markdown
 from blogbuild.markdown.dispatch import STARTS
-from blogbuild.pipeline.records import Rendered
 from blogbuild.pipeline.render import render_markdown
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from blogbuild.config import Config
-from blogbuild.pipeline.records import RenderResult
+from blogbuild.content.records import RenderResult
 from blogbuild.pipeline.render import SourceJob, render_source
 
 CONFIG = Config()

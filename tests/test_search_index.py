@@ -356,7 +356,7 @@ def test_an_update_makes_its_index_in_a_process_of_its_own(
     every kind of edit it is the bytes a clean build writes (made on a thread). The process
     writes the layout after its answer, while the build commits: the build waits for it,
     so the layout it leaves is the output's."""
-    from blogbuild.pipeline.state import file_digest
+    from blogbuild.fileio import file_digest
 
     site = make_site(tmp_path / "site", 40)
     build(site / "site.yaml")
@@ -649,7 +649,7 @@ def test_chunks_the_cache_holds_are_linked_into_the_output_not_written_again(
     the cache's, linked (a new file costs more than a link, and the next update frees
     nothing), and the index is the bytes it was. A cache file whose bytes are not the
     chunk's is not linked: that chunk is written anew."""
-    from blogbuild.pipeline.state import file_digest
+    from blogbuild.fileio import file_digest
 
     site = make_site(tmp_path / "site", 12)
     build(site / "site.yaml")

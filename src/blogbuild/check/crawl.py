@@ -239,7 +239,7 @@ def _read_one(rel: str) -> tuple[str, Page]:
 def read_pages(output: Path, files: set[str], jobs: int) -> Iterator[tuple[str, Page]]:
     """Every built HTML page, read by `jobs` processes (the parser is pure Python: a page
     of formulas holds thousands of tags)."""
-    from blogbuild.pipeline.workers import run_jobs
+    from blogbuild.pool import run_jobs
 
     pages = sorted(rel for rel in files if rel.endswith(".html"))
     yield from run_jobs(pages, _read_one, _init_reader, (output,), jobs=jobs,

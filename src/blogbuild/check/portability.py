@@ -46,7 +46,7 @@ def lint_all(sources: list[tuple[Path, str]], jobs: int, *, double_inline: bool 
              ) -> list[Finding]:
     """The findings of every (path, display name), by `jobs` processes. `double_inline`:
     the site reads `$$…$$` beside text as inline math (`math.inline_double_dollar`)."""
-    from blogbuild.pipeline.workers import run_jobs
+    from blogbuild.pool import run_jobs
 
     found: list[Finding] = []
     items = [(path, display, double_inline) for path, display in sources]

@@ -69,7 +69,7 @@ def check(config_path: Path | str | None = None, *, base_url: str | None = None,
         sources = _build_and_crawl(config, output, options, ignore, outcome)
     if options.portability:
         from blogbuild.check.portability import lint_all
-        from blogbuild.pipeline.workers import default_jobs
+        from blogbuild.pool import default_jobs
 
         outcome.findings += lint_all(sources, options.jobs or default_jobs(),
                                      double_inline=config.math.inline_double_dollar == "inline")

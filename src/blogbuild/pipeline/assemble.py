@@ -22,12 +22,12 @@ from blogbuild.content.linkmap import (
     slug_for,
 )
 from blogbuild.content.models import Bodies, Post, Ref, Site, Tag, link
+from blogbuild.content.records import RenderResult, shorten
 from blogbuild.diagnostics import Diagnostic, error, warning
 from blogbuild.images.process import ImageInfo
 from blogbuild.output.claims import Claims, Owner
 from blogbuild.pipeline.covers import cover_of
 from blogbuild.pipeline.nav import group_series, related_posts
-from blogbuild.pipeline.records import RenderResult, shorten
 from blogbuild.urls import output_path, slugify, unsafe_path
 
 #: Symbols that tell tags apart (C++, C#, Q&A) become words in the slug instead of vanishing.

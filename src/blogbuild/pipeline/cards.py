@@ -20,7 +20,7 @@ from blogbuild.fileio import write_atomically
 from blogbuild.output.cards import Card, card_rel, draw_card, missing_glyphs
 from blogbuild.output.claims import Owner
 from blogbuild.pipeline.files import FileSpec
-from blogbuild.pipeline.workers import run_jobs
+from blogbuild.pool import run_jobs
 
 _CARD_FIX = ("rename the other file, or give the post an 'image:' of its own (then it gets "
              "no card) or set 'social_cards: false' in site.yaml")

@@ -28,6 +28,7 @@ from blogbuild.diagnostics import BuildFailed, Diagnostic, TemplateError, error
 from blogbuild.diskcache import due
 from blogbuild.images.process import ImageInfo
 from blogbuild.output.claims import Claims, Owner
+from blogbuild.output.entries import Seen, intact, stat_all
 from blogbuild.output.outdir import CACHE_DIR, MARKER, check_output
 from blogbuild.output.plan import PlannedPage, page_owner, planned
 from blogbuild.output.writer import Stage
@@ -72,17 +73,16 @@ from blogbuild.pipeline.sources import (
     feed_sources,
     results_of,
 )
-from blogbuild.pipeline.state import Seen, SourceEntry, State, intact, stat_all, state_key
+from blogbuild.pipeline.state import SourceEntry, State, state_key
 from blogbuild.pipeline.state_files import load_state, prune_states, save_state
 from blogbuild.pipeline.store import RenderCache
 from blogbuild.pipeline.workers import (
     PAGE_POOL_MIN,
     PageDone,
-    default_jobs,
     init_pages,
-    run_jobs,
     template_one,
 )
+from blogbuild.pool import default_jobs, run_jobs
 from blogbuild.progress import Progress, no_progress
 from blogbuild.themefiles import ENTRY_TEMPLATES
 

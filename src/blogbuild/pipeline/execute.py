@@ -19,9 +19,9 @@ from markdown_it.token import Token
 
 from blogbuild import diskcache
 from blogbuild.config import RunnableConfig
+from blogbuild.content.records import Execution
 from blogbuild.markdown.env import Env, report, report_error, token_line
 from blogbuild.markdown.images import drawn_picture
-from blogbuild.pipeline.records import Execution
 from blogbuild.runtimes.python import Block, BlockRun, Options, run_page
 
 _PYTHON = ("python", "py")

@@ -18,9 +18,9 @@ from blogbuild.fileio import file_digest
 from blogbuild.output.bundles import CODE_CSS, bundle_name, join, parts_of
 from blogbuild.output.claims import SITE_STATIC, THEME, Claims, Owner
 from blogbuild.output.codestyles import code_css, code_css_key
+from blogbuild.output.entries import FileEntry, OutputEntry, Seen, intact
 from blogbuild.output.plan import PlannedPage
 from blogbuild.output.writer import Stage, bundle_files
-from blogbuild.pipeline.state import FileEntry, OutputEntry, Seen, intact
 from blogbuild.themefiles import theme_dir, theme_static
 
 
@@ -172,7 +172,7 @@ def stage_files(stage: Stage, chosen: dict[str, FileSpec], last: dict[str, FileE
                 output: Path, fresh: bool, seen: Seen | None = None) -> dict[str, FileEntry]:
     """Stage the files that are new or changed; returns every file's new entry (a file
     the output still has as the last build left it is not copied again). `seen`: the
-    output's files as stat'ed already (blogbuild.pipeline.state.stat_all)."""
+    output's files as stat'ed already (blogbuild.output.entries.stat_all)."""
     files: dict[str, FileEntry] = {}
     for rel, spec in chosen.items():
         source = str(spec.source) if spec.source is not None else ""

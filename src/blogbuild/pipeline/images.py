@@ -40,7 +40,7 @@ from blogbuild.images.strip import Unreadable, strip
 from blogbuild.output.claims import Owner
 from blogbuild.pipeline.files import FileSpec
 from blogbuild.pipeline.state import SourceEntry
-from blogbuild.pipeline.workers import run_jobs
+from blogbuild.pool import run_jobs
 
 #: The result cache's table of probes, by file path, size, time and inode.
 TABLE = "image_probes"

@@ -24,13 +24,13 @@ from blogbuild.content.models import SourceJob
 from blogbuild.content.notebooks.frontmatter import CellError, NotebookFront, notebook_front
 from blogbuild.content.notebooks.locate import Locator
 from blogbuild.content.notebooks.read import Notebook, read_notebook
+from blogbuild.content.records import Rendered, RenderResult
 from blogbuild.diagnostics import ContentError, Diagnostic, Severity, error, warning
 from blogbuild.images.process import options_of
 from blogbuild.markdown.notebook.document import notebook_page
 from blogbuild.markdown.notebook.options import cell_options
 from blogbuild.pipeline.bibliography import post_bibliography
 from blogbuild.pipeline.notebook_run import run_notebook, wants_run
-from blogbuild.pipeline.records import Rendered, RenderResult
 from blogbuild.urls import encode_path
 
 _FLAGS = ("download", "colab", "runnable")

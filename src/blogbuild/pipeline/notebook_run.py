@@ -21,8 +21,8 @@ from typing import Any
 
 from blogbuild import diskcache
 from blogbuild.content.notebooks.read import Cell, Notebook, Output
+from blogbuild.content.records import Execution
 from blogbuild.markdown.notebook.options import CellOptions
-from blogbuild.pipeline.records import Execution
 from blogbuild.runtimes.python import Block, Options, run_page
 
 #: Line magics that only set up the notebook's display: skipped without a word.

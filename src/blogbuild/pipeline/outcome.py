@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from blogbuild.content.records import Execution
 from blogbuild.diagnostics import Diagnostic
-from blogbuild.pipeline.records import Execution
 
 
 @dataclass

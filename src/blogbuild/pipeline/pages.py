@@ -18,6 +18,7 @@ from blogbuild import __version__
 from blogbuild.config import Config
 from blogbuild.content.models import Post, Site
 from blogbuild.fileio import file_digest
+from blogbuild.output.entries import FileEntry, OutputEntry
 from blogbuild.output.plan import PlannedPage
 from blogbuild.pipeline.deps import (
     CONFIG,
@@ -33,8 +34,6 @@ from blogbuild.pipeline.files import page_needs
 from blogbuild.pipeline.items import STATE_FIELDS, next_items
 from blogbuild.pipeline.quick import template_files
 from blogbuild.pipeline.state import (
-    FileEntry,
-    OutputEntry,
     PageEntry,
     SourceEntry,
     State,

@@ -21,11 +21,12 @@ from blogbuild.content.discover import Discovered, discover
 from blogbuild.content.models import SourceJob
 from blogbuild.content.walk import ignored
 from blogbuild.fingerprints import digest_of, may_execute
+from blogbuild.output.entries import OutputEntry, intact
 from blogbuild.output.outdir import MARKER
 from blogbuild.output.writer import files_under
 from blogbuild.pipeline.outcome import BuildReport
 from blogbuild.pipeline.pagefind_service import versions
-from blogbuild.pipeline.state import OutputEntry, intact, save_pickle, state_key, state_path
+from blogbuild.pipeline.state import save_pickle, state_key, state_path
 from blogbuild.themefiles import theme_static, theme_templates
 
 

@@ -22,6 +22,7 @@ from blogbuild.content.frontmatter import (
 )
 from blogbuild.content.linkmap import LinkMap, document_url
 from blogbuild.content.models import SourceJob, TocEntry
+from blogbuild.content.records import Rendered, RenderResult, shorten
 from blogbuild.diagnostics import ContentError, error, warning
 from blogbuild.fingerprints import CAPTURE_MODULE, digest_of
 from blogbuild.images.process import Options as ImageOptions
@@ -32,7 +33,6 @@ from blogbuild.markdown.feed import render_feed
 from blogbuild.markdown.more import excerpt
 from blogbuild.markdown.xref_previews import snippet_digest, snippets, templates
 from blogbuild.pipeline.bibliography import post_bibliography
-from blogbuild.pipeline.records import Rendered, RenderResult, shorten
 from blogbuild.sourcetext import decode_source
 from blogbuild.urls import encode_path
 

@@ -31,14 +31,14 @@ from blogbuild.content.models import Bodies, MissingBody, Post, Site
 from blogbuild.diagnostics import Diagnostic, warning
 from blogbuild.fileio import file_digest
 from blogbuild.fingerprints import code_fingerprint, versions_of
+from blogbuild.output.entries import FileEntry, OutputEntry, Seen, intact
 from blogbuild.output.writer import Stage, Staging
 from blogbuild.pipeline.pagefind_service import Service, versions
 from blogbuild.pipeline.search_process import Ahead, IndexProcess, Job, Offloaded
-from blogbuild.pipeline.state import FileEntry, OutputEntry, Seen, intact
 
 if TYPE_CHECKING:  # the index's own modules load where an index is made (most often in
     # the process of blogbuild.pipeline.search_process, not the build's)
-    from blogbuild.pipeline.records import RenderResult
+    from blogbuild.content.records import RenderResult
     from blogbuild.search import pages as search_pages
     from blogbuild.search.chunks import Chunk
     from blogbuild.search.layout import Layout, Made

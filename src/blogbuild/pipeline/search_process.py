@@ -35,8 +35,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 from blogbuild import cancel, childproc, diskcache, fingerprints
 from blogbuild.diagnostics import Diagnostic
+from blogbuild.output.entries import FileEntry
 from blogbuild.output.writer import Stage, Staging
-from blogbuild.pipeline.state import FileEntry
 
 if TYPE_CHECKING:
     from blogbuild.config import Config

@@ -28,14 +28,15 @@ from blogbuild.content.linkmap import (
     read_info,
 )
 from blogbuild.content.models import Site
+from blogbuild.content.records import Execution, Rendered, RenderResult, lookups_hold
 from blogbuild.images import outputs as images_outputs
 from blogbuild.images.process import ImageInfo
 from blogbuild.pipeline.bibliography import still_same
 from blogbuild.pipeline.quick import RenderJob, with_bytes
-from blogbuild.pipeline.records import Execution, Rendered, RenderResult, lookups_hold
 from blogbuild.pipeline.state import SourceEntry
 from blogbuild.pipeline.store import RenderCache, StoredSnippets
-from blogbuild.pipeline.workers import RENDER_POOL_MIN, init_render, render_one, run_jobs
+from blogbuild.pipeline.workers import RENDER_POOL_MIN, init_render, render_one
+from blogbuild.pool import run_jobs
 
 V = TypeVar("V")
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from blogbuild.content.frontmatter import PostMeta
 from blogbuild.content.models import MissingBody, SourceJob
+from blogbuild.content.records import Rendered, RenderResult
 from blogbuild.output.outdir import CACHE_DIR
-from blogbuild.pipeline.records import Rendered, RenderResult
 from blogbuild.pipeline.state import save_pickle
 
 

@@ -9,128 +9,34 @@ same functions: starting workers costs more than it saves.
 
 from __future__ import annotations
 
-import contextlib
-import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from blogbuild import cancel, diskcache, timings
+from blogbuild import diskcache, timings
 from blogbuild.config import Config
 from blogbuild.content.linkmap import LinkMap
 from blogbuild.content.models import MissingBody, Post, SourceJob
+from blogbuild.content.records import RenderResult, lookups_hold
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
 from blogbuild.fileio import file_digest
 from blogbuild.images import outputs as images_outputs
+from blogbuild.output.entries import OutputEntry
 from blogbuild.output.writer import Staging
-from blogbuild.perprocess import CHILDREN, at_close
 from blogbuild.pipeline.bibliography import still_same
 from blogbuild.pipeline.deps import Reads, Tracker, compact
 from blogbuild.pipeline.items import Items, Made
 from blogbuild.pipeline.quick import RenderJob
-from blogbuild.pipeline.records import RenderResult, lookups_hold
-from blogbuild.pipeline.state import OutputEntry
 from blogbuild.pipeline.store import RenderCache, without_body
+from blogbuild.pool import preload
 
 #: Below these many jobs the work stays in this process.
 RENDER_POOL_MIN = 24
 PAGE_POOL_MIN = 200
 
-J = TypeVar("J")
-R = TypeVar("R")
-
-
-def default_jobs() -> int:
-    """`BLOGBUILD_WORKERS` when set, else the cores this process may run on."""
-    env = os.environ.get("BLOGBUILD_WORKERS", "")
-    if env.isdigit() and int(env) > 0:
-        return int(env)
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def run_jobs(items: Sequence[J], work: Callable[[J], R], init: Callable[..., None],
-             initargs: tuple[Any, ...], *, jobs: int, minimum: int) -> Iterator[R]:
-    """`work` over `items`, in order; in a forkserver pool when worth it.
-
-    forkserver, not fork: a V8 (KaTeX) context made in a parent hangs in a forked child.
-    """
-    token = cancel.current()
-    token.check()
-    if jobs <= 1 or len(items) < minimum:
-        init(*initargs)
-        try:
-            for item in items:
-                token.check()
-                yield work(item)
-        finally:
-            init(*[None] * len(initargs))
-        return
-    # Only now: a build that renders a few sources in its own process never needs them.
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["blogbuild.pipeline.workers"])
-    at_close(CHILDREN, stop_helpers)
-    chunk = max(1, min(16, len(items) // (jobs * 4)))
-    pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=init, initargs=initargs)
-
-    def kill() -> None:
-        """Cancelled: the workers die now, whatever they are doing (a page's blocks run
-        in a process that dies with its worker: runtimes/python_driver.py)."""
-        for process in list((pool._processes or {}).values()):
-            with contextlib.suppress(OSError, ValueError, AttributeError):
-                process.kill()
-
-    # Not pool.map: closing its iterator cancels the futures not started, and Python 3.11
-    # then fails to tear down a pool whose workers were killed (the manager thread raises
-    # InvalidStateError, and the exit hangs on the queue's feeder thread).
-    futures = [pool.submit(_chunk, work, items[i:i + chunk])
-               for i in range(0, len(items), chunk)]
-    finished = False
-    try:
-        with token.child(kill):
-            for future in futures:
-                try:
-                    results = cancel.result(future)
-                except BrokenProcessPool:
-                    token.check()  # the workers were killed because the run was cancelled
-                    raise
-                for result in results:
-                    token.check()
-                    yield result
-        finished = True
-    finally:
-        if not finished:  # cancelled, interrupted (Ctrl-C, SIGTERM) or failed: stop now
-            kill()  # the pool sees its workers gone and fails what is left
-        pool.shutdown(wait=True)
-
-
-def _chunk(work: Callable[[J], R], items: Sequence[J]) -> list[R]:
-    return [work(item) for item in items]
-
-
-def stop_helpers(*, idle: bool = True) -> None:
-    """End the processes multiprocessing keeps for the pools of this process, so that
-    none is left when it exits (the next pool starts them again): the forkserver, and
-    when no pool may still be in use (`idle`) the resource tracker, which would otherwise
-    remove the semaphores of a pool still being torn down."""
-    import gc
-    from multiprocessing import forkserver, resource_tracker
-
-    helpers: list[object] = [getattr(forkserver, "_forkserver", None)]
-    if idle:
-        gc.collect()  # the queues of finished pools release their semaphores
-        helpers.append(getattr(resource_tracker, "_resource_tracker", None))
-    for helper in helpers:
-        with contextlib.suppress(Exception):  # not running, or another Python's internals
-            helper._stop()  # type: ignore[attr-defined]
-
+# The render and page jobs' module, loaded once by the pool's forkserver for every worker.
+preload(__name__)
 
 # -- rendering --------------------------------------------------------------------------
 

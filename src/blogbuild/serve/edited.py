@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from blogbuild.config import Config
 from blogbuild.content.models import Bodies, MissingBody, Post, Site
+from blogbuild.content.records import Rendered, RenderResult
 from blogbuild.diagnostics import BlogbuildError, Diagnostic
 from blogbuild.fileio import file_digest
 from blogbuild.fingerprints import digest_of
@@ -31,7 +32,6 @@ from blogbuild.output.plan import document_page
 from blogbuild.output.writer import write_now
 from blogbuild.pipeline.assemble import document_post
 from blogbuild.pipeline.covers import cover_of
-from blogbuild.pipeline.records import Rendered, RenderResult
 
 if TYPE_CHECKING:
     import jinja2

@@ -22,7 +22,7 @@ from blogbuild.content.walk import ignored_path
 from blogbuild.diagnostics import BlogbuildError, error
 from blogbuild.output.outdir import CACHE_DIR
 from blogbuild.pipeline.search import FOLDER as SEARCH_FOLDER
-from blogbuild.pipeline.workers import stop_helpers
+from blogbuild.pool import stop_helpers
 from blogbuild.serve.http import SNIPPET, DevHTTPServer, ServerState
 from blogbuild.serve.live import LiveBuild, Update
 from blogbuild.serve.watch import Watcher
