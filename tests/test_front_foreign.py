@@ -8,9 +8,9 @@ import datetime as dt
 import pytest
 
 from blogbuild.content.frontmatter import PostMeta, parse_meta, split_front_matter
-from blogbuild.content.linkmap import read_info
 from blogbuild.content.redirects import BadRedirect, redirect_path, site_relative
 from blogbuild.diagnostics import ContentError
+from blogbuild.readers import read_info
 
 
 def meta_of(text: str, name: str = "post") -> PostMeta:

@@ -205,13 +205,13 @@ def test_a_quick_reading_that_misplaces_a_post_is_corrected(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The link map starts from a quick reading of the front matter; the renders read it
     in full, and where the two disagree the map is made again and the renders redone."""
-    from blogbuild.content import linkmap
+    from blogbuild.content import frontmatter
 
     site = site_with(tmp_path, {
         "content/posts/2024-01-01-a.md": "---\ntitle: A\n---\n\nSee [b](2024-01-02-b.md).\n",
         "content/posts/2024-01-02-b.md": "---\ntitle: B\nslug: moved\n---\n\nB.\n",
     })
-    monkeypatch.setattr(linkmap, "_fast_front_matter", lambda text: ({}, ""))  # sees no slug
+    monkeypatch.setattr(frontmatter, "quick_front_matter", lambda text: ({}, ""))  # no slug
     report = build(site / "site.yaml", output=tmp_path / "out")
     assert report.diagnostics == []
     assert "/blog/posts/moved/" in attrs(tmp_path / "out/posts/a/index.html", "a", "href")

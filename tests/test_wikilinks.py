@@ -10,10 +10,11 @@ import pytest
 from markdown_it.utils import read_fixture_file
 
 from blogbuild.config import Config
-from blogbuild.content.linkmap import LinkMap, build_link_map, read_info, wiki_key
+from blogbuild.content.linkmap import LinkMap, build_link_map, wiki_key
 from blogbuild.content.wikinames import file_index, note_index
 from blogbuild.markdown import create_markdown
 from blogbuild.pipeline.render import render_markdown
+from blogbuild.readers import read_info
 
 FIXTURES = Path(__file__).parent / "fixtures" / "wikilinks.md"
 MD = create_markdown(Config(base_url="https://example.org/blog/"))

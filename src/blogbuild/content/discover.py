@@ -9,10 +9,9 @@ from pathlib import Path
 from blogbuild.content.models import SourceJob
 from blogbuild.content.walk import ignored, shown, walk_files
 from blogbuild.diagnostics import Diagnostic
+from blogbuild.readers import is_document
 
 POSTS_DIR = "posts"
-#: The files that are documents (posts and pages): Markdown, and Jupyter notebooks.
-DOCUMENT_SUFFIXES = (".md", ".ipynb")
 
 
 @dataclass(frozen=True)
@@ -26,8 +25,8 @@ class Discovered:
 
 
 def discover(content: Path, site_root: Path) -> Discovered:
-    """Walk content/ in sorted order (determinism): .md and .ipynb files are documents, the
-    rest assets."""
+    """Walk content/ in sorted order (determinism): the files a reader reads are documents
+    (blogbuild.readers.is_document: .md and .ipynb), the rest assets."""
     documents: list[SourceJob] = []
     assets: list[tuple[Path, str]] = []
     allowed = [site_root.resolve(), content.resolve()]
@@ -40,7 +39,7 @@ def discover(content: Path, site_root: Path) -> Discovered:
     for path in files:
         text = str(path)  # the walk keeps `content` as given: plain string slicing suffices
         rel = text[len(under):].replace(os.sep, "/")
-        if text.endswith(DOCUMENT_SUFFIXES):
+        if is_document(text):
             kind = "post" if rel.startswith(POSTS_DIR + "/") else "page"
             display = text[len(site):].replace(os.sep, "/") if text.startswith(site) \
                 else shown(path, site_root)

@@ -7,21 +7,18 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.nodes import MappingNode, Node
 
-from blogbuild.content.dates import DATE_FORMAT_HINT, BadDate, date_in_name, parse_date
+from blogbuild.content.dates import BadDate, date_in_name, parse_date
+from blogbuild.content.frontvalues import FrontValues, Notes, split_names
 from blogbuild.content.redirects import BadRedirect, redirect_path
 from blogbuild.diagnostics import ContentError
 from blogbuild.urls import is_allowed_url, scheme_of, url_problem
 from blogbuild.yamlcore import (
-    BOOL,
-    INT,
-    STR,
     Document,
     compose,
     describe,
-    is_null,
-    text_of,
+    safe_load,
     to_python,
 )
 
@@ -30,7 +27,6 @@ _CLOSING = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 _TOML_CLOSING = re.compile(r"^\+\+\+[ \t]*$", re.MULTILINE)
 #: Jekyll's permalink placeholders (`/:year/:title/`): a pattern, not a path.
 _PLACEHOLDER = re.compile(r"(?:^|/):[a-z_]+")
-_YAML11_BOOLS = {"yes", "no", "on", "off", "y", "n"}
 #: Longer front matter is refused: it is metadata, and YAML this long is a mistake (a missing
 #: closing line far down a big file) or an attempt to make the build slow.
 MAX_FRONT_MATTER = 100_000
@@ -83,8 +79,26 @@ def split_front_matter(text: str, file: str) -> FrontMatter:
     return FrontMatter(data, body, offset, nodes, doc)
 
 
+def quick_front_matter(text: str) -> tuple[dict[str, Any], str]:
+    """The front matter's data and text, read quickly (libyaml's loader, bounded as the
+    full reading is: an alias bomb in `tags:` is refused before anything walks it): the
+    front matter of 1,000 posts in tens of milliseconds, where `split_front_matter` keeps
+    every node's line. A hint: the render reads it again the full way, and the build
+    checks that the two agree. Raises ValueError, yaml.YAMLError, RecursionError."""
+    text = text.removeprefix("\ufeff")
+    first, sep, rest = text.partition("\n")
+    if first.rstrip() != "---" or not sep:
+        return {}, ""
+    end = _CLOSING.search(rest)
+    if end is None:
+        raise ValueError("no closing ---")
+    data = safe_load(rest[: end.start()]) or {}
+    if not isinstance(data, dict):
+        raise ValueError("not a mapping")
+    return {str(k): v for k, v in data.items()}, text[: len(first) + 1 + end.end()]
+
+
 Aliases = tuple[tuple[str, int], ...]  # (site-root path, line in the file)
-Notes = tuple[tuple[int, str], ...]  # (line, warning)
 
 
 @dataclass(frozen=True)
@@ -126,149 +140,6 @@ KNOWN = {"title", "date", "updated", "author", "description", "tags", "draft", "
          "image", "math", "comments"}
 
 
-class _Reader:
-    """Typed reading of front matter values; every error names the key and its line."""
-
-    def __init__(self, fm: FrontMatter, file: str) -> None:
-        self.fm = fm
-        self.file = file
-
-    def line(self, node: Node) -> int:
-        return self.fm.doc.line(node) if self.fm.doc is not None else 0
-
-    def fail(self, message: str, node: Node) -> ContentError:
-        return ContentError(message, file=self.file, line=self.line(node))
-
-    def node(self, key: str) -> Node | None:
-        node = self.fm.nodes.get(key)
-        return None if node is None or (text_of(node) is None and is_null(node)) else node
-
-    def string(self, key: str) -> str | None:
-        """A text value as written: `title: 010` is "010", `slug: 1e3` is "1e3"."""
-        node = self.node(key)
-        if node is None:
-            return None
-        if not isinstance(node, ScalarNode):
-            raise self.fail(f"'{key}' must be a string, not {describe(node)}; if the text holds "
-                            "':' or starts with '[', '{' or '-', put it in quotes", node)
-        return text_of(node)
-
-    def boolean(self, key: str) -> bool:
-        node = self.node(key)
-        if node is None:
-            return False
-        if node.tag != BOOL:
-            yaml11 = isinstance(node, ScalarNode) and str(node.value).lower() in _YAML11_BOOLS
-            hint = " (only true and false are booleans in YAML 1.2)" if yaml11 else ""
-            raise self.fail(f"'{key}' must be true or false, not {describe(node)}{hint}", node)
-        return str(node.value).lower() == "true"
-
-    def published(self) -> bool | dt.datetime | None:
-        """Jekyll's `published: false` (a draft), or Hugo's `published: DATE` (its publish
-        date: the post's date when it has no `date:`); None when absent."""
-        node = self.node("published")
-        if node is None:
-            return None
-        if isinstance(node, ScalarNode) and node.tag == STR:
-            try:
-                return parse_date(str(node.value))
-            except BadDate:
-                pass
-        if node.tag != BOOL:
-            yaml11 = isinstance(node, ScalarNode) and str(node.value).lower() in _YAML11_BOOLS
-            hint = " (only true and false are booleans in YAML 1.2)" if yaml11 else ""
-            raise self.fail(f"'published' must be true or false (false makes the post a "
-                            f"draft), not {describe(node)}{hint}", node)
-        return str(node.value).lower() == "true"
-
-    def date(self, key: str) -> dt.datetime | None:
-        node = self.node(key)
-        if node is None:
-            return None
-        if not isinstance(node, ScalarNode):
-            raise self.fail(f"'{key}' must be a date, not {describe(node)}; {DATE_FORMAT_HINT}",
-                            node)
-        try:
-            return parse_date(str(node.value))
-        except BadDate as exc:
-            raise self.fail(f"'{key}' {exc}; {DATE_FORMAT_HINT}",
-                            node) from None
-
-    def names(self, key: str) -> tuple[str, ...]:
-        """Tags or categories: a list, or a string split at commas (at spaces when it has
-        none, as Jekyll does: `tags: python machine-learning` is two tags)."""
-        node = self.node(key)
-        if node is None:
-            return ()
-        hint = f'write {key}: [python, math] or {key}: "python, math"'
-        if isinstance(node, ScalarNode):
-            if node.tag != STR:
-                raise self.fail(f"'{key}' must be a list of names or a comma-separated "
-                                f"string, not {describe(node)}; {hint}", node)
-            return split_names(str(node.value))
-        if not isinstance(node, SequenceNode):
-            raise self.fail(f"'{key}' must be a list of names, not {describe(node)}; {hint}",
-                            node)
-        names = []
-        for item in node.value:
-            if not isinstance(item, ScalarNode):
-                what = "category" if key.startswith("categor") else "tag"
-                raise self.fail(f"each {what} must be a name, not {describe(item)}; {hint}",
-                                item)
-            text = text_of(item)
-            if text is not None and text.strip():
-                names.append(text.strip())
-        return tuple(names)
-
-    def series(self) -> tuple[str | None, int | None, Notes]:
-        """`series: Name`, Hugo's `series: [Name]`, or `series: {name: Name, part: 2}`; the
-        place from `part`, else `series_order` (or `series_part`), else the date. Of a
-        list of several series (Hugo allows it) the first counts, with a warning."""
-        node, part = self.node("series"), None
-        notes: Notes = ()
-        hint = "write series: Name (and series_order: 2 to place the post yourself)"
-        if isinstance(node, MappingNode):
-            items = {str(k.value): v for k, v in node.value}
-            node, part = items.get("name"), items.get("part")
-            if node is None:
-                raise self.fail(f"'series' needs a 'name:'; {hint}", self.fm.nodes["series"])
-        elif isinstance(node, SequenceNode):
-            if len(node.value) > 1:
-                notes = ((self.line(node), f"a post is in one series: only the first of "
-                          f"these {len(node.value)} is used"),)
-            node = node.value[0] if node.value else None
-        if node is not None and (not isinstance(node, ScalarNode) or node.tag == BOOL):
-            raise self.fail(f"'series' must be a name, not {describe(node)}; {hint}", node)
-        name = " ".join((text_of(node) or "").split()) if node is not None else ""
-        part = part or self.node("series_order") or self.node("series_part")
-        order = to_python(part, self.fm.doc) if part is not None and part.tag == INT \
-            and self.fm.doc is not None else None
-        if part is not None and (order is None or order < 1):
-            raise self.fail(f"a post's place in its series must be a whole number from 1, "
-                            f"not {describe(part)}", part)
-        return name or None, order, notes
-
-    def paths(self, key: str) -> list[tuple[str, Node]]:
-        """The old URLs of `key` (one string or a list of them), each with its node."""
-        node = self.node(key)
-        if node is None:
-            return []
-        items = node.value if isinstance(node, SequenceNode) else [node]
-        found: list[tuple[str, Node]] = []
-        for item in items:
-            if not isinstance(item, ScalarNode) or item.tag not in (STR, INT):
-                raise self.fail(f"'{key}' must be a path or a list of paths (like "
-                                f"/2019/05/old-name.html), not {describe(item)}", item)
-            found.append((str(item.value), item))
-        return found
-
-
-def split_names(text: str) -> tuple[str, ...]:
-    """A string of tags: split at commas when it has any, else at spaces."""
-    parts = text.split(",") if "," in text else text.split()
-    return tuple(t.strip() for t in parts if t.strip())
-
-
 def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
     """Validate front matter values (`file_name`: the file's stem, which may hold the date).
 
@@ -276,7 +147,7 @@ def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
     `publishDate` and `pubdate` for `date`, `lastmod` and `last_modified_at` for `updated`,
     `summary` and `excerpt` for `description`; `published: false` makes a draft, and
     categories are tags too. They stay in `extra` as well, where templates found them."""
-    read = _Reader(fm, file)
+    read = FrontValues(fm, file)
     published = read.published()
     date = read.date("date") or _first_date(read, "publishDate", "pubdate") or (
         published if isinstance(published, dt.datetime) else None)
@@ -334,7 +205,41 @@ def parse_meta(fm: FrontMatter, file: str, file_name: str) -> PostMeta:
     )
 
 
-def _first_date(read: _Reader, *keys: str) -> dt.datetime | None:
+def meta_hint(front: dict[str, Any], file_name: str) -> PostMeta:
+    """The fields that place a document (slug, date, draft, tags) from the quick reading
+    (`quick_front_matter`); `parse_meta` of the full reading is the truth, and the build
+    compares the two."""
+    slug = front.get("slug")
+    published = front.get("published")
+    when = front.get("date") or front.get("publishDate") or front.get("pubdate") or (
+        published if not isinstance(published, bool) else None)
+    date: dt.datetime | None
+    if isinstance(when, dt.datetime):
+        date = when
+    elif isinstance(when, dt.date):
+        date = dt.datetime(when.year, when.month, when.day)
+    elif isinstance(when, str):
+        date = parse_date(when)
+    else:
+        match = DATE_IN_NAME.match(file_name)
+        date = date_in_name(match[1], match[2], match[3]) if match else None
+    hinted: list[str] = []
+    for key in ("tags", "tag", "categories", "category"):
+        names = front.get(key)
+        if isinstance(names, str):
+            hinted += split_names(names)
+        elif isinstance(names, list):
+            hinted += [str(t) for t in names]
+    title = front.get("title")
+    return PostMeta(
+        title=title if isinstance(title, str) else None, date=date, updated=None,
+        author=None, description=None, tags=tuple(dict.fromkeys(hinted)),
+        draft=front.get("draft") is True or published is False,
+        slug=str(slug) if slug is not None else None,
+        image=None, math=False, comments=False)
+
+
+def _first_date(read: FrontValues, *keys: str) -> dt.datetime | None:
     for key in keys:
         found = read.date(key)
         if found is not None:
@@ -342,7 +247,7 @@ def _first_date(read: _Reader, *keys: str) -> dt.datetime | None:
     return None
 
 
-def _first_string(read: _Reader, *keys: str) -> str | None:
+def _first_string(read: FrontValues, *keys: str) -> str | None:
     for key in keys:
         found = read.string(key)
         if found is not None:
@@ -350,7 +255,7 @@ def _first_string(read: _Reader, *keys: str) -> str | None:
     return None
 
 
-def _redirects(read: _Reader) -> tuple[Aliases, Notes]:
+def _redirects(read: FrontValues) -> tuple[Aliases, Notes]:
     """The post's old URLs (`aliases`, `redirect_from`, and a Jekyll `permalink` or Hugo
     `url`, which name where the post lived), and warnings about what is not read."""
     found: dict[str, int] = {}  # path -> line

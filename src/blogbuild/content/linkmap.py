@@ -8,31 +8,21 @@ same functions, so a page's URL is decided in one way only.
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import posixpath
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 from urllib.parse import unquote
 
-import yaml
-
-from blogbuild import yamlcore
 from blogbuild.config import Config
-from blogbuild.content.dates import BadDate, date_in_name, parse_date
 from blogbuild.content.frontmatter import (
-    DATE_IN_NAME,
     PostMeta,
-    parse_meta,
     slug_from_filename,
-    split_front_matter,
-    split_names,
 )
 from blogbuild.content.wikinames import FileIndex, Match, NoteIndex, file_index, fold, note_index
-from blogbuild.diagnostics import ContentError
 from blogbuild.images.process import ImageInfo
+from blogbuild.readers import is_document, stem
 from blogbuild.urls import slugify
 
 #: A preview of another document's id: a digest of its HTML, and the needs (stylesheets)
@@ -97,9 +87,9 @@ def document_url(config: Config, rel: str, kind: str, meta: PostMeta) -> str:
 
 
 def bundle_dir(rel: str) -> str | None:
-    """A post written as FOLDER/index.md (or index.ipynb) owns the other files of FOLDER
-    (a page bundle)."""
-    if posixpath.basename(rel) in ("index.md", "index.ipynb") and "/" in rel:
+    """A post written as FOLDER/index.md (or index.ipynb, any document named index) owns
+    the other files of FOLDER (a page bundle)."""
+    if "/" in rel and is_document(rel) and stem(rel) == "index":
         return posixpath.dirname(rel)
     return None
 
@@ -240,116 +230,6 @@ class DocumentInfo:
     meta: PostMeta
     #: The title (front matter or first heading), when known: wiki links find posts by it.
     title: str | None = None
-
-
-def _fast_front_matter(text: str) -> tuple[dict[str, Any], str]:
-    """The front matter's data and text, read quickly; the render reads it again the full
-    way and the build checks that both agree (`Builder.render_sources`)."""
-    text = text.removeprefix("\ufeff")
-    first, sep, rest = text.partition("\n")
-    if first.rstrip() != "---" or not sep:
-        return {}, ""
-    end = re.search(r"^(?:---|\.\.\.)[ \t]*$", rest, re.MULTILINE)
-    if end is None:
-        raise ValueError("no closing ---")
-    # libyaml's loader, bounded like the exact reading (an alias bomb in tags: is refused
-    # here before anything walks it): the front matter of 1,000 posts in tens of ms.
-    data = yamlcore.safe_load(rest[: end.start()]) or {}
-    if not isinstance(data, dict):
-        raise ValueError("not a mapping")
-    return {str(k): v for k, v in data.items()}, text[: len(first) + 1 + end.end()]
-
-
-def read_info(rel: str, kind: str, display: str, data: bytes, stem: str, *,
-              fast: bool = False) -> DocumentInfo | None:
-    """Front matter only (no Markdown): None when the file cannot be read as a document,
-    which the render reports with its file and line. `fast` trades the exact reading for
-    speed (a hint that the caller verifies)."""
-    if rel.endswith(".ipynb"):
-        return _notebook_info(rel, kind, display, data, stem)
-    try:
-        text = data.decode("utf-8")
-        if "\r" in text:
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
-        if fast:
-            front, front_text = _fast_front_matter(text)
-            meta = _meta_hint(front, stem)
-            body = text[len(front_text):]
-        else:
-            fm = split_front_matter(text, display)
-            meta = parse_meta(fm, display, stem)
-            body = fm.body
-    except (UnicodeDecodeError, ContentError, ValueError, TypeError, yaml.YAMLError,
-            RecursionError, BadDate):
-        return None
-    return DocumentInfo(rel, kind, meta, meta.title or _first_heading(body))
-
-
-def _notebook_info(rel: str, kind: str, display: str, data: bytes,
-                   stem: str) -> DocumentInfo | None:
-    """What a notebook's front matter says (blogbuild.content.notebooks.frontmatter), and the
-    title of its first heading when that says none."""
-    from blogbuild.content.notebooks.frontmatter import notebook_front
-    from blogbuild.content.notebooks.read import read_notebook
-
-    try:
-        cells = read_notebook(data, display).cells
-        front = notebook_front(cells, display)
-        meta = parse_meta(front.fm, display, stem)
-    except (ContentError, ValueError, TypeError, yaml.YAMLError, RecursionError, BadDate):
-        return None
-    body = front.body or ""
-    if not body.strip():
-        first = next((c for c in cells if c.source.strip() and c.number != front.cell), None)
-        body = first.source if first is not None and first.kind == "markdown" else ""
-    return DocumentInfo(rel, kind, meta, meta.title or _first_heading(body))
-
-
-#: An ATX `# Title` line; the render makes the title of the first block when it is an H1.
-_H1 = re.compile(r" {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*")
-
-
-def _first_heading(body: str) -> str | None:
-    """The title a body's first line gives, read without Markdown (a hint: the render's
-    title is the truth, and a different one makes the build look again)."""
-    for line in body.lstrip("\n").split("\n", 1)[:1]:
-        match = _H1.fullmatch(line)
-        if match:
-            return match[1].strip() or None
-    return None
-
-
-def _meta_hint(front: Mapping[str, Any], stem: str) -> PostMeta:
-    """The fields that place a document (slug, date, draft, tags) from a quick YAML reading; the
-    full reading in the render is the truth, and the build compares the two."""
-    slug = front.get("slug")
-    published = front.get("published")
-    when = front.get("date") or front.get("publishDate") or front.get("pubdate") or (
-        published if not isinstance(published, bool) else None)
-    date: dt.datetime | None
-    if isinstance(when, dt.datetime):
-        date = when
-    elif isinstance(when, dt.date):
-        date = dt.datetime(when.year, when.month, when.day)
-    elif isinstance(when, str):
-        date = parse_date(when)
-    else:
-        match = DATE_IN_NAME.match(stem)
-        date = date_in_name(match[1], match[2], match[3]) if match else None
-    hinted: list[str] = []
-    for key in ("tags", "tag", "categories", "category"):
-        names = front.get(key)
-        if isinstance(names, str):
-            hinted += split_names(names)
-        elif isinstance(names, list):
-            hinted += [str(t) for t in names]
-    title = front.get("title")
-    return PostMeta(
-        title=title if isinstance(title, str) else None, date=date, updated=None,
-        author=None, description=None, tags=tuple(dict.fromkeys(hinted)),
-        draft=front.get("draft") is True or published is False,
-        slug=str(slug) if slug is not None else None,
-        image=None, math=False, comments=False)
 
 
 def link_entry(doc: DocumentInfo, config: Config, drafts: bool,

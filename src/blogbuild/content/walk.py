@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from blogbuild.diagnostics import Diagnostic, warning
+from blogbuild.readers import is_document, kind_of
 
 #: Folders tools keep beside sources; never part of a site.
 TOOL_FOLDERS = frozenset({".git", "__pycache__", "node_modules", ".ipynb_checkpoints"})
@@ -69,10 +70,10 @@ def walk_files(
     seen = {folder.resolve()}
 
     def usable_dir(path: Path) -> bool:
-        if path.name.endswith(".md"):
-            problems.append(warning(shown(path, root), 0, "a folder named like a Markdown file: "
-                                    "it is read as a folder of files, not as a post; rename "
-                                    "it to avoid the confusion"))
+        if is_document(path.name):
+            problems.append(warning(shown(path, root), 0, f"a folder named like a "
+                                    f"{kind_of(path.name)} file: it is read as a folder of "
+                                    "files, not as a post; rename it to avoid the confusion"))
         if not path.is_symlink():
             return True
         reason = _link_problem(path, allowed, folder=True)

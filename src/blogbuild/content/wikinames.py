@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from blogbuild.content.frontmatter import slug_from_filename
+from blogbuild.readers import suffix_of
 
 #: The rules a note name is tried by, in order (also the words messages use).
 NOTE_RULES = ("path", "file name", "slug", "title")
@@ -34,11 +35,9 @@ def fold(name: str) -> str:
 
 
 def _without_suffix(name: str) -> str:
-    """A document's name without .md or .ipynb (`[[analysis.ipynb]]` finds the notebook)."""
-    for suffix in (".md", ".ipynb"):
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
+    """A document's name without its suffix (`[[analysis.ipynb]]` finds the notebook)."""
+    suffix = suffix_of(name)
+    return name[: -len(suffix)] if suffix else name
 
 
 def _stem(rel: str) -> str:

@@ -28,6 +28,7 @@ from markdown_it.token import Token
 from blogbuild.content.linkmap import LinkMap, wiki_key
 from blogbuild.content.wikinames import Match
 from blogbuild.markdown.env import Env, report, token_line
+from blogbuild.readers import is_document
 from blogbuild.urls import encode_path, slugify
 
 #: `[[…]]` or `![[…]]` on one line, with no bracket inside (Obsidian forbids them in names).
@@ -153,7 +154,7 @@ def _anchor(link: _Link, heading: str) -> str:
 
 
 def _looks_like_file(name: str) -> bool:
-    return bool(_EXTENSION.search(name)) and not name.lower().endswith((".md", ".ipynb"))
+    return bool(_EXTENSION.search(name)) and not is_document(name.lower())
 
 
 def _from_content(link: _Link, name: str) -> str:

@@ -13,6 +13,7 @@ import posixpath
 from dataclasses import dataclass
 
 from blogbuild.diagnostics import Diagnostic, error
+from blogbuild.readers import is_document
 from blogbuild.urls import unsafe_path
 
 #: Ranks: a SITE_STATIC owner may replace a THEME owner; every other overlap is an error.
@@ -89,7 +90,7 @@ def _advice(rel: str, first: Owner, second: Owner) -> str:
     if first.rank == THEME:
         return (f"to replace the theme's {rel}, put your file at static/{rel}; otherwise "
                 "rename yours")
-    documents = [o.file for o in (first, second) if o.file.endswith((".md", ".ipynb"))]
+    documents = [o.file for o in (first, second) if is_document(o.file)]
     slug = (f" ({documents[0]} can take another 'slug' in its front matter)"
             if documents else "")
     if not (first.file and second.file):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import html as html_lib
 import re
 from collections.abc import Callable
@@ -15,15 +14,10 @@ from markdown_it.token import Token
 from blogbuild import diskcache, timings
 from blogbuild.config import Config, RunnableConfig
 from blogbuild.config_citations import BUILTIN_STYLES
-from blogbuild.content.frontmatter import (
-    FrontMatter,
-    parse_meta,
-    split_front_matter,
-)
 from blogbuild.content.linkmap import LinkMap, document_url
 from blogbuild.content.models import SourceJob, TocEntry
 from blogbuild.content.records import Rendered, RenderResult, shorten
-from blogbuild.diagnostics import ContentError, error, warning
+from blogbuild.diagnostics import error
 from blogbuild.fingerprints import CAPTURE_MODULE, digest_of
 from blogbuild.images.process import Options as ImageOptions
 from blogbuild.images.process import options_of
@@ -33,7 +27,7 @@ from blogbuild.markdown.feed import render_feed
 from blogbuild.markdown.more import excerpt
 from blogbuild.markdown.xref_previews import snippet_digest, snippets, templates
 from blogbuild.pipeline.bibliography import post_bibliography
-from blogbuild.sourcetext import decode_source
+from blogbuild.readers import Unreadable, reader_for
 from blogbuild.urls import encode_path
 
 if TYPE_CHECKING:
@@ -301,24 +295,6 @@ def anchors_of(html: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _refuse_surrogates(fm: FrontMatter, file: str) -> None:
-    """A YAML escape such as "\\ud800" makes a lone surrogate: no page could hold it."""
-    def bad(value: Any) -> bool:
-        if isinstance(value, str):
-            return any("\ud800" <= char <= "\udfff" for char in value)
-        if isinstance(value, dict):
-            return any(bad(k) or bad(v) for k, v in value.items())
-        return isinstance(value, list) and any(bad(v) for v in value)
-
-    for key, value in fm.data.items():
-        if bad(value):
-            node = fm.nodes.get(str(key))
-            line = fm.doc.line(node) if fm.doc is not None and node is not None else 0
-            raise ContentError(
-                f"'{key}' holds an escaped UTF-16 surrogate (like \\ud800), which is not a "
-                "character; write the character itself", file=file, line=line)
-
-
 def render_source(job: SourceJob, config: Config, data: bytes | None = None,
                   digest: str | None = None, links: LinkMap | None = None, *,
                   feed: bool = True) -> RenderResult:
@@ -343,35 +319,28 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
         return RenderResult(job, "", diagnostics=(
             error(job.display, 0, f"cannot read the file: {exc.strerror or exc}"),))
     digest = digest or digest_of(data, config)
-    if job.path.suffix == ".ipynb":
-        from blogbuild.pipeline.notebook import render_notebook
-
-        return render_notebook(job, config, data, digest, links, feed,
-                               functools.partial(render_markdown, parser_for(config)))
     try:
         with timings.section("front matter"):
-            text = decode_source(data, job.display)
-            fm = split_front_matter(text, job.display)
-            _refuse_surrogates(fm, job.display)
-            meta = parse_meta(fm, job.display, job.path.stem)
-    except ContentError as exc:
-        return RenderResult(job, digest, diagnostics=(error(job.display, exc.line, exc.message),))
-    source_dir = job.rel.rpartition("/")[0]
+            document = reader_for(job.rel).read(job, data, config)
+    except Unreadable as exc:
+        return RenderResult(job, digest, diagnostics=exc.diagnostics)
+    meta = document.meta
     self_url = links.url_of(job.rel) if links is not None else None
     if links is not None and self_url is None:  # a draft: it has a URL all the same
         self_url = document_url(config, job.rel, job.kind, meta)
+    page_url = config.urls.url(encode_path(self_url)) if self_url is not None else None
     with timings.section("front matter"):
-        bib = post_bibliography(job, fm, config)
+        bib = post_bibliography(job, document.front, config)
     rendered = render_markdown(
         parser_for(config),
-        fm.body,
+        document.text,
         file=job.display,
-        line_offset=fm.body_line_offset,
-        source_dir=source_dir,
+        line_offset=document.line_offset,
+        source_dir=job.rel.rpartition("/")[0],
         extract_title=meta.title is None,
         links=links,
         feed_base=config.urls.absolute(self_url) if self_url is not None else None,
-        page_url=config.urls.url(encode_path(self_url)) if self_url is not None else None,
+        page_url=page_url,
         feed=feed,
         bibliography=bib.library,
         citation_style=config.citations.style if config.citations.style in BUILTIN_STYLES
@@ -379,12 +348,8 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
         runnable=config.runnable,
         cover=bool(meta.image),
         images=options_of(config),
+        extra_env=document.env,
     )
-    diagnostics = (*(warning(job.display, line, note) for line, note in meta.notes),
-                   *bib.problems, *rendered.diagnostics)
-    if not fm.body.strip():
-        what = "is empty" if not text.strip() else "has no text after its front matter"
-        diagnostics = (warning(job.display, fm.body_line_offset + 1 if text.strip() else 0,
-                               f"the file {what}; write the post below the front matter"),
-                       *diagnostics)
+    rendered, diagnostics = document.finish(
+        rendered, tuple(document.at_front(problem) for problem in bib.problems), page_url)
     return RenderResult(job, digest, meta, rendered, diagnostics)

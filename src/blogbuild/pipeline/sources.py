@@ -25,7 +25,6 @@ from blogbuild.content.linkmap import (
     Preview,
     build_link_map,
     link_entry,
-    read_info,
 )
 from blogbuild.content.models import Site
 from blogbuild.content.records import Execution, Rendered, RenderResult, lookups_hold
@@ -37,6 +36,7 @@ from blogbuild.pipeline.state import SourceEntry
 from blogbuild.pipeline.store import RenderCache, StoredSnippets
 from blogbuild.pipeline.workers import RENDER_POOL_MIN, init_render, render_one
 from blogbuild.pool import run_jobs
+from blogbuild.readers import reader_for
 
 V = TypeVar("V")
 
@@ -52,8 +52,7 @@ def document_infos(jobs: dict[str, RenderJob], known: dict[str, SourceEntry],
             assert entry is not None
             infos.append(info_of(rel, entry))
         elif (data := with_bytes(item, config).data) is not None:
-            info = read_info(rel, item.job.kind, item.job.display, data,
-                             item.job.path.stem, fast=True)
+            info = reader_for(rel).info(item.job, data, fast=True)
             if info is not None:
                 infos.append(info)
     return infos

@@ -1,0 +1,96 @@
+"""The reader of Markdown files (`.md`): YAML front matter between `---` lines, then the body
+the Markdown pipeline renders."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+from blogbuild.config import Config
+from blogbuild.content import frontmatter
+from blogbuild.content.dates import BadDate
+from blogbuild.content.frontmatter import FrontMatter, parse_meta, split_front_matter
+from blogbuild.content.linkmap import DocumentInfo
+from blogbuild.content.models import SourceJob
+from blogbuild.diagnostics import ContentError, error, warning
+from blogbuild.readers import Document, Unreadable, stem
+from blogbuild.sourcetext import decode_source
+
+#: What a document that cannot be read quickly raises (the render then says why).
+UNREADABLE = (UnicodeDecodeError, ContentError, ValueError, TypeError, yaml.YAMLError,
+              RecursionError, BadDate)
+
+
+class MarkdownReader:
+    """Front matter and body of a Markdown file."""
+
+    def info(self, job: SourceJob, data: bytes, *, fast: bool) -> DocumentInfo | None:
+        """`fast`: the front matter by `frontmatter.quick_front_matter`, the fields that place
+        the document only (`meta_hint`)."""
+        name = stem(job.path.name)
+        try:
+            text = data.decode("utf-8")
+            if "\r" in text:
+                text = text.replace("\r\n", "\n").replace("\r", "\n")
+            if fast:
+                front, front_text = frontmatter.quick_front_matter(text)
+                meta = frontmatter.meta_hint(front, name)
+                body = text[len(front_text):]
+            else:
+                fm = split_front_matter(text, job.display)
+                meta = parse_meta(fm, job.display, name)
+                body = fm.body
+        except UNREADABLE:
+            return None
+        return DocumentInfo(job.rel, job.kind, meta, meta.title or first_heading(body))
+
+    def read(self, job: SourceJob, data: bytes, config: Config) -> Document:
+        try:
+            text = decode_source(data, job.display)
+            fm = split_front_matter(text, job.display)
+            _refuse_surrogates(fm, job.display)
+            meta = parse_meta(fm, job.display, stem(job.path.name))
+        except ContentError as exc:
+            raise Unreadable(error(job.display, exc.line, exc.message)) from None
+        problems = []
+        if not fm.body.strip():
+            what = "is empty" if not text.strip() else "has no text after its front matter"
+            problems.append(warning(job.display, fm.body_line_offset + 1 if text.strip() else 0,
+                                    f"the file {what}; write the post below the front matter"))
+        return Document(job.display, fm, meta, fm.body, fm.body_line_offset, problems=problems)
+
+
+READER = MarkdownReader()
+
+#: An ATX `# Title` line; the render makes the title of the first block when it is an H1.
+_H1 = re.compile(r" {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*")
+
+
+def first_heading(body: str) -> str | None:
+    """The title a body's first line gives, read without Markdown (a hint: the render's
+    title is the truth, and a different one makes the build look again)."""
+    for line in body.lstrip("\n").split("\n", 1)[:1]:
+        match = _H1.fullmatch(line)
+        if match:
+            return match[1].strip() or None
+    return None
+
+
+def _refuse_surrogates(fm: FrontMatter, file: str) -> None:
+    """A YAML escape such as "\\ud800" makes a lone surrogate: no page could hold it."""
+    def bad(value: Any) -> bool:
+        if isinstance(value, str):
+            return any("\ud800" <= char <= "\udfff" for char in value)
+        if isinstance(value, dict):
+            return any(bad(k) or bad(v) for k, v in value.items())
+        return isinstance(value, list) and any(bad(v) for v in value)
+
+    for key, value in fm.data.items():
+        if bad(value):
+            node = fm.nodes.get(str(key))
+            line = fm.doc.line(node) if fm.doc is not None and node is not None else 0
+            raise ContentError(
+                f"'{key}' holds an escaped UTF-16 surrogate (like \\ud800), which is not a "
+                "character; write the character itself", file=file, line=line)
