@@ -223,7 +223,7 @@ def start(tmp_path: Path) -> Iterator[Callable[..., Session]]:
 def index_here(monkeypatch: pytest.MonkeyPatch) -> None:
     """A build's update makes its search index in this process (on a thread), not in a
     process of its own: for tests that watch or change the index's code in this process."""
-    from blogbuild.pipeline.search_process import IndexProcess
+    from blogbuild.stages.search.process import IndexProcess
 
     monkeypatch.setattr(IndexProcess, "begin", classmethod(lambda cls, *args: None))
 
@@ -233,7 +233,7 @@ def pagefind_reads(monkeypatch: pytest.MonkeyPatch,
                    index_here: None) -> Iterator[list[list[str]]]:
     """The URLs of the pages the build gave Pagefind to read, call by call."""
     made: list[list[str]] = []
-    from blogbuild.pipeline import search
+    from blogbuild.stages.search import index as search
 
     real = search.read_pages
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from blogbuild.pipeline import search
 from blogbuild.search import pages as search_pages
+from blogbuild.stages.search import reading as search
 
 
 def pagefinds_own_index(monkeypatch: pytest.MonkeyPatch, build: Callable[[], Any],

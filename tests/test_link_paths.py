@@ -58,7 +58,7 @@ def test_spaces_percent_and_non_ascii_paths_resolve_and_are_served(
     report = build(site / "site.yaml", output=tmp_path / "out")
     assert [d.format() for d in report.diagnostics] == []
     page = tmp_path / "out/posts/a/index.html"
-    # Each picture is shown by its copies, named after it (blogbuild.pipeline.images).
+    # Each picture is shown by its copies, named after it (blogbuild.stages.images).
     sources = attrs(page, "img", "src")
     assert [re.sub(r"\.[0-9a-f]{10}\.2\.png$", ".png", s) for s in sources] == [
         "/blog/posts/a/my%20plot.png", "/blog/posts/a/my%20plot.png",

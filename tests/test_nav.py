@@ -16,8 +16,8 @@ from PIL import Image
 
 from blogbuild.commands.build import BuildReport, build
 from blogbuild.diagnostics import BuildFailed
-from blogbuild.pipeline.covers import image_size
 from blogbuild.pipeline.nav import related_posts
+from blogbuild.stages.covers import image_size
 
 SITE_YAML = 'title: "Nav"\nbase_url: "https://example.org/blog/"\nposts_per_page: 20\n'
 
@@ -220,7 +220,7 @@ def test_covers_in_lists_and_on_the_post(tmp_path: Path) -> None:
               for li in items}
     local, site_path, remote = covers["Local"], covers["Site-Path"], covers["Remote"]
     assert covers["Plain"] is None and local is not None and site_path is not None
-    # The picture's widest copy in its own format (blogbuild.pipeline.images).
+    # The picture's widest copy in its own format (blogbuild.stages.images).
     assert (local.get("src"), local.get("width"), local.get("height"), local.get("alt")) == (
         f"/blog/assets/cover.{key_of_png(root / 'content/assets/cover.png')}.300.png", "300",
         "200", "A blue square")

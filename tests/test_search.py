@@ -177,7 +177,7 @@ def test_a_failed_run_stops_the_index_made_beside_its_pages(
 
     from blogbuild import cancel
     from blogbuild.diagnostics import BlogbuildError
-    from blogbuild.pipeline import search
+    from blogbuild.stages.search import index as search
 
     build(site / "site.yaml")
     before = tree(site / "_site")

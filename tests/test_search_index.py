@@ -218,7 +218,7 @@ def test_an_edit_in_a_new_process_gives_pagefind_the_edited_page_alone(tmp_path:
     is the bytes of a clean build. (Pagefind is run through a script that copies what it
     is sent, named by PAGEFIND_BINARY_PATH as Pagefind's own tools name it.)"""
     from blogbuild.diskcache import CACHE_ENV
-    from blogbuild.pipeline.pagefind_service import executable
+    from blogbuild.stages.search.pagefind import executable
 
     log = tmp_path / "sent-to-pagefind"
     program = tmp_path / "pagefind"
@@ -267,10 +267,12 @@ def test_pages_sent_ahead_are_read_before_the_job_and_not_again(
     from blogbuild.config import load_config
     from blogbuild.fingerprints import code_fingerprint
     from blogbuild.output.writer import Staging
-    from blogbuild.pipeline import search as search_step
-    from blogbuild.pipeline.search import Doc, Search, index_programs, page_keys
-    from blogbuild.pipeline.search_process import Ahead, _ChildStage, _serve
     from blogbuild.search import pages as search_pages
+    from blogbuild.stages.search import index as search_step
+    from blogbuild.stages.search.child import _ChildStage, _serve
+    from blogbuild.stages.search.documents import Doc, index_programs, page_keys
+    from blogbuild.stages.search.index import Search
+    from blogbuild.stages.search.process import Ahead
 
     monkeypatch.delenv(diskcache.CACHE_ENV, raising=False)
     site = make_site(tmp_path / "site", 1)
@@ -307,7 +309,7 @@ def index_processes() -> list[int]:
     for entry in Path("/proc").iterdir():
         try:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            if int(fields[1]) == os.getpid() and b"search_process" in (
+            if int(fields[1]) == os.getpid() and b"blogbuild.stages.search.child" in (
                     entry / "cmdline").read_bytes():
                 found.append(int(entry.name))
         except (OSError, ValueError, IndexError):
@@ -319,7 +321,7 @@ def index_processes() -> list[int]:
 def answers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """What the search index's process answered, build by build ("done", "lost",
     "failed")."""
-    from blogbuild.pipeline.search_process import IndexProcess
+    from blogbuild.stages.search.process import IndexProcess
 
     seen: list[str] = []
     real = IndexProcess.answer
@@ -338,7 +340,7 @@ def test_the_index_process_runs_below_the_build_s_priority(tmp_path: Path) -> No
     import os
 
     from blogbuild.config import load_config
-    from blogbuild.pipeline.search_process import NICER, IndexProcess
+    from blogbuild.stages.search.process import NICER, IndexProcess
 
     site = make_site(tmp_path / "site", 2)
     child = IndexProcess.begin(load_config(site / "site.yaml"), None)
@@ -381,7 +383,7 @@ def test_a_process_that_answered_is_left_to_finish(answered: bool) -> None:
     """After a good answer the process writes the layout and the cache's rows: the build
     waits for it to end. A process that did not answer (a failed run) is killed."""
 
-    from blogbuild.pipeline.search_process import IndexProcess, Offloaded
+    from blogbuild.stages.search.process import IndexProcess, Offloaded
 
     process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.5)"],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -397,7 +399,7 @@ def test_an_update_that_leaves_the_index_as_it_was_gets_the_processs_answer(
     """A change no page of the index shows (a new static file) leaves the index as it was:
     the process answers at once, without waiting for the stage, and the build takes that
     answer, though the process is gone by the time the build has its stage."""
-    from blogbuild.pipeline.search_process import Offloaded
+    from blogbuild.stages.search.process import Offloaded
 
     real = Offloaded.write_into
 
@@ -421,8 +423,8 @@ def test_the_process_keeps_the_parts_it_read_for_the_next_build(
         tmp_path: Path, answers: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """The part of the page Pagefind read for the process is in the cache once the build
     is done: made in this process later, the same page is not read again."""
-    from blogbuild.pipeline import search
-    from blogbuild.pipeline.search_process import IndexProcess
+    from blogbuild.stages.search import index as search
+    from blogbuild.stages.search.process import IndexProcess
 
     site = make_site(tmp_path / "site", 12)
     build(site / "site.yaml")
@@ -448,7 +450,7 @@ def test_the_index_is_made_here_when_its_process_cannot(
         tmp_path: Path, answers: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """A body the render store lost is rendered again by the build, which then makes the
     index itself; so it does when the process runs other code, or does not run at all."""
-    from blogbuild.pipeline import search_process
+    from blogbuild.stages.search import process as search_process
 
     site = make_site(tmp_path / "site", 12)
     build(site / "site.yaml")
@@ -487,7 +489,7 @@ def test_the_index_is_made_here_when_its_process_cannot(
 
     edit(site, "newest")
     with monkeypatch.context() as patched:  # no process: the index is made on a thread
-        patched.setattr(search_process.sys, "executable", str(tmp_path / "no-python"))
+        patched.setattr(sys, "executable", str(tmp_path / "no-python"))
         build(site / "site.yaml")
     assert answers[2:] == []
     same_as_a_clean_build("clean-no-process")

@@ -159,12 +159,12 @@ def test_cards_are_cached_and_only_an_edited_title_is_drawn(
     second = site / "_site/posts/second/card.png"
     before = first.read_bytes(), second.read_bytes()
     # A clean output folder with the cache: nothing is drawn, the bytes are the same.
-    monkeypatch.setattr("blogbuild.pipeline.cards.draw_card", _refuse)
+    monkeypatch.setattr("blogbuild.stages.cards.draw_card", _refuse)
     build(site / "site.yaml", output=tmp_path / "other", jobs=1)
     assert (tmp_path / "other/posts/first/card.png").read_bytes() == before[0]
     # An edited title draws that card only.
     drawn: list[str] = []
-    monkeypatch.setattr("blogbuild.pipeline.cards.draw_card",
+    monkeypatch.setattr("blogbuild.stages.cards.draw_card",
                         lambda card: drawn.append(card.title) or cards.draw_card(card))
     post = site / "content/posts/2024-01-05-first.md"
     text = post.read_text()

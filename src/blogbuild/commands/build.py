@@ -71,7 +71,7 @@ def _update(config: Config, out: Path | None, sources: Sources | None, *, drafts
     if sources is not None and config.search:
         # An update of the last build's output: the process that will make its search
         # index starts now, and loads while the engine's modules do.
-        from blogbuild.pipeline.search_process import IndexProcess
+        from blogbuild.stages.search.process import IndexProcess
 
         child = IndexProcess.begin(config, config.root / CACHE_DIR)
     try:

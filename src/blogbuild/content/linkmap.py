@@ -127,7 +127,7 @@ class LinkMap:
     previews: Mapping[str, Mapping[str, Preview]] = field(default_factory=dict)
     #: Their HTML (not compared: the digests in `previews` say whether it changed).
     snippets: SnippetSource | None = field(default=None, compare=False)
-    #: Pictures by source, a content path or `static/…` (blogbuild.pipeline.images).
+    #: Pictures by source, a content path or `static/…` (blogbuild.stages.images).
     images: Mapping[str, ImageInfo] = field(default_factory=dict)
 
     def url_of(self, rel: str) -> str | None:

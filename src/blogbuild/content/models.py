@@ -64,7 +64,7 @@ class Cover:
     width: int | None
     height: int | None
     alt: str
-    #: Its smaller copies (blogbuild.pipeline.images), by format, the one every browser
+    #: Its smaller copies (blogbuild.stages.images), by format, the one every browser
     #: shows last: (MIME type, srcset of site URLs).
     sources: tuple[tuple[str, str], ...] = ()
     src: str = ""  # the widest of those last ones, a site URL ("": `url` itself)
@@ -201,7 +201,7 @@ class Site:
     tags: dict[str, tuple[Tag, list[Post]]]  # slug -> (tag, posts newest first)
     years: list[tuple[int, list[Post]]]  # newest year first
     assets: dict[str, str]  # content-relative source path -> site-root URL path
-    #: Pictures by source (a content path or static/…), blogbuild.pipeline.images.
+    #: Pictures by source (a content path or static/…), blogbuild.stages.images.
     images: dict[str, Any] = field(default_factory=dict)
     series: dict[str, Series] = field(default_factory=dict)  # slug -> series
     related: dict[str, tuple[Post, ...]] = field(default_factory=dict)  # by source

@@ -2,7 +2,7 @@
 
 The links plugin has given each image token its final `src` and noted what it names
 (`meta["image"]`: the content path or site path as written). Here a picture the image
-stage made variants of (`LinkMap.images`, see blogbuild.pipeline.images) becomes
+stage made variants of (`LinkMap.images`, see blogbuild.stages.images) becomes
 
     <picture><source type="image/webp" srcset="… 480w, … 800w" sizes="…">
       <img src="…" srcset="…" sizes="…" width="…" height="…" alt="…" loading="lazy"

@@ -148,3 +148,9 @@ def paginate(posts: list[Post], per_page: int, first_url: str = "/") -> list[Pag
         )
         for n, chunk in enumerate(chunks, 1)
     ]
+
+
+def page_needs(page: PlannedPage) -> frozenset[str] | None:
+    """The needs of an HTML page; None for a file that has none (a feed, the sitemap)."""
+    needs = page.context.get("needs")
+    return None if needs is None else frozenset(needs)

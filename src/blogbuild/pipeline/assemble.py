@@ -26,8 +26,8 @@ from blogbuild.content.records import RenderResult, shorten
 from blogbuild.diagnostics import Diagnostic, error, warning
 from blogbuild.images.process import ImageInfo
 from blogbuild.output.claims import Claims, Owner
-from blogbuild.pipeline.covers import cover_of
 from blogbuild.pipeline.nav import group_series, related_posts
+from blogbuild.stages.covers import cover_of
 from blogbuild.urls import output_path, slugify, unsafe_path
 
 #: Symbols that tell tags apart (C++, C#, Q&A) become words in the slug instead of vanishing.

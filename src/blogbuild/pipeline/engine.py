@@ -29,25 +29,14 @@ from blogbuild.diskcache import due
 from blogbuild.images.process import ImageInfo
 from blogbuild.output.claims import Claims, Owner
 from blogbuild.output.entries import Seen, intact, stat_all
+from blogbuild.output.files import FileSpec, claim_files, stage_files
 from blogbuild.output.outdir import CACHE_DIR, MARKER, check_output
 from blogbuild.output.plan import PlannedPage, page_owner, planned
 from blogbuild.output.writer import Stage
 from blogbuild.pipeline import pages as stale
-from blogbuild.pipeline.assemble import assemble, resolve_refs
-from blogbuild.pipeline.cards import card_files, make_cards, prune_cards, site_cards
+from blogbuild.pipeline.assemble import assemble, document_post, resolve_refs
 from blogbuild.pipeline.deps import fingerprint, share
-from blogbuild.pipeline.files import (
-    FileSpec,
-    claim_files,
-    page_stylesheets,
-    site_files,
-    stage_files,
-    static_rels,
-)
-from blogbuild.pipeline.images import heaviest as heaviest_images
-from blogbuild.pipeline.images import made_files
-from blogbuild.pipeline.images import prepare as prepare_images
-from blogbuild.pipeline.images import publish as publish_images
+from blogbuild.pipeline.files import made_files, site_files, static_rels
 from blogbuild.pipeline.items import STATE_FIELDS, Items
 from blogbuild.pipeline.outcome import BuildReport, first_per_place
 from blogbuild.pipeline.quick import (
@@ -61,8 +50,6 @@ from blogbuild.pipeline.quick import (
     with_bytes,
     without_bytes,
 )
-from blogbuild.pipeline.search import Indexing, Search, is_index_file
-from blogbuild.pipeline.search_process import IndexProcess, Offloaded
 from blogbuild.pipeline.sources import (
     LinkInputs,
     Relinker,
@@ -84,6 +71,15 @@ from blogbuild.pipeline.workers import (
 )
 from blogbuild.pool import default_jobs, run_jobs
 from blogbuild.progress import Progress, no_progress
+from blogbuild.stages.cards import card_files, make_cards, prune_cards, site_cards
+from blogbuild.stages.images import heaviest as heaviest_images
+from blogbuild.stages.images import prepare as prepare_images
+from blogbuild.stages.images import publish as publish_images
+from blogbuild.stages.search.documents import is_index_file
+from blogbuild.stages.search.index import Search
+from blogbuild.stages.search.indexing import Indexing
+from blogbuild.stages.search.process import IndexProcess, Offloaded
+from blogbuild.stages.stylesheets import page_stylesheets
 from blogbuild.themefiles import ENTRY_TEMPLATES
 
 #: Renders no source of this build names are kept this long (other output folders, a
@@ -104,7 +100,7 @@ class Engine:
                  progress: Progress = no_progress, option: str | None = None,
                  persist: bool = True, search_process: IndexProcess | None = None) -> None:
         # `search_process`: the search index's process, started by the caller (see
-        # blogbuild.pipeline.search.Search.child).
+        # blogbuild.stages.search.index.Search.child).
         self.config = config
         self.output = (output or (config.root / config.output_dir)).resolve()
         # Before anything is read or written: a wrong output folder could delete sources.
@@ -255,7 +251,8 @@ class Engine:
         cancel.check()
         if not fresh and early is None:  # Pagefind reads their pages while the site assembles
             self.search.send_ahead([entries[rel].result for rel in sorted(fresh_sources)
-                                    if rel in entries], self.store,
+                                    if rel in entries],
+                                   lambda result: document_post(result, config, self.store, []),
                                    new=any(rel not in last.sources for rel in fresh_sources))
 
         self.progress("assembling the site", 0, 0)

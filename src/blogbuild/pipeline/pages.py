@@ -19,7 +19,7 @@ from blogbuild.config import Config
 from blogbuild.content.models import Post, Site
 from blogbuild.fileio import file_digest
 from blogbuild.output.entries import FileEntry, OutputEntry
-from blogbuild.output.plan import PlannedPage
+from blogbuild.output.plan import PlannedPage, page_needs
 from blogbuild.pipeline.deps import (
     CONFIG,
     SITE,
@@ -30,7 +30,6 @@ from blogbuild.pipeline.deps import (
     post_fingerprint,
     post_value,
 )
-from blogbuild.pipeline.files import page_needs
 from blogbuild.pipeline.items import STATE_FIELDS, next_items
 from blogbuild.pipeline.quick import template_files
 from blogbuild.pipeline.state import (

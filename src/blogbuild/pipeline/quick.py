@@ -25,8 +25,8 @@ from blogbuild.output.entries import OutputEntry, intact
 from blogbuild.output.outdir import MARKER
 from blogbuild.output.writer import files_under
 from blogbuild.pipeline.outcome import BuildReport
-from blogbuild.pipeline.pagefind_service import versions
 from blogbuild.pipeline.state import save_pickle, state_key, state_path
+from blogbuild.stages.search.pagefind import versions
 from blogbuild.themefiles import theme_static, theme_templates
 
 

@@ -26,8 +26,8 @@ from blogbuild.markdown.env import html_renderer, report, token_line
 from blogbuild.markdown.feed import render_feed
 from blogbuild.markdown.more import excerpt
 from blogbuild.markdown.xref_previews import snippet_digest, snippets, templates
-from blogbuild.pipeline.bibliography import post_bibliography
 from blogbuild.readers import Unreadable, reader_for
+from blogbuild.stages.bibliography import post_bibliography
 from blogbuild.urls import encode_path
 
 if TYPE_CHECKING:
@@ -215,7 +215,7 @@ def render_markdown(
         tokens = md.parse(body, env)
     execution = None
     if runnable is not None and "runnable" in env["needs"]:
-        from blogbuild.pipeline.execute import execute_blocks
+        from blogbuild.stages.execution import execute_blocks
         from blogbuild.themefiles import theme_static
 
         with timings.section("build-time execution"):

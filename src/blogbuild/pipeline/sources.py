@@ -30,13 +30,13 @@ from blogbuild.content.models import Site
 from blogbuild.content.records import Execution, Rendered, RenderResult, lookups_hold
 from blogbuild.images import outputs as images_outputs
 from blogbuild.images.process import ImageInfo
-from blogbuild.pipeline.bibliography import still_same
 from blogbuild.pipeline.quick import RenderJob, with_bytes
 from blogbuild.pipeline.state import SourceEntry
 from blogbuild.pipeline.store import RenderCache, StoredSnippets
 from blogbuild.pipeline.workers import RENDER_POOL_MIN, init_render, render_one
 from blogbuild.pool import run_jobs
 from blogbuild.readers import reader_for
+from blogbuild.stages.bibliography import still_same
 
 V = TypeVar("V")
 
@@ -124,7 +124,7 @@ class Renderer:
         self.progress = progress
         self.rendered: set[str] = set()  # sources rendered (not found in the store)
         self.digests: dict[str, str | None] = {}  # of the files renders read, this run
-        #: display path -> what the render ran at build time (blogbuild.pipeline.execute)
+        #: display path -> what the render ran at build time (blogbuild.stages.execution)
         self.executions: dict[str, Execution] = {}
 
     def usable(self, entry: SourceEntry | None, item: RenderJob, links: LinkMap) -> bool:

@@ -24,12 +24,12 @@ from blogbuild.fileio import file_digest
 from blogbuild.images import outputs as images_outputs
 from blogbuild.output.entries import OutputEntry
 from blogbuild.output.writer import Staging
-from blogbuild.pipeline.bibliography import still_same
 from blogbuild.pipeline.deps import Reads, Tracker, compact
 from blogbuild.pipeline.items import Items, Made
 from blogbuild.pipeline.quick import RenderJob
 from blogbuild.pipeline.store import RenderCache, without_body
 from blogbuild.pool import preload
+from blogbuild.stages.bibliography import still_same
 
 #: Below these many jobs the work stays in this process.
 RENDER_POOL_MIN = 24

@@ -1,7 +1,7 @@
 """The reader of Jupyter notebooks (`.ipynb`): a notebook's cells as one Markdown page.
 
 Read the notebook (blogbuild.content.notebooks.read), its front matter (first cell), run
-it when `execute` asks (blogbuild.pipeline.notebook_run), and lay its cells out as one
+it when `execute` asks (blogbuild.stages.notebook_run), and lay its cells out as one
 Markdown document, which the render parses with the site's parser and the notebook plugin.
 Every message about the notebook points at a line of the .ipynb file, and says which cell
 (and which line of it) it is about.
@@ -30,9 +30,9 @@ from blogbuild.content.records import Rendered
 from blogbuild.diagnostics import ContentError, Diagnostic, Severity, error, warning
 from blogbuild.markdown.notebook.document import notebook_page
 from blogbuild.markdown.notebook.options import cell_options
-from blogbuild.pipeline.notebook_run import run_notebook, wants_run
 from blogbuild.readers import Document, Unreadable, stem
 from blogbuild.readers.markdown import first_heading
+from blogbuild.stages.notebook_run import run_notebook, wants_run
 from blogbuild.urls import encode_path
 
 _FLAGS = ("download", "colab", "runnable")

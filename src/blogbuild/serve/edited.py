@@ -31,7 +31,7 @@ from blogbuild.fingerprints import digest_of
 from blogbuild.output.plan import document_page
 from blogbuild.output.writer import write_now
 from blogbuild.pipeline.assemble import document_post
-from blogbuild.pipeline.covers import cover_of
+from blogbuild.stages.covers import cover_of
 
 if TYPE_CHECKING:
     import jinja2

@@ -21,11 +21,11 @@ from blogbuild.cancel import Token, scope
 from blogbuild.content.walk import ignored_path
 from blogbuild.diagnostics import BlogbuildError, error
 from blogbuild.output.outdir import CACHE_DIR
-from blogbuild.pipeline.search import FOLDER as SEARCH_FOLDER
 from blogbuild.pool import stop_helpers
 from blogbuild.serve.http import SNIPPET, DevHTTPServer, ServerState
 from blogbuild.serve.live import LiveBuild, Update
 from blogbuild.serve.watch import Watcher
+from blogbuild.stages.search.documents import FOLDER as SEARCH_FOLDER
 
 log = logging.getLogger("blogbuild.serve")
 

@@ -19,7 +19,7 @@ from blogbuild.diagnostics import Diagnostic, warning
 from blogbuild.fileio import write_atomically
 from blogbuild.output.cards import Card, card_rel, draw_card, missing_glyphs
 from blogbuild.output.claims import Owner
-from blogbuild.pipeline.files import FileSpec
+from blogbuild.output.files import FileSpec
 from blogbuild.pool import run_jobs
 
 _CARD_FIX = ("rename the other file, or give the post an 'image:' of its own (then it gets "

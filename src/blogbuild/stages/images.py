@@ -16,13 +16,12 @@ import functools
 import json
 import posixpath
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from blogbuild import diskcache
 from blogbuild.config import Config
-from blogbuild.content.models import Site
 from blogbuild.images.cache import complete, folder_of, make
 from blogbuild.images.process import (
     ENCODER_VERSION,
@@ -38,8 +37,7 @@ from blogbuild.images.process import (
 )
 from blogbuild.images.strip import Unreadable, strip
 from blogbuild.output.claims import Owner
-from blogbuild.pipeline.files import FileSpec
-from blogbuild.pipeline.state import SourceEntry
+from blogbuild.output.files import FileSpec
 from blogbuild.pool import run_jobs
 
 #: The result cache's table of probes, by file path, size, time and inode.
@@ -228,18 +226,3 @@ def heaviest(table: ImageTable, count: int = HEAVIEST) -> tuple[tuple[str, int, 
                 copy = 0
         found.append((info.source, size, copy))
     return tuple(found)
-
-
-def made_files(site: Site, entries: Mapping[str, SourceEntry]) -> list[FileSpec]:
-    """The files renders made for their pages (images.outputs), beside each page."""
-    specs = []
-    for post in [*site.posts, *site.pages]:
-        entry = entries.get(post.source)
-        rendered = entry.result.rendered if entry is not None else None
-        if rendered is None or not rendered.files:
-            continue
-        base = post.url if post.url.endswith("/") else posixpath.dirname(post.url) + "/"
-        owner = Owner(f"a picture drawn by a block of {post.display}", "")
-        for name, made in rendered.files:
-            specs.append(FileSpec(f"{base.lstrip('/')}{name}", Path(made), owner))
-    return specs

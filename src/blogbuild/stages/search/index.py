@@ -1,58 +1,52 @@
-"""Search: a Pagefind index of the bodies of posts and pages, under /pagefind/ of the output.
-
-Only posts and pages are indexed (lists, tags, the archive and feeds repeat them). Each is
-handed to Pagefind as a small HTML document made of its title, date and rendered body, with
-the site's sub-path in its URL. Pagefind reads only the pages whose part of the index is
-not in the result cache (their key covers URL, title, date, body, options and Pagefind's
-version); the index files are then written by `blogbuild.search` from every page's part,
-and an edit rewrites the chunks that hold the words it changed. When Pagefind cannot run
-the build warns and goes on without search.
+"""The search index of a site, kept page by page (see blogbuild.stages.search): made from
+the last index's layout and the parts of the pages Pagefind read, its files staged for the
+output; in the build's process or in a process of its own (blogbuild.stages.search.process).
 """
 
 from __future__ import annotations
 
 import contextlib
-import contextvars
-import datetime as dt
 import gc
 import hashlib
-import html
-import json
-import queue
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from blogbuild import cancel, diskcache
 from blogbuild.config import Config
-from blogbuild.content.models import Bodies, MissingBody, Post, Site
+from blogbuild.content.models import MissingBody, Post, Site
 from blogbuild.diagnostics import Diagnostic, warning
 from blogbuild.fileio import file_digest
-from blogbuild.fingerprints import code_fingerprint, versions_of
 from blogbuild.output.entries import FileEntry, OutputEntry, Seen, intact
-from blogbuild.output.writer import Stage, Staging
-from blogbuild.pipeline.pagefind_service import Service, versions
-from blogbuild.pipeline.search_process import Ahead, IndexProcess, Job, Offloaded
+from blogbuild.output.writer import Staging
+from blogbuild.stages.search.documents import (
+    ENTRY,
+    FOLDER,
+    SOURCE,
+    Doc,
+    documents,
+    index_programs,
+    is_index_file,
+    layout_key,
+    page_keys,
+)
+from blogbuild.stages.search.indexing import Indexing
+from blogbuild.stages.search.pagefind import Service
+from blogbuild.stages.search.process import Ahead, IndexProcess, Job, Offloaded
+from blogbuild.stages.search.reading import read_pages
 
 if TYPE_CHECKING:  # the index's own modules load where an index is made (most often in
-    # the process of blogbuild.pipeline.search_process, not the build's)
+    # the process of blogbuild.stages.search.child, not the build's)
     from blogbuild.content.records import RenderResult
     from blogbuild.search import pages as search_pages
     from blogbuild.search.chunks import Chunk
     from blogbuild.search.layout import Layout, Made
     from blogbuild.search.pages import PageIndex, Runtime
 
-#: The index's folder in the output (the theme's search.js loads pagefind.js from there).
-FOLDER = "pagefind"
-#: Bump when what is fed to Pagefind changes shape.
-FORMAT = 4
-#: Parts of a body that are no text a reader searches for: KaTeX's visual copy of every
-#: formula (its MathML copy stays) and TeX source, buttons, icons, heading anchors, and the
-#: templates of previews of other posts (their text is those posts').
-EXCLUDE = (".katex-html", "annotation", "button", "svg", ".heading-anchor",
-           ".codeblock-lang", ".callout-icon", ".video-note", ".video-play", "template")
+#: At most this many sources' pages are read ahead of the job (`Search.send_ahead`).
+AHEAD_MAX = 8
 
 
 class Staged(Protocol):
@@ -65,229 +59,6 @@ class Staged(Protocol):
     def write_bytes(self, rel: str, data: bytes) -> None: ...
 
     def link(self, rel: str, source: Path) -> None: ...
-
-
-@dataclass(frozen=True)
-class Doc:
-    """What the index needs of a post or page: what its key is made of, and its body
-    (read from the render store when Pagefind reads the page). Small, to be sent to the
-    process that makes the index (blogbuild.pipeline.search_process)."""
-
-    url: str
-    title: str
-    date: dt.datetime | None
-    body_id: str
-    digest: str
-    bodies: Bodies | None
-
-    @classmethod
-    def of(cls, post: Post) -> Doc:
-        return cls(post.url, post.title, post.date, post.body_id, post.digest, post.bodies)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # A tuple of its fields: a thousand go to the index's process with each update.
-        return Doc, (self.url, self.title, self.date, self.body_id, self.digest, self.bodies)
-
-    @property
-    def html(self) -> str:
-        """Raises MissingBody."""
-        return self.bodies.html(self.digest) if self.bodies is not None else ""
-
-
-def is_index_file(entry: FileEntry) -> bool:
-    """The file is one of the index's (their entries' source says so)."""
-    return entry.source.startswith(_SOURCE)
-
-
-def documents(site: Site) -> list[Doc]:
-    """What the index holds, in the order it numbers them: pages by URL, then posts from
-    the oldest, so that a new post is added at the end and no other page is renumbered."""
-    pages = sorted(site.pages, key=lambda p: (p.url, p.source))
-    posts = sorted(site.posts, key=lambda p: (p.date.isoformat() if p.date else "", p.url,
-                                              p.source))
-    return [Doc.of(post) for post in [*pages, *posts]]
-
-
-def _date(post: Doc, config: Config) -> str:
-    """The date as the theme shows it (the `date` filter's rule)."""
-    value: dt.datetime | None = post.date
-    if value is None:
-        return ""
-    try:
-        return value.strftime(config.date_format)
-    except ValueError:
-        return value.strftime("%Y-%m-%d")
-
-
-def page_document(post: Doc, config: Config) -> str:
-    """The HTML Pagefind reads for one post: title and body are indexed, the date is
-    metadata. No tag filters: Pagefind writes a filter's values in a random order, and
-    two builds would differ. No image: Pagefind would take the body's first <img> as the
-    result's picture, and a figure from a build-time block is a data: URL (kilobytes of
-    base64 in the index, matched by searches for digits). Every value is escaped; the body
-    is ours."""
-    e = html.escape
-    parts = [f'<html lang="{e(config.language)}"><head><title>{e(post.title)}</title></head>'
-             "<body>"]
-    date = _date(post, config)
-    if date:
-        parts.append(f'<p data-pagefind-meta="date">{e(date)}</p>')
-    parts.append('<p data-pagefind-meta="image:"></p>')
-    parts.append(f'<main data-pagefind-body><h1 data-pagefind-meta="title">{e(post.title)}'
-                 f"</h1>{post.html}</main></body></html>")
-    return "".join(parts)
-
-
-def pagefind_options(config: Config) -> dict[str, Any]:
-    """The options of Pagefind's indexes of the site of `config`."""
-    return {"force_language": config.language.lower(), "exclude_selectors": list(EXCLUDE)}
-
-
-def start_pagefind(config: Config) -> Service | None:
-    """A Pagefind process with an empty index for the site of `config`, to be handed to
-    `read_pages`; None when it cannot start (the reading then says why)."""
-    from blogbuild.pipeline.pagefind_service import SearchUnavailable
-
-    if not config.search:
-        return None
-    try:
-        return Service(pagefind_options(config))
-    except SearchUnavailable:
-        return None
-
-
-def read_pages(config: Config, docs: list[Doc], render_again: Callable[[set[str]], None],
-               keep: Callable[[str, PageIndex], None], spare: Service | None = None,
-               ) -> Runtime:
-    """Pagefind's reading of `docs`, handed to `keep` page by page with its URL; returns
-    Pagefind's runtime. Raises SearchUnavailable. Pages go in batches to Pagefind
-    processes, two at once when there are many (Pagefind reads on one core); each process
-    makes a new index for each batch, so none holds more than a batch, and each document
-    is made as it is sent. `render_again` renders
-    the sources whose bodies the render store lost. `spare`: a process `start_pagefind`
-    started ahead, for the first batch (closed here, whatever happens)."""
-    from blogbuild.pipeline.pagefind_service import SearchUnavailable
-    from blogbuild.search.format import FormatError
-    from blogbuild.search.pages import split
-
-    options = pagefind_options(config)
-    if spare is not None and spare.config != options:
-        spare.close()
-        spare = None
-    spares = [spare] if spare is not None else []
-    urls = config.urls
-    token = cancel.current()
-    runtimes: list[Runtime] = []
-    errors: list[BaseException] = []
-    lost: list[Doc] = []  # bodies the render store lost
-    lock = threading.Lock()
-
-    def documents_of(batch: list[Doc], sent: list[Doc]) -> Iterator[tuple[str, str]]:
-        for post in batch:
-            token.check()
-            try:
-                document = page_document(post, config)
-            except MissingBody as missing:
-                with lock:
-                    lost.append(post)
-                    digests.add(missing.digest)
-                continue
-            sent.append(post)
-            yield urls.url(post.url), document
-
-    def work(batches: queue.SimpleQueue[list[Doc] | None]) -> None:
-        service: Service | None = None  # one process, a new index for each batch
-        try:
-            while (batch := batches.get()) is not None:
-                if errors:
-                    continue
-                try:
-                    if service is None:
-                        with lock:
-                            service = spares.pop() if spares else None
-                        if service is None:
-                            service = Service(options)
-                    else:
-                        service.next_index()
-                    sent: list[Doc] = []
-                    with token.child(service.kill):
-                        service.add_many(documents_of(batch, sent))
-                        if batch and not sent:  # every body was lost: next round
-                            continue
-                        files = service.files()
-                    runtime, found = split(files)
-                    del files
-                    with lock:
-                        if not runtimes:  # the same in every batch, a few hundred KiB
-                            runtimes.append(runtime)
-                        for url, part in found.items():
-                            keep(url, part)
-                except BaseException as exc:  # handed to the caller's thread
-                    errors.append(exc)
-        finally:
-            if service is not None:
-                service.close()
-
-    todo = docs
-    digests: set[str] = set()
-    try:
-        for _round in range(2):  # then once more for the pages whose bodies were lost
-            two = len(todo) >= _TWO_PROCESSES
-            size = min(_BATCH, -(-len(todo) // 2)) if two else max(len(todo), 1)
-            batches: queue.SimpleQueue[list[Doc] | None] = queue.SimpleQueue()
-            for start in range(0, max(len(todo), 1), size):
-                batches.put(todo[start:start + size])
-            workers = [threading.Thread(target=work, args=(batches,), name="pagefind")
-                       for _ in range(1 + two)]
-            for worker in workers:
-                batches.put(None)
-                worker.start()
-            for worker in workers:
-                cancel.join(worker)
-            token.check()
-            if errors or not lost:
-                break
-            render_again(digests)
-            todo, lost[:], digests = list(lost), [], set()
-    finally:
-        with lock:  # not taken: every batch failed before it, or the run was cancelled
-            left, spares[:] = list(spares), []
-        for service in left:
-            service.close()
-    for error in errors:
-        if isinstance(error, FormatError):
-            raise SearchUnavailable(f"Pagefind wrote an index this version of blogbuild "
-                                    f"cannot read ({error}); install pagefind 1.5") from None
-        raise error
-    if lost:
-        raise SearchUnavailable("the rendered bodies of some pages could not be read")
-    return runtimes[0]
-
-
-def index_programs() -> str:
-    """What makes the index with the pages: Pagefind, the CBOR writer, the compressor, and
-    our code (how pages are shown to Pagefind, how its index is written)."""
-    writers = ";".join(f"{k}={v}" for k, v in sorted(versions_of(("cbor2", "isal")).items()))
-    return f"{versions()};{writers};{code_fingerprint()}"
-
-
-def _layout_key(programs: str) -> str:
-    """The key of a layout made by `programs` (and of their runtime files)."""
-    return hashlib.sha256(json.dumps([FORMAT, programs]).encode()).hexdigest()
-
-
-def page_keys(docs: list[Doc], config: Config, programs: str) -> list[str]:
-    """Each page's key: it changes whenever the page's part of the index would (its URL,
-    title, date and body, the options and Pagefind). What all pages share is hashed once."""
-    shared = hashlib.sha256(json.dumps([FORMAT, programs, config.language, config.base_url,
-                                        EXCLUDE]).encode())
-    keys = []
-    for post in docs:
-        h = shared.copy()
-        h.update(json.dumps([post.url, post.title, _date(post, config),
-                             post.body_id]).encode())
-        keys.append(h.hexdigest())
-    return keys
 
 
 def _kept(kept: FileEntry | None, digest: bytes | None, named: str, output: Path, path: str,
@@ -331,7 +102,7 @@ class Search:
 
     def prepare(self) -> None:
         """A build's update: start the process that will make the index now, so that it
-        is ready once the site is assembled (blogbuild.pipeline.search_process)."""
+        is ready once the site is assembled (blogbuild.stages.search.process)."""
         if self.config.search and not self.unavailable and not self.remember \
                 and self.child is None:
             folder = diskcache.cache_dir()
@@ -349,19 +120,18 @@ class Search:
             self.spare.close()
             self.spare = None
 
-    def send_ahead(self, results: list[RenderResult], bodies: Bodies | None, *,
-                   new: bool) -> None:
+    def send_ahead(self, results: list[RenderResult], post_of: Callable[[RenderResult], Post],
+                   *, new: bool) -> None:
         """A build's update, its sources rendered: send their pages to the index's process
         (if it has one), whose Pagefind reads them while the site is assembled, so that
         the job finds their parts instead of reading them. A few sources at most (an edit,
-        a new post): more are read by the job, in two Pagefind processes. `new`: one of
-        them is a source the last build did not have."""
-        from blogbuild.pipeline.assemble import document_post
-
+        a new post): more are read by the job, in two Pagefind processes. `post_of` makes
+        a record's post as the site will show it; `new`: one of them is a source the last
+        build did not have."""
         if (self.child is None or not self.config.search or self.unavailable
-                or not results or len(results) > _AHEAD_MAX):
+                or not results or len(results) > AHEAD_MAX):
             return
-        docs = [Doc.of(document_post(result, self.config, bodies, [])) for result in results
+        docs = [Doc.of(post_of(result)) for result in results
                 if result.ok and result.meta is not None
                 and (self.drafts or not result.meta.draft)]
         if docs:
@@ -396,7 +166,7 @@ class Search:
         def read() -> None:
             with contextlib.suppress(Exception):
                 runtime = read_pages(self.config, todo, lost, keep, spare)
-                search_pages.keep_runtime(_layout_key(programs), runtime)
+                search_pages.keep_runtime(layout_key(programs), runtime)
 
         self.ahead = threading.Thread(target=read, name="search-ahead", daemon=True)
         self.ahead.start()
@@ -448,15 +218,15 @@ class Search:
         # The entry file names what the index holds; the other files of an index are the
         # same entries from one build to the next when they are the same bytes (an edit
         # then saves the few that changed in the build's state, not all of them).
-        source = f"{_SOURCE}:{hashlib.sha256(''.join(keys).encode()).hexdigest()}"
+        source = f"{SOURCE}:{hashlib.sha256(''.join(keys).encode()).hexdigest()}"
         previous = {rel: e for rel, e in last.items() if is_index_file(e)}
-        entry = previous.get(f"{FOLDER}/{_ENTRY}")
+        entry = previous.get(f"{FOLDER}/{ENTRY}")
         if (not fresh and entry is not None and entry.source == source
                 and all(intact(output, rel, e.out, seen) for rel, e in previous.items())):
             return previous, []
-        from blogbuild.pipeline.pagefind_service import SearchUnavailable
         from blogbuild.search import pages as search_pages
         from blogbuild.search.chunks import ChunkLost
+        from blogbuild.stages.search.pagefind import SearchUnavailable
 
         old = {} if fresh else previous
         staged: dict[bytes, Path] = {}  # the files staged, by the digest of their bytes
@@ -502,7 +272,7 @@ class Search:
         for rel, (known, make) in index.files.items():
             path = f"{FOLDER}/{rel}"
             kept = old.get(path)
-            named = source if rel == _ENTRY else _SOURCE
+            named = source if rel == ENTRY else SOURCE
             # Most files outlive an edit (the script, the fragments of other pages, the
             # chunks that hold none of its words): kept without being made again.
             same = _kept(kept, known, named, output, path, seen)
@@ -536,7 +306,7 @@ class Search:
             self.ahead.join()
             self.ahead = None
         layout = None if anew else self.layout or Layout.load()
-        options = _layout_key(programs)
+        options = layout_key(programs)
         if layout is not None and layout.key != options:
             layout = None
         loading, self.loading = self.loading, None  # chunks loading since the pages came
@@ -615,73 +385,6 @@ class Search:
         return Made.of(runtime, Layout(options, pages, fields, chunks), need)
 
 
-class Indexing:
-    """The search step of one run, in a thread of its own: the live server's, a first
-    build's, and an update's whose index process could not make it (search_process).
-    Pagefind reads in processes of its own and the chunks compress outside the GIL, so on two
-    cores some of the index is made beside the main thread's work. An update starts it
-    once the site is assembled and hands it the stage for its files when the writing
-    begins (`write_into`). It runs under a token of its own, stopped when the run's is
-    cancelled or when the run fails (`abandon`)."""
-
-    def __init__(self, work: Callable[[Callable[[], Staged], Callable[[], None]],
-                                      tuple[dict[str, FileEntry], list[Diagnostic]]]) -> None:
-        parent, self._token = cancel.current(), cancel.Token()
-        self._outcome: tuple[dict[str, FileEntry], list[Diagnostic]] | None = None
-        self._error: BaseException | None = None
-        self._stage: Stage | None = None
-        self._given = threading.Event()  # the stage was handed over, or the run failed
-        self._reading = threading.Event()  # Pagefind reads, or the work is done
-
-        def stage() -> Stage:
-            self._given.wait()
-            cancel.check()
-            assert self._stage is not None
-            return self._stage
-
-        def run() -> None:
-            try:
-                with parent.child(self._token.stop), cancel.scope(self._token):
-                    self._outcome = work(stage, self._reading.set)
-            except BaseException as exc:  # handed to the run's thread
-                self._error = exc
-            finally:
-                self._reading.set()
-
-        # A copy of this thread's context: the run's timing and settings go with it.
-        self._thread = threading.Thread(target=contextvars.copy_context().run, args=(run,),
-                                        name="search-index", daemon=True)
-        self._thread.start()
-
-    def until_reading(self) -> None:
-        """Wait until Pagefind reads the new pages (or the index is made). Until then the
-        index's thread needs the GIL (the pages' keys, the last layout), and the index
-        is what a build's update waits for last: run alone, that part is done in a few
-        tens of milliseconds, and the reading goes on beside the main thread's work."""
-        while not self._reading.wait(cancel.WAKE_SECONDS):
-            cancel.check()
-
-    def write_into(self, stage: Stage) -> None:
-        """The stage the index's files go into."""
-        self._stage = stage
-        self._given.set()
-
-    def result(self) -> tuple[dict[str, FileEntry], list[Diagnostic]]:
-        """Wait for it: the index's files' entries, and a warning when there is no index."""
-        assert self._given.is_set(), "write_into comes first"
-        cancel.join(self._thread)
-        if self._error is not None:
-            raise self._error
-        assert self._outcome is not None
-        return self._outcome
-
-    def abandon(self) -> None:
-        """The run failed: stop, and wait until it wrote its last file into the stage."""
-        self._token.stop()
-        self._given.set()
-        cancel.join(self._thread)
-
-
 def _load_chunks(chunks: list[Chunk]) -> threading.Thread:
     """A thread that reads the chunks' files into memory and decompresses them (one the
     cache lost is left to the update, which makes the index anew then)."""
@@ -711,15 +414,3 @@ def _collector_paused(paused: bool) -> Iterator[None]:
         yield
     finally:
         gc.enable()
-
-
-#: The source the build's state records for the index's files; the entry file's adds a
-#: digest of the pages' keys.
-_SOURCE = "generated:search"
-_ENTRY = "pagefind-entry.json"
-#: From this many pages to read, two Pagefind processes read them.
-_TWO_PROCESSES = 32
-#: At most this many sources' pages are read ahead of the job (`Search.send_ahead`).
-_AHEAD_MAX = 8
-#: Pages per Pagefind index: a process's memory grows with the pages of its index.
-_BATCH = 25

@@ -8,8 +8,8 @@ templating to let go. In a process of its own the two run on two cores.
 The process is started as soon as the build knows it updates an output (`IndexProcess.
 begin`, before the engine's own modules load), and handed the site's configuration at
 once, so that Python, the index's modules and a Pagefind process load while the build
-reads and renders. It is handed the job once the site is assembled (`blogbuild.pipeline.
-search.Doc` for each page: what the key is made of, and where the body is), and the
+reads and renders. It is handed the job once the site is assembled (`blogbuild.stages.
+search.documents.Doc` for each page: what the key is made of, and where the body is), and the
 stage's folder when the writing begins; it writes the index's new files there and answers
 with their entries. Before the job, it may be sent the pages of the sources the build has
 just rendered (`Ahead`): Pagefind reads them while the build assembles the site, and the
@@ -26,21 +26,20 @@ import contextlib
 import logging
 import os
 import subprocess
-import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from blogbuild import cancel, childproc, diskcache, fingerprints
 from blogbuild.diagnostics import Diagnostic
 from blogbuild.output.entries import FileEntry
-from blogbuild.output.writer import Stage, Staging
+from blogbuild.output.writer import Stage
 
 if TYPE_CHECKING:
     from blogbuild.config import Config
-    from blogbuild.pipeline.search import Indexing, Search
+    from blogbuild.stages.search.indexing import Indexing
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +75,7 @@ class IndexProcess:
         # blogbuild.runtimes.katex_process) loads on the other.
         try:
             process = childproc.start(
-                "blogbuild.pipeline.search_process",
+                "blogbuild.stages.search.child",
                 # The result cache's folder named: the engine names it for its workers,
                 # but this process may start before the engine does.
                 diskcache.environment(cache, dict(os.environ)), nicer=NICER)
@@ -151,7 +150,7 @@ class IndexProcess:
 
 @dataclass
 class Job:
-    """What the child needs to make the index (blogbuild.pipeline.search.Search.stage), after
+    """What the child needs to make the index (blogbuild.stages.search.index.Search.stage), after
     the configuration it was sent first."""
 
     drafts: bool
@@ -165,8 +164,8 @@ class Job:
 @dataclass
 class Ahead:
     """Pages the child may have Pagefind read before the job names them: those of the
-    sources the build has just rendered, as the site will show them (`blogbuild.pipeline.
-    search.Doc`), sent before the site is assembled. `new`: one of them is a source the
+    sources the build has just rendered, as the site will show them (`blogbuild.stages.
+    search.documents.Doc`), sent before the site is assembled. `new`: one of them is a source the
     last build did not have (nearly every chunk of the index changes then)."""
 
     docs: list[Any]
@@ -174,113 +173,8 @@ class Ahead:
     code: str = field(default_factory=fingerprints.code_fingerprint)
 
 
-@dataclass
-class _ChildStage:
-    """The stage as the child sees it: the folder the parent's stage writes into."""
-
-    staging: Staging
-    staged: set[str] = field(default_factory=set)
-
-    def write_bytes(self, rel: str, data: bytes) -> None:
-        self.staging.place(rel).write_bytes(data)
-        self.staged.add(rel)
-
-    def link(self, rel: str, source: Path) -> None:
-        self.staging.link(rel, source)
-        self.staged.add(rel)
-
-
-class _Lost(Exception):
-    def __init__(self, digests: set[str]) -> None:
-        super().__init__()
-        self.digests = digests
-
-
-def _shape(entry: FileEntry) -> tuple[Any, ...]:
-    return entry.source, entry.stamp, entry.out.digest, entry.out.size, entry.out.mtime_ns
-
-
-def serve(inp: IO[bytes], out: IO[bytes]) -> None:
-    """The child: the site's configuration, one job, its stage, one answer."""
-    from blogbuild.config import Config
-    from blogbuild.pipeline.search import Search, start_pagefind
-    from blogbuild.search.layout import Layout  # and with it the index's other modules
-
-    config = childproc.read(inp)
-    if not isinstance(config, Config):
-        return
-    # While the build reads and renders: what needs no job. Pagefind first: its program
-    # loads on the other core while this one reads the last layout.
-    search = Search(config, remember=False, spare=start_pagefind(config))
-    try:
-        code = fingerprints.code_fingerprint()
-        search.layout = Layout.load()
-        _serve(inp, out, search, code)
-    finally:
-        search.close_spare()
-
-
-def _serve(inp: IO[bytes], out: IO[bytes], search: Search, code: str) -> None:
-    """The pages to read ahead, the job and the stage, for `search` (the layout loaded), in
-    this process of `code`."""
-    from blogbuild.pipeline.search import index_programs
-
-    programs = index_programs()  # what makes the index: for the pages ahead and the job
-    job = childproc.read(inp)
-    while isinstance(job, Ahead):  # Pagefind reads them while the build assembles the site
-        if job.code == code:
-            search.read_ahead(job.docs, new=job.new, programs=programs)
-        job = childproc.read(inp)
-    if not isinstance(job, Job):
-        return
-    if job.code != code:
-        childproc.write(out, ("failed", "it runs other code"))
-        return
-    search.drafts = job.drafts
-    stage: _ChildStage | None = None
-
-    def staged() -> _ChildStage:
-        nonlocal stage
-        if stage is None:
-            staging = childproc.read(inp)
-            if not isinstance(staging, Staging):  # the build failed: nothing to write
-                raise cancel.Cancelled
-            stage = _ChildStage(staging)
-        return stage
-
-    def lost(digests: set[str]) -> None:
-        raise _Lost(digests)
-
-    before = {rel: _shape(entry) for rel, entry in job.last.items()}
-    answer: Answer
-    later: list[Callable[[], None]] = []  # after the answer: the build commits meanwhile
-    try:
-        entries, notes = search.stage(staged, job.docs, job.last, job.output, job.fresh,
-                                      lost, later=later, programs=programs)
-        # The entries the build has already as they are go back by name: the build keeps
-        # its own objects (its state compares them by identity first).
-        kept = {rel for rel, entry in entries.items()
-                if job.last.get(rel) is entry and before[rel] == _shape(entry)}
-        changed = {rel: entry for rel, entry in entries.items() if rel not in kept}
-        answer = "done", (sorted(kept), changed, notes, sorted(stage.staged) if stage else [])
-    except _Lost as exc:
-        answer = "lost", exc.digests
-    except cancel.Cancelled:
-        return
-    except Exception as exc:  # the build makes the index itself, and says why
-        answer = "failed", f"{type(exc).__name__}: {exc}"
-        later.clear()
-    childproc.write(out, answer)
-    try:
-        for then in later:
-            then()
-    finally:
-        search.settle_ahead()
-        diskcache.close()  # the pages' parts it read: the build waits for this
-
-
 class Offloaded:
-    """The search step of one run in the child: what `blogbuild.pipeline.search.Indexing`
+    """The search step of one run in the child: what `blogbuild.stages.search.indexing.Indexing`
     is for a thread. When the child cannot make the index, `fallback()` makes it on a
     thread (after `render_again` rendered the bodies the child could not read)."""
 
@@ -329,16 +223,3 @@ class Offloaded:
         """The run failed (or is done): the child ends (once it has finished what it does
         after a good answer)."""
         self.child.end(FINISH_SECONDS if self.done else 0.0)
-
-
-if __name__ == "__main__":
-    # By the module's own name: the job's classes are pickled as its, not as __main__'s.
-    from blogbuild.pipeline import search_process
-
-    search_process.serve(sys.stdin.buffer, sys.stdout.buffer)
-    # The build waits for this process to end: not for the interpreter to take apart,
-    # one by one, the index it made. What needs closing is closed first.
-    from blogbuild.perprocess import close_all, end_now
-
-    close_all()
-    end_now(0)
