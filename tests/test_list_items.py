@@ -170,7 +170,7 @@ def test_entries_templated_by_worker_processes_are_not_kept(
     themselves (the build's memory); the next build that templates a list makes them."""
     from blogbuild import fingerprints
     from blogbuild.output.outdir import CACHE_DIR
-    from blogbuild.pipeline import engine
+    from blogbuild.pipeline import writing
     from blogbuild.pipeline.state import state_key
     from blogbuild.pipeline.state_files import load_state
 
@@ -188,7 +188,7 @@ def test_entries_templated_by_worker_processes_are_not_kept(
         assert found is not None
         return dict(found.items)
 
-    monkeypatch.setattr(engine, "PAGE_POOL_MIN", 2)  # every page in the workers
+    monkeypatch.setattr(writing, "PAGE_POOL_MIN", 2)  # every page in the workers
     build(root / "site.yaml", jobs=2)
     assert state() == {}
     add(root, "q12", "2024-01-20", ["a"])()

@@ -22,6 +22,7 @@ from blogbuild.content.linkmap import DocumentInfo, bundle_dir
 from blogbuild.content.models import SourceJob
 from blogbuild.diagnostics import BuildFailed, error
 from blogbuild.readers import Document, Unreadable
+from blogbuild.stages.context import Folders
 
 
 class ToyReader:
@@ -34,7 +35,7 @@ class ToyReader:
             split_front_matter(text, job.display), job.display, name)
         return DocumentInfo(job.rel, job.kind, meta, meta.title)
 
-    def read(self, job: SourceJob, data: bytes, config: Config) -> Document:
+    def read(self, job: SourceJob, data: bytes, config: Config, folders: Folders) -> Document:
         text = data.decode()
         for number, line in enumerate(text.split("\n"), 1):
             if line == "!!":

@@ -1,7 +1,7 @@
 """The site's citation settings: `bibliography` (one .bib file or a list) and
 `citations.style`; each file is read here, so the render fingerprint covers the bytes of
 every one. A .bib file that does not exist is a warning at its line of site.yaml, given by
-the render (pipeline/bibliography.py): the fingerprint notes it missing, so creating it
+the render (stages/bibliography/): the fingerprint notes it missing, so creating it
 renders the posts again. A style that is missing, or a file that cannot be read, is an
 error here."""
 

@@ -100,7 +100,7 @@ def digest_of(data: bytes, config: Config) -> str:
     asking for it) also depends on the interpreter and the installed distributions, and
     on the options of the execution."""
     h = hashlib.sha256(data)
-    h.update(_options_key(config.render_fingerprint(), code_fingerprint()))
+    h.update(_options_key(config.render_fingerprint(), code_fingerprint(), extensions()))
     if may_execute(data, config):
         from blogbuild.themefiles import theme_static
 
@@ -144,5 +144,13 @@ def execution_fingerprint(capture: Path) -> str:
 
 
 @functools.lru_cache(maxsize=8)
-def _options_key(render_fingerprint: str, code: str) -> bytes:
-    return f"{render_fingerprint}\0{code}".encode()
+def _options_key(render_fingerprint: str, code: str, extensions: str) -> bytes:
+    return f"{render_fingerprint}\0{code}\0{extensions}".encode()
+
+
+def extensions() -> str:
+    """The readers and stages registered (blogbuild.readers, blogbuild.stages): code of
+    others than blogbuild's that may change what a build renders and writes."""
+    from blogbuild import readers, stages
+
+    return f"{readers.fingerprint()}\0{stages.fingerprint()}"

@@ -99,7 +99,7 @@ def _build_and_crawl(config: Config, output: Path, options: Options, ignore: tup
                              if f.kind == "build" or not crawl.ignored(ignore, f.target)]
         documents = _documents(engine)
         files = crawl.output_files(output)
-        pages = dict(crawl.read_pages(output, files, engine.jobs))
+        pages = dict(crawl.read_pages(output, files, engine.context.jobs))
         outcome.pages = len(pages)
         problems, external = crawl.check_uses(
             pages, files, config.base_url, config.urls.base_path, ignore,
@@ -123,13 +123,16 @@ def _shown(file: str | None, config: Config) -> str:
 
 
 def _sources(engine: Engine) -> list[tuple[Path, str]]:
-    if engine.sources is None:
+    """The sources the build read (however far it came), those it published when it
+    completed (drafts only with --drafts)."""
+    sources, site = engine.context.sources, engine.last.site if engine.last else None
+    if sources is None:
         return []
-    if engine.site is not None:  # what is published (drafts only with --drafts)
-        keep = {p.source for p in [*engine.site.posts, *engine.site.pages]}
+    if site is not None:
+        keep = {p.source for p in [*site.posts, *site.pages]}
     else:
-        keep = set(engine.sources.items)
-    return [(i.job.path, i.job.display) for rel, i in sorted(engine.sources.items.items())
+        keep = set(sources.items)
+    return [(i.job.path, i.job.display) for rel, i in sorted(sources.items.items())
             if rel in keep]
 
 
@@ -147,9 +150,9 @@ def _from_build(diagnostics: Iterable[Diagnostic], targets: dict[tuple[str, int]
 
 def _ref_targets(engine: Engine) -> dict[tuple[str, int], str]:
     """(source, line) -> the link target written there, from the render records."""
-    assert engine.state is not None
+    assert engine.last is not None
     targets: dict[tuple[str, int], str] = {}
-    for entry in engine.state.sources.values():
+    for entry in engine.last.entries.values():
         rendered = entry.result.rendered
         for ref in rendered.refs if rendered is not None else ():
             targets.setdefault((entry.result.job.display, ref.line), ref.target)
@@ -159,11 +162,12 @@ def _ref_targets(engine: Engine) -> dict[tuple[str, int], str]:
 def _markdown_targets(engine: Engine, config: Config) -> dict[str, set[tuple[str, str]]]:
     """Per built page, the (file, fragment) targets of its Markdown links and images: the
     build checked those already and named their source lines."""
-    assert engine.state is not None and engine.site is not None
+    last = engine.last
+    assert last is not None and last.site is not None
     base_url, base_path = config.base_url, config.urls.base_path
     skip: dict[str, set[tuple[str, str]]] = {}
-    for post in [*engine.site.posts, *engine.site.pages]:
-        entry = engine.state.sources.get(post.source)
+    for post in [*last.site.posts, *last.site.pages]:
+        entry = last.entries.get(post.source)
         rendered = entry.result.rendered if entry is not None else None
         if rendered is None:
             continue
@@ -185,10 +189,11 @@ def _markdown_targets(engine: Engine, config: Config) -> dict[str, set[tuple[str
 
 def _documents(engine: Engine) -> dict[str, Document]:
     """Built page -> the source it was made from (its lines, to find a URL in)."""
-    assert engine.site is not None
+    last = engine.last
+    assert last is not None and last.site is not None
     documents = {}
-    for post in [*engine.site.posts, *engine.site.pages]:
-        path = engine.config.content_path / post.source
+    for post in [*last.site.posts, *last.site.pages]:
+        path = last.config.content_path / post.source
         try:
             lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:

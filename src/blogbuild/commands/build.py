@@ -67,21 +67,22 @@ def _update(config: Config, out: Path | None, sources: Sources | None, *, drafts
             strict: bool, use_cache: bool, clean: bool, jobs: int | None, progress: Progress,
             option: str | None) -> BuildReport:
     """The build, once the check found work to do (`sources`: what it read)."""
-    child = None
+    kept = {}
     if sources is not None and config.search:
         # An update of the last build's output: the process that will make its search
         # index starts now, and loads while the engine's modules do.
-        from blogbuild.stages.search.process import IndexProcess
+        from blogbuild.stages.search.process import KEPT_PROCESS, IndexProcess
 
         child = IndexProcess.begin(config, config.root / CACHE_DIR)
+        if child is not None:
+            kept[KEPT_PROCESS] = child
     try:
         from blogbuild.pipeline.engine import Engine  # Markdown, templates: only when needed
 
         engine = Engine(config, output=out, drafts=drafts, strict=strict, use_cache=use_cache,
-                        clean=clean, jobs=jobs, progress=progress,
-                        option=option, search_process=child)
+                        clean=clean, jobs=jobs, progress=progress, option=option, kept=kept)
     except BaseException:
-        if child is not None:
+        for child in kept.values():
             child.end()
         raise
     try:

@@ -94,6 +94,17 @@ class RenderResult:
         return self.meta is not None and self.rendered is not None
 
 
+@dataclass
+class SourceEntry:
+    """A source as the build's state keeps it: the digest of its bytes, its render record
+    (no body: that is in the render store), and whether the stored body has the feed
+    variant."""
+
+    digest: str
+    result: RenderResult
+    feed: bool
+
+
 def shorten(text: str, limit: int) -> str:
     """`text` cut at a word before `limit` characters, with an ellipsis."""
     if len(text) <= limit:

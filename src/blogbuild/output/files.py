@@ -41,6 +41,16 @@ def generated(key: str) -> str:
     return f"generated:{key}"
 
 
+#: What the source the state records for a file a stage staged itself (not from a
+#: FileSpec: the search index) starts with, the stage's name after it.
+STAGED = "staged:"
+
+
+def staged_itself(entry: FileEntry) -> bool:
+    """The file is one a stage staged itself: that stage checks it in the output."""
+    return entry.source.startswith(STAGED)
+
+
 def stage_files(stage: Stage, chosen: dict[str, FileSpec], last: dict[str, FileEntry],
                 output: Path, fresh: bool, seen: Seen | None = None) -> dict[str, FileEntry]:
     """Stage the files that are new or changed; returns every file's new entry (a file

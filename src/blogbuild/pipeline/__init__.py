@@ -1,7 +1,7 @@
-"""The one build engine, used by `build` and `serve` alike.
+"""The one build engine, used by `build` and `serve` alike, and its core: the sources read,
+the renders and their store, the build's state, the pages and what they read, the workers.
 
-discover → read front matter → decide URLs and order → render the stale sources (workers)
-→ assemble the site from small records → template the stale pages (workers, each writing
-its pages into a staging folder) → commit the changed files into the output folder.
-See docs/architecture.md.
+`engine.Engine.run` is one call per step (begin → read → prepare → render → assemble →
+plan → check → write → finish); the stages it runs at its steps are blogbuild.stages, the
+readers of the sources blogbuild.readers. See docs/architecture.md.
 """

@@ -27,7 +27,6 @@ from blogbuild.diagnostics import Diagnostic, error, warning
 from blogbuild.images.process import ImageInfo
 from blogbuild.output.claims import Claims, Owner
 from blogbuild.pipeline.nav import group_series, related_posts
-from blogbuild.stages.covers import cover_of
 from blogbuild.urls import output_path, slugify, unsafe_path
 
 #: Symbols that tell tags apart (C++, C#, Q&A) become words in the slug instead of vanishing.
@@ -97,7 +96,8 @@ def assemble(
     images: dict[str, ImageInfo] | None = None,
 ) -> tuple[Site, list[Diagnostic]]:
     """The site from render records (sorted, tagged, linked); `bodies` is where the posts'
-    rendered bodies are read from when a template shows them."""
+    rendered bodies are read from when a template shows them. The posts' covers are the
+    cover stage's (blogbuild.stages.covers)."""
     diagnostics: list[Diagnostic] = []
     posts: list[Post] = []
     pages: list[Post] = []
@@ -161,7 +161,7 @@ def assemble(
     site.link_series()
     site.related = related_posts(posts)
     site.link_series()
-    return site, [*diagnostics, *series_problems, *_covers(site, config)]
+    return site, [*diagnostics, *series_problems]
 
 
 def document_post(result: RenderResult, config: Config, bodies: Bodies | None,
@@ -203,17 +203,6 @@ def document_post(result: RenderResult, config: Config, bodies: Bodies | None,
         tags=tuple(tag_for(t) for t in meta.tags),
         excerpt_html=(rendered.excerpt_html or "") if meta.description is None else "",
     )
-
-
-def _covers(site: Site, config: Config) -> list[Diagnostic]:
-    """Give every post and page its cover image; a warning for each that cannot be read."""
-    by_url = {url: rel for rel, url in site.assets.items()}
-    problems = []
-    for post in [*site.posts, *site.pages]:
-        post.cover, problem = cover_of(post, site.assets, by_url, config, site.images)
-        if problem is not None:
-            problems.append(problem)
-    return problems
 
 
 def _wants_comments(meta: PostMeta, config: Config, display: str,

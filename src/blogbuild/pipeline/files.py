@@ -10,6 +10,7 @@ from pathlib import Path
 
 from blogbuild.config import Config
 from blogbuild.content.models import Site
+from blogbuild.content.records import SourceEntry
 from blogbuild.content.walk import ignored, shown, walk_files
 from blogbuild.diagnostics import Diagnostic
 from blogbuild.output.bundles import CODE_CSS
@@ -17,7 +18,6 @@ from blogbuild.output.claims import SITE_STATIC, THEME, Owner
 from blogbuild.output.codestyles import code_css, code_css_key
 from blogbuild.output.files import FileSpec
 from blogbuild.output.writer import bundle_files
-from blogbuild.pipeline.state import SourceEntry
 from blogbuild.themefiles import theme_dir, theme_static
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from blogbuild import __version__
 from blogbuild.config import Config
 from blogbuild.content.models import Post, Site
+from blogbuild.content.records import SourceEntry
 from blogbuild.fileio import file_digest
 from blogbuild.output.entries import FileEntry, OutputEntry
 from blogbuild.output.plan import PlannedPage, page_needs
@@ -32,11 +33,7 @@ from blogbuild.pipeline.deps import (
 )
 from blogbuild.pipeline.items import STATE_FIELDS, next_items
 from blogbuild.pipeline.quick import template_files
-from blogbuild.pipeline.state import (
-    PageEntry,
-    SourceEntry,
-    State,
-)
+from blogbuild.pipeline.state import PageEntry, State
 from blogbuild.pipeline.workers import PageDone
 from blogbuild.runtimes import pyodide
 from blogbuild.themefiles import CUSTOM_JS, THEME_PREFIX

@@ -123,9 +123,9 @@ def read_sources(config: Config, known: dict[str, Stamp] | None = None) -> Sourc
 
 def stamps_key(config: Config) -> str:
     """What the digests of stamped sources were made with (`digest_of`): the options a
-    render reads and the code."""
+    render reads, the code, the readers and stages."""
     return hashlib.sha256(f"{config.render_fingerprint()}\0{fingerprints.code_fingerprint()}"
-                          .encode()).hexdigest()
+                          f"\0{fingerprints.extensions()}".encode()).hexdigest()
 
 
 def without_bytes(items: dict[str, RenderJob]) -> dict[str, RenderJob]:
@@ -195,6 +195,7 @@ def inputs_fingerprint(config: Config, sources: Sources, *, drafts: bool,
     if sources.inputs:
         return sources.inputs
     h = hashlib.sha256(f"{config!r}\0{drafts}\0{extra_head}\0".encode())
+    h.update(fingerprints.extensions().encode())
     h.update(sources.template_files(config).encode())
     for rel, item in sources.items.items():
         h.update(f"doc {rel}\0{item.digest}\0".encode())

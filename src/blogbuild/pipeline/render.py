@@ -18,7 +18,7 @@ from blogbuild.content.linkmap import LinkMap, document_url
 from blogbuild.content.models import SourceJob, TocEntry
 from blogbuild.content.records import Rendered, RenderResult, shorten
 from blogbuild.diagnostics import error
-from blogbuild.fingerprints import CAPTURE_MODULE, digest_of
+from blogbuild.fingerprints import digest_of
 from blogbuild.images.process import Options as ImageOptions
 from blogbuild.images.process import options_of
 from blogbuild.markdown import create_markdown
@@ -27,7 +27,8 @@ from blogbuild.markdown.feed import render_feed
 from blogbuild.markdown.more import excerpt
 from blogbuild.markdown.xref_previews import snippet_digest, snippets, templates
 from blogbuild.readers import Unreadable, reader_for
-from blogbuild.stages.bibliography import post_bibliography
+from blogbuild.stages import Step, stages
+from blogbuild.stages.context import Folders, Page, run_stage
 from blogbuild.urls import encode_path
 
 if TYPE_CHECKING:
@@ -181,6 +182,7 @@ def render_markdown(
     cover: bool = False,
     images: ImageOptions | None = None,
     extra_env: dict[str, Any] | None = None,
+    folders: Folders | None = None,
 ) -> Rendered:
     """Render a Markdown body into a `Rendered` (HTML, TOC, needs, diagnostics, …).
 
@@ -190,7 +192,9 @@ def render_markdown(
     build-time blocks draw); `cover`: the page shows a cover picture above the body (the
     body's pictures then all load lazily); `images`: the options of the site's pictures
     (None: published as they are); `extra_env`: more keys of the env (a notebook's page,
-    see blogbuild.markdown.notebook)."""
+    see blogbuild.markdown.notebook); `folders`: where the stages of the render keep what
+    they make (the results of build-time blocks). Between parsing and the HTML, the
+    stages of `Step.PARSED` run (blogbuild.stages: build-time blocks)."""
     env: dict[str, Any] = {
         "file": file,
         "line_offset": line_offset,
@@ -213,13 +217,9 @@ def render_markdown(
     }
     with timings.section("Markdown parse"):
         tokens = md.parse(body, env)
-    execution = None
-    if runnable is not None and "runnable" in env["needs"]:
-        from blogbuild.stages.execution import execute_blocks
-        from blogbuild.themefiles import theme_static
-
-        with timings.section("build-time execution"):
-            execution = execute_blocks(tokens, env, runnable, theme_static() / CAPTURE_MODULE)
+    parsed = Page(file, env, folders or Folders(), tokens=tokens, runnable=runnable)
+    for stage in stages(Step.PARSED):
+        run_stage(stage, parsed)
     title = title_html = subtitle = None
     toc: list[TocEntry] = list(env.get("toc", []))
     if extract_title:
@@ -266,8 +266,8 @@ def render_markdown(
         previews=tuple((ident, snippet_digest(html), needs) for ident, html, needs in previews),
         snippets=tuple((ident, html) for ident, html, _ in previews),
         xrefs=tuple(sorted(env["xrefs"].items())),
-        inputs=bibliography.files if bibliography is not None else (),
-        execution=execution,
+        inputs=env["bibliography"].files if env["bibliography"] is not None else (),
+        execution=parsed.execution,
         images=tuple(sorted(env["images"].items())),
         files=tuple(sorted(env.get("files", {}).items())),
     )
@@ -297,21 +297,22 @@ def anchors_of(html: str) -> frozenset[str]:
 
 def render_source(job: SourceJob, config: Config, data: bytes | None = None,
                   digest: str | None = None, links: LinkMap | None = None, *,
-                  feed: bool = True) -> RenderResult:
+                  feed: bool = True, folders: Folders | None = None) -> RenderResult:
     """Read (unless `data` is given) and render one file. Never raises on author input.
 
     `links` (see blogbuild.content.linkmap) lets relative links resolve to their final URLs; `feed`
-    asks for the feed variant of the body too."""
+    asks for the feed variant of the body too; `folders`: where the render keeps what it
+    makes (None: nowhere)."""
     try:
-        return _render_source(job, config, data, digest, links, feed)
+        return _render_source(job, config, data, digest, links, feed, folders or Folders())
     except Exception as exc:  # a bug of ours: it must not stop the other files or the server
         return RenderResult(job, digest or "", diagnostics=(error(
             job.display, 0, f"internal error while rendering this file ({exc!r}); the rest "
             "of the site was built: please report this file to blogbuild"),))
 
 
-def _render_source(job: SourceJob, config: Config, data: bytes | None,
-                   digest: str | None, links: LinkMap | None, feed: bool) -> RenderResult:
+def _render_source(job: SourceJob, config: Config, data: bytes | None, digest: str | None,
+                   links: LinkMap | None, feed: bool, folders: Folders) -> RenderResult:
     try:
         if data is None:
             data = job.path.read_bytes()
@@ -321,7 +322,7 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
     digest = digest or digest_of(data, config)
     try:
         with timings.section("front matter"):
-            document = reader_for(job.rel).read(job, data, config)
+            document = reader_for(job.rel).read(job, data, config, folders)
     except Unreadable as exc:
         return RenderResult(job, digest, diagnostics=exc.diagnostics)
     meta = document.meta
@@ -329,8 +330,10 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
     if links is not None and self_url is None:  # a draft: it has a URL all the same
         self_url = document_url(config, job.rel, job.kind, meta)
     page_url = config.urls.url(encode_path(self_url)) if self_url is not None else None
+    front = Page(job.display, {}, folders, job=job, config=config, front=document.front)
     with timings.section("front matter"):
-        bib = post_bibliography(job, document.front, config)
+        for stage in stages(Step.FRONT):  # the bibliography
+            run_stage(stage, front)
     rendered = render_markdown(
         parser_for(config),
         document.text,
@@ -342,14 +345,15 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None,
         feed_base=config.urls.absolute(self_url) if self_url is not None else None,
         page_url=page_url,
         feed=feed,
-        bibliography=bib.library,
+        bibliography=front.env.get("bibliography"),
         citation_style=config.citations.style if config.citations.style in BUILTIN_STYLES
         else str(config.root / config.citations.style),
         runnable=config.runnable,
         cover=bool(meta.image),
         images=options_of(config),
         extra_env=document.env,
+        folders=folders,
     )
     rendered, diagnostics = document.finish(
-        rendered, tuple(document.at_front(problem) for problem in bib.problems), page_url)
+        rendered, tuple(document.at_front(problem) for problem in front.problems), page_url)
     return RenderResult(job, digest, meta, rendered, diagnostics)

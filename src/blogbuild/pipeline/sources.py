@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
-from blogbuild import diskcache, timings
+from blogbuild import timings
 from blogbuild.config import Config
 from blogbuild.content.dates import instant
 from blogbuild.content.linkmap import (
@@ -27,16 +27,15 @@ from blogbuild.content.linkmap import (
     link_entry,
 )
 from blogbuild.content.models import Site
-from blogbuild.content.records import Execution, Rendered, RenderResult, lookups_hold
-from blogbuild.images import outputs as images_outputs
+from blogbuild.content.records import Execution, Rendered, RenderResult, SourceEntry, lookups_hold
 from blogbuild.images.process import ImageInfo
 from blogbuild.pipeline.quick import RenderJob, with_bytes
-from blogbuild.pipeline.state import SourceEntry
 from blogbuild.pipeline.store import RenderCache, StoredSnippets
 from blogbuild.pipeline.workers import RENDER_POOL_MIN, init_render, render_one
 from blogbuild.pool import run_jobs
 from blogbuild.readers import reader_for
 from blogbuild.stages.bibliography import still_same
+from blogbuild.stages.context import Folders
 
 V = TypeVar("V")
 
@@ -117,11 +116,12 @@ class Renderer:
     """Renders sources whose last record cannot be used, through the render store."""
 
     def __init__(self, config: Config, store: RenderCache, jobs: int,
-                 progress: Callable[[int, int], None]) -> None:
+                 progress: Callable[[int, int], None], folders: Folders) -> None:
         self.config = config
         self.store = store
         self.jobs = jobs
         self.progress = progress
+        self.folders = folders
         self.rendered: set[str] = set()  # sources rendered (not found in the store)
         self.digests: dict[str, str | None] = {}  # of the files renders read, this run
         #: display path -> what the render ran at build time (blogbuild.stages.execution)
@@ -141,9 +141,7 @@ class Renderer:
         if items:  # the step starts now (the bar shows it; --timings times it from here)
             self.progress(0, len(items))
         items = [with_bytes(item, self.config) for item in items]  # those not read yet
-        folder = images_outputs.folder()
-        initargs = (self.config, links, self.store, reuse, diskcache.cache_dir(),
-                    timings.enabled(), str(folder) if folder is not None else None)
+        initargs = (self.config, links, self.store, reuse, self.folders, timings.enabled())
         results = run_jobs(items, render_one, init_render, initargs, jobs=self.jobs,
                            minimum=RENDER_POOL_MIN)
         for done, (item, (record, rendered, unkept, parts)) in enumerate(

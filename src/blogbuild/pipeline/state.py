@@ -17,23 +17,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from blogbuild.content.records import SourceEntry
 from blogbuild.fileio import write_atomically
 from blogbuild.output.entries import FileEntry, OutputEntry
 
 if TYPE_CHECKING:
-    from blogbuild.content.records import RenderResult
     from blogbuild.pipeline.deps import Reads
     from blogbuild.pipeline.items import ListItem
 
 #: Bump when the layout of these classes changes (the code fingerprint covers it too).
 FORMAT = 5
-
-
-@dataclass
-class SourceEntry:
-    digest: str
-    result: RenderResult  # its `rendered` holds no body: that is in the render store
-    feed: bool  # the stored body has the feed variant
 
 
 @dataclass

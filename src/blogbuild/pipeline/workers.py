@@ -30,6 +30,7 @@ from blogbuild.pipeline.quick import RenderJob
 from blogbuild.pipeline.store import RenderCache, without_body
 from blogbuild.pool import preload
 from blogbuild.stages.bibliography import still_same
+from blogbuild.stages.context import Folders
 
 #: Below these many jobs the work stays in this process.
 RENDER_POOL_MIN = 24
@@ -44,14 +45,15 @@ _RENDER: dict[str, Any] = {}
 
 
 def init_render(config: Config | None, links: LinkMap | None, store: RenderCache | None,
-                reuse: bool = True, disk_cache: str | None = None,
-                timed: bool | None = None, pictures: str | None = None) -> None:
-    """`timed`: time the parts of each render (`--timings`); None leaves it as it is.
-    `pictures`: where drawn pictures' copies are made (blogbuild.images.outputs)."""
-    _RENDER.update(config=config, links=links, store=store, reuse=reuse)
-    if config is not None:
-        diskcache.set_cache_dir(disk_cache)
-        images_outputs.set_folder(pictures)
+                reuse: bool = True, folders: Folders | None = None,
+                timed: bool | None = None) -> None:
+    """`folders`: where renders keep what they make (the result cache, drawn pictures'
+    copies); `timed`: time the parts of each render (`--timings`); None leaves it as it
+    is."""
+    _RENDER.update(config=config, links=links, store=store, reuse=reuse, folders=folders)
+    if config is not None and folders is not None:
+        diskcache.set_cache_dir(folders.cache)
+        images_outputs.set_folder(folders.files)
     if timed is not None:
         timings.enable(timed)
 
@@ -85,7 +87,7 @@ def _render_one(item: RenderJob) -> RenderAnswer:
     from blogbuild.pipeline.render import render_source  # the parser: only to render
 
     result = render_source(item.job, config, item.data, item.digest or None, links,
-                           feed=item.feed)
+                           feed=item.feed, folders=_RENDER["folders"])
     with timings.section("render store"):
         kept = store.put(result) or not result.ok
     return without_body(result), True, None if kept else result, None

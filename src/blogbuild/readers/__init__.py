@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from blogbuild.content.models import SourceJob
     from blogbuild.content.records import Execution, Rendered
     from blogbuild.diagnostics import Diagnostic
+    from blogbuild.stages.context import Folders
 
 
 class Reader(Protocol):
@@ -39,9 +40,10 @@ class Reader(Protocol):
         cannot be read as a document (the render says why, at its line)."""
         ...
 
-    def read(self, job: SourceJob, data: bytes, config: Config) -> Document:
-        """The document as the render takes it; raises `Unreadable` with the messages that
-        stop it (never another exception for anything an author can write)."""
+    def read(self, job: SourceJob, data: bytes, config: Config, folders: Folders) -> Document:
+        """The document as the render takes it (`folders`: where what a reader runs may
+        keep its results); raises `Unreadable` with the messages that stop it (never
+        another exception for anything an author can write)."""
         ...
 
 
@@ -92,6 +94,8 @@ class Unreadable(Exception):
 #: file of its kind is first read: a build of Markdown posts never loads the notebook's).
 _BUILT_IN = {".md": "blogbuild.readers.markdown", ".ipynb": "blogbuild.readers.notebook"}
 _READERS: dict[str, Reader | str] = dict(_BUILT_IN)
+#: The built-in readers loaded so far, by suffix.
+_LOADED: dict[str, Reader] = {}
 #: What messages call a file of each suffix ("a folder named like a Markdown file").
 _KINDS = {".md": "Markdown", ".ipynb": "Jupyter notebook"}
 #: The suffixes, for str.endswith (remade when one is registered).
@@ -127,6 +131,20 @@ def suffix_of(name: str) -> str | None:
     return next(suffix for suffix in _suffixes if name.endswith(suffix))
 
 
+def fingerprint() -> str:
+    """What reads each suffix (a reader registered or replaced changes what a build
+    renders): the suffix and the reader's module (a built-in one) or class and `version`.
+    Loads no reader."""
+    parts = []
+    for suffix, reader in _READERS.items():
+        what = _BUILT_IN.get(suffix) if reader is _LOADED.get(suffix) else reader
+        if not isinstance(what, str):
+            what = (f"{type(reader).__module__}.{type(reader).__qualname__}"
+                    f":{getattr(reader, 'version', '')}")
+        parts.append(f"{suffix}\0{what}")
+    return "\n".join(parts)
+
+
 def kind_of(name: str) -> str:
     """What messages call the document `name` ("Markdown"); "" for an asset."""
     suffix = suffix_of(name)
@@ -153,7 +171,7 @@ def reader_for(rel: str) -> Reader:
         raise KeyError(rel)
     reader = _READERS[suffix]
     if isinstance(reader, str):
-        reader = _READERS[suffix] = importlib.import_module(reader).READER
+        reader = _READERS[suffix] = _LOADED[suffix] = importlib.import_module(reader).READER
     return reader
 
 

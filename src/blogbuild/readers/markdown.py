@@ -17,6 +17,7 @@ from blogbuild.content.models import SourceJob
 from blogbuild.diagnostics import ContentError, error, warning
 from blogbuild.readers import Document, Unreadable, stem
 from blogbuild.sourcetext import decode_source
+from blogbuild.stages.context import Folders
 
 #: What a document that cannot be read quickly raises (the render then says why).
 UNREADABLE = (UnicodeDecodeError, ContentError, ValueError, TypeError, yaml.YAMLError,
@@ -46,7 +47,7 @@ class MarkdownReader:
             return None
         return DocumentInfo(job.rel, job.kind, meta, meta.title or first_heading(body))
 
-    def read(self, job: SourceJob, data: bytes, config: Config) -> Document:
+    def read(self, job: SourceJob, data: bytes, config: Config, folders: Folders) -> Document:
         try:
             text = decode_source(data, job.display)
             fm = split_front_matter(text, job.display)

@@ -1,7 +1,7 @@
 """The reader of Jupyter notebooks (`.ipynb`): a notebook's cells as one Markdown page.
 
 Read the notebook (blogbuild.content.notebooks.read), its front matter (first cell), run
-it when `execute` asks (blogbuild.stages.notebook_run), and lay its cells out as one
+it when `execute` asks (the notebook-run stage, `Step.CELLS`), and lay its cells out as one
 Markdown document, which the render parses with the site's parser and the notebook plugin.
 Every message about the notebook points at a line of the .ipynb file, and says which cell
 (and which line of it) it is about.
@@ -16,7 +16,6 @@ from typing import Any
 import yaml
 from markdown_it.common.utils import escapeHtml
 
-from blogbuild import timings
 from blogbuild.config import Config
 from blogbuild.config_checks import NOTEBOOK_EXECUTE
 from blogbuild.content.dates import BadDate
@@ -25,14 +24,14 @@ from blogbuild.content.linkmap import DocumentInfo
 from blogbuild.content.models import SourceJob
 from blogbuild.content.notebooks.frontmatter import CellError, NotebookFront, notebook_front
 from blogbuild.content.notebooks.locate import Locator
-from blogbuild.content.notebooks.read import Notebook, read_notebook
+from blogbuild.content.notebooks.read import read_notebook
 from blogbuild.content.records import Rendered
 from blogbuild.diagnostics import ContentError, Diagnostic, Severity, error, warning
 from blogbuild.markdown.notebook.document import notebook_page
-from blogbuild.markdown.notebook.options import cell_options
 from blogbuild.readers import Document, Unreadable, stem
 from blogbuild.readers.markdown import first_heading
-from blogbuild.stages.notebook_run import run_notebook, wants_run
+from blogbuild.stages import Step, stages
+from blogbuild.stages.context import Folders, Page, run_stage
 from blogbuild.urls import encode_path
 
 _FLAGS = ("download", "colab", "runnable")
@@ -79,7 +78,7 @@ class NotebookReader:
             body = first.source if first is not None and first.kind == "markdown" else ""
         return DocumentInfo(job.rel, job.kind, meta, meta.title or first_heading(body))
 
-    def read(self, job: SourceJob, data: bytes, config: Config) -> Document:
+    def read(self, job: SourceJob, data: bytes, config: Config, folders: Folders) -> Document:
         """Read the notebook (blogbuild.content.notebooks.read) and its front matter (first
         cell), run it when `execute` asks, and lay its cells out as one Markdown page for
         the site's parser and the notebook plugin."""
@@ -102,16 +101,13 @@ class NotebookReader:
             raise Unreadable(places.diagnostic(job.display, front.cell, exc.line + front.shift,
                                                exc.message, severity=Severity.ERROR)) from None
         settings = _settings(front, config, problems, places, job)
-        execution = None
-        if settings["execute"] != "never" and wants_run(notebook, settings["execute"]):
-            if notebook.language != "python":
-                problems.append(warning(job.display, 0, f"the notebook's kernel is "
-                                        f"{notebook.kernel or notebook.language}, and only "
-                                        "Python notebooks run at build time; its stored "
-                                        "outputs are shown"))
-            else:
-                with timings.section("build-time execution"):
-                    notebook, execution = _run(notebook, config, job, places, problems)
+        cells = Page(job.display, folders=folders, job=job, config=config, notebook=notebook,
+                     execute=settings["execute"], problems=problems,
+                     place=lambda cell, line, message, severity: places.diagnostic(
+                         job.display, cell, line, message, severity=severity))
+        for stage in stages(Step.CELLS):  # the notebook run at build time
+            run_stage(stage, cells)
+        notebook, execution = cells.notebook or notebook, cells.execution
         page = notebook_page(notebook, front, scripts=config.notebooks.scripts)
         return NotebookDocument(
             job.display, front.fm, dataclasses.replace(meta, notes=()), page.text,
@@ -204,22 +200,6 @@ def _settings(front: NotebookFront, config: Config, problems: list[Diagnostic],
             problems.append(places.diagnostic(job.display, cell, line(key), f"'{key}' must be "
                                               f"true or false, not {value!r}; it is ignored"))
     return out
-
-
-def _run(notebook: Notebook, config: Config, job: SourceJob, places: _Places,
-         problems: list[Diagnostic]) -> tuple[Notebook, Any]:
-    from blogbuild.fingerprints import CAPTURE_MODULE
-    from blogbuild.themefiles import theme_static
-
-    options = {c.number: cell_options(c.source, c.tags) for c in notebook.cells
-               if c.kind == "code"}
-    ran = run_notebook(notebook, options, config.runnable.timeout,
-                       theme_static() / CAPTURE_MODULE)
-    for cell, line, is_error, message in ran.problems:
-        problems.append(places.diagnostic(job.display, cell, line, message,
-                                          severity=Severity.ERROR if is_error
-                                          else Severity.WARNING))
-    return ran.notebook, ran.execution
 
 
 def _moved(diagnostic: Diagnostic, origins: tuple[tuple[int, int], ...],

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     import jinja2
 
     from blogbuild.pipeline.engine import Engine
+    from blogbuild.stages.context import BuildContext
 
 
 class EditedPages:
@@ -55,16 +56,17 @@ class EditedPages:
         shows it now; its output path, or None when the engine's run must show it (see
         the module's docstring). `erring`: the files the browser shows errors of (their
         fix goes with the errors, through the run)."""
-        made = _render(engine, rel, erring)
+        ctx = engine.last
+        made = _render(engine, rel, erring) if ctx is not None else None
         if made is None:
             return None
+        assert ctx is not None and ctx.site is not None
         result, post = made
         page = document_page(post)
-        if not (engine.output / page.path).is_file():
+        if not (ctx.output / page.path).is_file():
             return None
-        env = self._environment(engine)
-        assert engine.site is not None
-        env.globals["site"] = _swapped(engine.site, post)
+        env = self._environment(ctx)
+        env.globals["site"] = _swapped(ctx.site, post)
         from blogbuild.output.templating import render_template
 
         try:
@@ -74,7 +76,7 @@ class EditedPages:
         finally:
             env.globals["site"] = None
         data = text.encode("utf-8")
-        write_now(engine.output, {page.path: data})
+        write_now(ctx.output, {page.path: data})
         self.written[page.path] = file_digest(data)
         # The run finds the render in the store instead of rendering the file again.
         engine.store.put(result)
@@ -100,31 +102,31 @@ class EditedPages:
     def warm_up(self, engine: Engine) -> None:
         """Template the page of the newest post once (nothing is written), so the first
         edit does not pay for compiling the templates it includes."""
-        site = engine.site
-        if site is None or not (site.posts or site.pages):
+        ctx = engine.last
+        site = ctx.site if ctx is not None else None
+        if ctx is None or site is None or not (site.posts or site.pages):
             return
         from blogbuild.output.templating import render_template
 
         page = document_page((site.posts or site.pages)[0])
-        env = self._environment(engine)
+        env = self._environment(ctx)
         env.globals["site"] = site
         try:
             render_template(env, page.template, url_path=page.url, **page.context)
         finally:
             env.globals["site"] = None
 
-    def _environment(self, engine: Engine) -> jinja2.Environment:
-        """The engine's templating environment for pages (made again when the config, the
-        stylesheets or the presence of the site's templates/ change; Jinja reloads a
-        template whose file changed)."""
-        key = (id(engine.config), sorted(engine.stylesheets.items(), key=repr),
-               engine.extra_head, (engine.config.root / "templates").is_dir())
+    def _environment(self, ctx: BuildContext) -> jinja2.Environment:
+        """The templating environment for the pages of the output of `ctx` (made again
+        when the config, the stylesheets or the presence of the site's templates/ change;
+        Jinja reloads a template whose file changed)."""
+        key = (id(ctx.config), sorted(ctx.stylesheets.items(), key=repr),
+               ctx.extra_head, (ctx.config.root / "templates").is_dir())
         if self._env is None or key != self._env_key:
             from blogbuild.output.templating import create_environment
 
-            self._env = create_environment(engine.config, engine.bytecode_dir(),
-                                           engine.stylesheets)
-            self._env.globals["extra_head"] = engine.extra_head
+            self._env = create_environment(ctx.config, ctx.bytecode, ctx.stylesheets)
+            self._env.globals["extra_head"] = ctx.extra_head
             self._env_key = key
         return self._env
 
@@ -134,8 +136,10 @@ def _render(engine: Engine, rel: str, erring: Collection[str]
     """The new render of `rel` and its post, when the shortcut applies (same URL, no
     errors, no build-time blocks, no file beside the page that is not published yet, a
     stylesheet made for its needs)."""
-    config, site, state = engine.config, engine.site, engine.state
-    entry = state.sources.get(rel) if state is not None else None
+    ctx = engine.last
+    assert ctx is not None
+    config, site = ctx.config, ctx.site
+    entry = ctx.entries.get(rel)
     if site is None or entry is None or entry.result.rendered is None \
             or entry.result.rendered.execution is not None \
             or entry.result.job.display in erring:
@@ -150,8 +154,8 @@ def _render(engine: Engine, rel: str, erring: Collection[str]
         return None
     from blogbuild.pipeline.render import render_source  # loaded by the warm-up already
 
-    result = render_source(entry.result.job, config, data, digest, engine.links,
-                           feed=entry.feed)
+    result = render_source(entry.result.job, config, data, digest, ctx.links,
+                           feed=entry.feed, folders=ctx.folders)
     if not result.ok or any(d.is_error for d in result.diagnostics):
         return None
     assert result.rendered is not None
@@ -161,8 +165,8 @@ def _render(engine: Engine, rel: str, erring: Collection[str]
     post = document_post(result, config, _Fresh(digest, result.rendered, engine.store),
                          problems)
     if (post.url, post.kind) != (old.url, old.kind) or problems \
-            or (post.meta.draft and not engine.drafts) \
-            or frozenset(post.needs) not in engine.stylesheets:
+            or (post.meta.draft and not ctx.drafts) \
+            or frozenset(post.needs) not in ctx.stylesheets:
         return None
     _link_like(post, old, site, config)
     return result, post

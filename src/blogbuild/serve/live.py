@@ -107,12 +107,13 @@ class LiveBuild:
 
     @property
     def site(self) -> Site | None:
-        return self.engine.site if self.engine is not None else None
+        last = self.engine.last if self.engine is not None else None
+        return last.site if last is not None else None
 
     @property
     def jobs(self) -> list[SourceJob]:
-        state = self.engine.state if self.engine is not None else None
-        return [e.result.job for e in state.sources.values()] if state is not None else []
+        last = self.engine.last if self.engine is not None else None
+        return [e.result.job for e in last.entries.values()] if last is not None else []
 
     def full(self, token: Token = NEVER) -> Update:
         """Run with a new engine (what the last run knew is forgotten)."""
@@ -131,10 +132,11 @@ class LiveBuild:
         a post or page the last run showed (blogbuild.serve.edited); their output paths.
         `erring`: the files whose errors the browser shows (the run shows their fix)."""
         engine = self.engine
-        if engine is None or self.needs_full or engine.sources is None:
+        sources = engine.context.sources if engine is not None else None
+        if engine is None or self.needs_full or sources is None:
             return set()
         start = time.perf_counter()
-        documents = {str(item.job.path): rel for rel, item in engine.sources.items.items()}
+        documents = {str(item.job.path): rel for rel, item in sources.items.items()}
         rels = set()
         for changed_path in changed:
             path = _located(changed_path)
@@ -183,7 +185,7 @@ class LiveBuild:
             return self.full(token)
         if self.engine is None or self.needs_full:
             return self.full(token)
-        before = dict(self.engine.stylesheets)
+        before = dict(self.engine.context.stylesheets)
         templates = self.config.root / "templates"
         # A save of stylesheets only: the pages come together and a browser swaps the new
         # stylesheet in place, also when edits carried from a cancelled run come along
@@ -192,7 +194,7 @@ class LiveBuild:
                                       for p in map(_located, fresh))
         update = self._run(None if restyle else publish, self._edited(paths), token)
         if restyle:
-            after = self.engine.stylesheets
+            after = self.engine.context.stylesheets
             update.restyled = {before[n]: after[n] for n in after
                                if n in before and before[n] != after[n]}
         return update
@@ -200,7 +202,7 @@ class LiveBuild:
     def _edited(self, paths: Iterable[Path]) -> Sources | None:
         """The sources of the last run with only these files read again, when they are all
         edits of files it knew (or lie outside content/); None: read everything again."""
-        last = self.engine.sources if self.engine is not None else None
+        last = self.engine.context.sources if self.engine is not None else None
         if last is None:
             return None
         content = self.config.content_path.resolve()

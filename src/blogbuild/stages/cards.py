@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from blogbuild import diskcache
@@ -21,6 +22,8 @@ from blogbuild.output.cards import Card, card_rel, draw_card, missing_glyphs
 from blogbuild.output.claims import Owner
 from blogbuild.output.files import FileSpec
 from blogbuild.pool import run_jobs
+from blogbuild.stages import Step
+from blogbuild.stages.context import KEEP_SECONDS, BuildContext, StageBase
 
 _CARD_FIX = ("rename the other file, or give the post an 'image:' of its own (then it gets "
              "no card) or set 'social_cards: false' in site.yaml")
@@ -109,3 +112,47 @@ def prune_cards(folder: Path, cards: list[Card], *, older_than: float) -> None:
     seconds (another output folder may still use a recent one). Never fails."""
     keep = frozenset(f"{card.key}.png" for card in cards)
     diskcache.prune_folder(folder, older_than=older_than, keep=keep)
+
+
+@dataclass
+class Cards:
+    """The social cards of a run, and the folder that holds them all."""
+
+    cards: list[Card]
+    folder: Path
+
+
+class CardsStage(StageBase):
+    """A card for every post without a picture of its own, drawn where the cache lacks it."""
+
+    name = "cards"
+    step = Step.SITE
+
+    def decide(self, ctx: BuildContext) -> list[Card]:
+        assert ctx.site is not None
+        cards, problems = site_cards(ctx.config, ctx.site)
+        ctx.diagnostics += problems
+        return cards
+
+    def make(self, ctx: BuildContext, plan: list[Card]) -> Cards:
+        ctx.progress("drawing social cards", 0, 0)
+        folder = make_cards(plan, self._folder(ctx), ctx.scratch, ctx.jobs)
+        return Cards(plan, folder)
+
+    def files(self, ctx: BuildContext, made: Cards) -> list[FileSpec]:
+        assert ctx.site is not None
+        return card_files(made.cards, made.folder, ctx.site)
+
+    def prune(self, ctx: BuildContext) -> None:
+        made = ctx.made_by(self.name)
+        if isinstance(made, Cards) and ctx.folders.due("cards"):
+            prune_cards(self._folder(ctx), made.cards, older_than=KEEP_SECONDS)
+
+    @staticmethod
+    def _folder(ctx: BuildContext) -> Path:
+        """Where cards are cached (in the scratch folder without a cache)."""
+        assert ctx.folders.files is not None
+        return ctx.folders.files / "cards"
+
+
+STAGE = CardsStage()

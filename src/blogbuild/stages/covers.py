@@ -13,6 +13,8 @@ from blogbuild.config import Config
 from blogbuild.content.models import Cover, Post
 from blogbuild.diagnostics import Diagnostic, warning
 from blogbuild.images.process import MIME, SIDEWAYS, ImageInfo
+from blogbuild.stages import Step
+from blogbuild.stages.context import BuildContext, StageBase
 from blogbuild.urls import encode_path, has_scheme
 
 #: Formats whose EXIF sits in the header (a PNG's may follow its pixels: reading it costs
@@ -117,3 +119,30 @@ def _copies(url: str, info: ImageInfo, config: Config) -> tuple[tuple[tuple[str,
         for fmt in formats)
     widest = [v for v in info.variants if v.format == formats[-1]][-1]
     return sources, site_url(widest.name)
+
+
+class CoversStage(StageBase):
+    """Every post and page its cover image, once the site is assembled; a warning for each
+    that cannot be read."""
+
+    name = "covers"
+    step = Step.SITE
+
+    def decide(self, ctx: BuildContext) -> list[Post]:
+        assert ctx.site is not None
+        return [*ctx.site.posts, *ctx.site.pages]
+
+    def make(self, ctx: BuildContext, plan: list[Post]) -> list[Diagnostic]:
+        site = ctx.site
+        assert site is not None
+        by_url = {url: rel for rel, url in site.assets.items()}
+        problems = []
+        for post in plan:
+            post.cover, problem = cover_of(post, site.assets, by_url, ctx.config, site.images)
+            if problem is not None:
+                problems.append(problem)
+        ctx.diagnostics += problems
+        return problems
+
+
+STAGE = CoversStage()

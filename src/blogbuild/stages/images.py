@@ -16,7 +16,7 @@ import functools
 import json
 import posixpath
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -39,6 +39,8 @@ from blogbuild.images.strip import Unreadable, strip
 from blogbuild.output.claims import Owner
 from blogbuild.output.files import FileSpec
 from blogbuild.pool import run_jobs
+from blogbuild.stages import Step
+from blogbuild.stages.context import BuildContext, StageBase
 
 #: The result cache's table of probes, by file path, size, time and inode.
 TABLE = "image_probes"
@@ -96,14 +98,27 @@ def _probe_memo(path: Path, options: Options) -> tuple[str, Probe | None, int]:
         return key, None, st.st_size
 
 
-def prepare(config: Config, assets: list[tuple[Path, str]], statics: list[str], *,
-            cache: Path | None, scratch: Callable[[], Path], jobs: int) -> ImageTable:
-    """Probe every picture and make the variants the cache lacks."""
+#: A picture whose copies are to be made: (source, its file, its probe, the copies, the
+#: cache folder they go in, the options).
+Job = tuple[str, str, Probe, tuple[Variant, ...], str, Options]
+
+
+@dataclass
+class Plan:
+    """What `ImagesStage.decide` found: every picture probed, and the copies to make."""
+
+    table: ImageTable
+    todo: list[Job]
+
+
+def probe_all(config: Config, assets: list[tuple[Path, str]], statics: list[str], *,
+              cache: Path | None, scratch: Callable[[], Path]) -> Plan:
+    """Probe every picture (or take its probe from the memo); the copies the cache lacks."""
     options = options_of(config)
     table = ImageTable()
+    todo: list[Job] = []
     if options is None:
-        return table
-    todo: list[tuple[str, str, Probe, tuple[Variant, ...], str, Options]] = []
+        return Plan(table, todo)
     waiting: dict[str, str] = {}  # cache folder -> the picture it is made from
     for source, path in candidates(config, assets, statics).items():
         shown = source if source.startswith("static/") else f"{config.content_dir}/{source}"
@@ -135,19 +150,27 @@ def prepare(config: Config, assets: list[tuple[Path, str]], statics: list[str], 
         if not complete(target, variants) and str(target) not in waiting:
             waiting[str(target)] = source
             todo.append((source, str(path), found, variants, str(target), options))
-    if todo:
-        for source, problem in zip([t[0] for t in todo],
-                                   run_jobs(todo, _encode_job, _init, (), jobs=jobs,
-                                            minimum=IMAGE_POOL_MIN), strict=True):
-            if not problem:
-                table.encoded += 1
-                continue
-            folder = table.folders[source]
-            for other in [s for s, f in table.folders.items() if f == folder]:
-                info = table.images[other]  # every picture with these bytes
-                table.images[other] = replace(info, variants=(), problem=problem,
-                                              key=info.key + "!")
-                del table.folders[other]
+    return Plan(table, todo)
+
+
+def encode_all(plan: Plan, jobs: int) -> ImageTable:
+    """Make the copies `plan` lists, in the worker pool when there are several; a picture
+    that cannot be encoded (nor any other of the same bytes) is shown without copies."""
+    table = plan.table
+    if not plan.todo:
+        return table
+    for source, problem in zip([t[0] for t in plan.todo],
+                               run_jobs(plan.todo, _encode_job, _init, (), jobs=jobs,
+                                        minimum=IMAGE_POOL_MIN), strict=True):
+        if not problem:
+            table.encoded += 1
+            continue
+        folder = table.folders[source]
+        for other in [s for s, f in table.folders.items() if f == folder]:
+            info = table.images[other]  # every picture with these bytes
+            table.images[other] = replace(info, variants=(), problem=problem,
+                                          key=info.key + "!")
+            del table.folders[other]
     return table
 
 
@@ -165,16 +188,16 @@ def _encode_job(job: tuple[str, str, Probe, tuple[Variant, ...], str, Options]) 
     return make(Path(target), data, found, variants, options)
 
 
-def publish(specs: list[FileSpec], table: ImageTable, asset_urls: dict[str, str],
+def publish(specs: Iterable[FileSpec], table: ImageTable, asset_urls: dict[str, str],
             ) -> list[FileSpec]:
-    """`specs` with every picture's file made without its metadata, and the variants of
-    every usable picture beside it (`asset_urls`: content path -> site-root URL)."""
+    """The picture files of `specs` made without their metadata (each under its spec's path
+    and owner: it replaces it), and the copies of every usable picture beside it
+    (`asset_urls`: content path -> site-root URL)."""
     out = []
     for spec in specs:
         known = table.files.get(spec.source) if spec.source is not None else None
         found = known[1] if known is not None else None
         if found is None or found.format not in STRIPPED:
-            out.append(spec)
             continue
         assert spec.source is not None
         out.append(FileSpec(spec.rel, None, spec.owner,
@@ -226,3 +249,33 @@ def heaviest(table: ImageTable, count: int = HEAVIEST) -> tuple[tuple[str, int, 
                 copy = 0
         found.append((info.source, size, copy))
     return tuple(found)
+
+
+class ImagesStage(StageBase):
+    """Every picture probed, and its copies made, before any source renders."""
+
+    name = "images"
+    step = Step.SOURCES
+
+    def decide(self, ctx: BuildContext) -> Plan:
+        ctx.progress("preparing images", 0, 0)
+        return probe_all(ctx.config, ctx.assets, ctx.statics, cache=ctx.folders.cache,
+                         scratch=ctx.scratch)
+
+    def make(self, ctx: BuildContext, plan: Plan) -> ImageTable:
+        return encode_all(plan, ctx.jobs)
+
+    def files(self, ctx: BuildContext, made: ImageTable) -> list[FileSpec]:
+        """The published pictures without their metadata, in place of the files claimed
+        for them (site files are claimed first), and their copies."""
+        assert ctx.site is not None
+        return publish(ctx.chosen.values(), made, ctx.site.assets)
+
+
+STAGE = ImagesStage()
+
+
+def table_of(ctx: BuildContext) -> ImageTable:
+    """What this run's image stage found (an empty table before it ran)."""
+    found = ctx.made_by(STAGE.name)
+    return found if isinstance(found, ImageTable) else ImageTable()

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from blogbuild.diagnostics import BlogbuildError
 from blogbuild.output.bundles import bundle_name, join, parts_of
@@ -15,10 +16,12 @@ from blogbuild.output.claims import Owner
 from blogbuild.output.entries import FileEntry
 from blogbuild.output.files import FileSpec, generated
 from blogbuild.output.plan import PlannedPage, page_needs
+from blogbuild.stages import Step
+from blogbuild.stages.context import BuildContext, StageBase
 
 
 def page_stylesheets(chosen: dict[str, FileSpec], pages: list[PlannedPage],
-                     last: dict[str, FileEntry],
+                     last: Mapping[str, FileEntry],
                      ) -> tuple[dict[frozenset[str], str], list[FileSpec]]:
     """Every page's stylesheet: (a page's needs -> the stylesheet's path, the stylesheets).
 
@@ -78,3 +81,34 @@ def _bytes_of(spec: FileSpec) -> bytes:
     except OSError as exc:
         raise BlogbuildError(f"cannot read {spec.source}: {exc.strerror or exc}",
                              file=spec.owner.file or None) from None
+
+
+@dataclass
+class Stylesheets:
+    """Each set of needs' stylesheet (its output path), and the stylesheets' files."""
+
+    names: dict[frozenset[str], str]
+    specs: list[FileSpec]
+
+
+class StylesheetsStage(StageBase):
+    """One stylesheet per set of needs of the planned pages, joined from the files claimed
+    before it (the theme's and the site's)."""
+
+    name = "stylesheets"
+    step = Step.SITE
+
+    def decide(self, ctx: BuildContext) -> list[PlannedPage]:
+        return ctx.pages
+
+    def make(self, ctx: BuildContext, plan: list[PlannedPage]) -> Stylesheets:
+        made = Stylesheets(*page_stylesheets(ctx.chosen, plan, ctx.last_files))
+        ctx.stylesheets = made.names  # the pages name theirs (pipeline.pages, templating)
+        return made
+
+    def files(self, ctx: BuildContext, made: Stylesheets) -> list[FileSpec]:
+        return made.specs
+
+
+STAGE = StylesheetsStage()
+

@@ -79,7 +79,7 @@ def _collapsible(div: DivInput) -> dict[str, Any]:
     }
 
 
-#: Read by the build (pipeline/execute.py), not passed on to the page.
+#: Read by the build (stages/execution/), not passed on to the page.
 _BUILD_ATTRS = ("data-lang", "data-isolated", "data-execute", "data-allow-error")
 _EXECUTE = ("build", "browser")
 
@@ -325,7 +325,7 @@ def _text(out: str) -> RenderFn:
 
 def _runnable_close(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
                     env: Env) -> str:
-    """The output the block gave when the build ran it (pipeline/execute.py), then the end."""
+    """The output the block gave when the build ran it (stages/execution/), then the end."""
     return output_panel(tokens[idx].meta.get("outputs", ())) + "</div>\n"
 
 

@@ -15,6 +15,7 @@ from blogbuild.config import Config
 from blogbuild.content.models import Bodies, Post, Site
 from blogbuild.fingerprints import code_fingerprint, versions_of
 from blogbuild.output.entries import FileEntry
+from blogbuild.output.files import STAGED
 from blogbuild.stages.search.pagefind import versions
 
 #: The index's folder in the output (the theme's search.js loads pagefind.js from there).
@@ -26,9 +27,9 @@ FORMAT = 4
 #: templates of previews of other posts (their text is those posts').
 EXCLUDE = (".katex-html", "annotation", "button", "svg", ".heading-anchor",
            ".codeblock-lang", ".callout-icon", ".video-note", ".video-play", "template")
-#: The source the build's state records for the index's files; the entry file's adds a
-#: digest of the pages' keys.
-SOURCE = "generated:search"
+#: The source the build's state records for the index's files (files the stage staged
+#: itself); the entry file's adds a digest of the pages' keys.
+SOURCE = f"{STAGED}search"
 ENTRY = "pagefind-entry.json"
 
 

@@ -9,14 +9,14 @@ import contextlib
 import gc
 import hashlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from blogbuild import cancel, diskcache
 from blogbuild.config import Config
-from blogbuild.content.models import MissingBody, Post, Site
+from blogbuild.content.models import MissingBody, Post
 from blogbuild.diagnostics import Diagnostic, warning
 from blogbuild.fileio import file_digest
 from blogbuild.output.entries import FileEntry, OutputEntry, Seen, intact
@@ -26,7 +26,6 @@ from blogbuild.stages.search.documents import (
     FOLDER,
     SOURCE,
     Doc,
-    documents,
     index_programs,
     is_index_file,
     layout_key,
@@ -108,6 +107,10 @@ class Search:
             folder = diskcache.cache_dir()
             self.child = IndexProcess.begin(self.config, Path(folder) if folder else None)
 
+    def close(self) -> None:
+        """The engine is done: end the process no run took."""
+        self.discard()
+
     def discard(self) -> None:
         """End the process `prepare` started if no run took it."""
         if self.child is not None:
@@ -179,14 +182,13 @@ class Search:
                 thread.join()
         self.ahead = self.loading = None
 
-    def start(self, site: Site, last: dict[str, FileEntry], output: Path, fresh: bool,
-              render_again: Callable[[set[str]], None], seen: Seen | None = None,
-              ) -> Indexing | Offloaded:
-        """`stage`, beside the run: in the process `prepare` started, else in a thread of
-        its own (`render_again` must be safe to call from it). The index is made at once;
-        its files wait for the stage (`write_into`). `seen`: the output's files as
-        stat'ed already."""
-        docs = documents(site)
+    def start(self, docs: list[Doc], last: Mapping[str, FileEntry], output: Path,
+              fresh: bool, render_again: Callable[[set[str]], None],
+              seen: Seen | None = None) -> Indexing | Offloaded:
+        """`stage` of the index of `docs` (`documents(site)`), beside the run: in the
+        process `prepare` started, else in a thread of its own (`render_again` must be safe
+        to call from it). The index is made at once; its files wait for the stage
+        (`write_into`). `seen`: the output's files as stat'ed already."""
 
         def here(stage: Callable[[], Staged], reading: Callable[[], None],
                  ) -> tuple[dict[str, FileEntry], list[Diagnostic]]:
@@ -201,7 +203,8 @@ class Search:
             child.end()
         return Indexing(here)
 
-    def stage(self, stage: Callable[[], Staged], docs: list[Doc], last: dict[str, FileEntry],
+    def stage(self, stage: Callable[[], Staged], docs: list[Doc],
+              last: Mapping[str, FileEntry],
               output: Path, fresh: bool, render_again: Callable[[set[str]], None],
               seen: Seen | None = None, reading: Callable[[], None] = lambda: None,
               later: list[Callable[[], None]] | None = None, programs: str | None = None,

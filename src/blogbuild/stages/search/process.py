@@ -50,6 +50,10 @@ FINISH_SECONDS = 30.0
 #: How much lower the child's scheduling priority is than the build's.
 NICER = 10
 
+#: The name the engine's context keeps a child started ahead under, for the search stage
+#: (`BuildContext.kept`).
+KEPT_PROCESS = "search-process"
+
 #: What the child answers: ("done", (the files whose entries the build has as they are,
 #: the other entries, the notes, the files it staged)); ("lost", the digests of the bodies
 #: it could not read); ("failed", why).
@@ -133,6 +137,10 @@ class IndexProcess:
     def kill(self) -> None:
         with contextlib.suppress(OSError):
             self.process.kill()
+
+    def close(self) -> None:
+        """No run took it (the engine is done): end it now."""
+        self.end()
 
     def end(self, grace: float = 0.0) -> None:
         """Close the pipes and wait for the child: killed unless it is done within `grace`

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from yaml.nodes import SequenceNode
 
@@ -83,16 +83,3 @@ def _shown(config: Config, path: Path) -> str:
         return path.resolve().relative_to(config.root.resolve()).as_posix()
     except ValueError:
         return str(path)
-
-
-def still_same(files: Any, root: Path, memo: dict[str, str | None]) -> bool:
-    """True when every (file, sha256) a render read has the same bytes now, and every
-    file it found missing (digest MISSING) is missing still."""
-    for shown, digest in files:
-        if shown not in memo:
-            from blogbuild.bib.library import current_digest
-
-            memo[shown] = current_digest(root / shown)
-        if memo[shown] != digest:
-            return False
-    return True

@@ -1,5 +1,5 @@
-"""Runnable blocks that run at build time: part of a source's render, between parsing and
-rendering its tokens.
+"""Runnable blocks that run at build time (the execution stage's work): part of a source's
+render, between parsing and rendering its tokens.
 
 A block runs when it says `data-execute="build"`, or when site.yaml says `runnable:
 {execute: build}` and the block does not say `data-execute="browser"`. The page's blocks
@@ -12,23 +12,23 @@ from __future__ import annotations
 import base64
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from markdown_it.token import Token
 
-from blogbuild import diskcache
-from blogbuild.config import RunnableConfig
 from blogbuild.content.records import Execution
+from blogbuild.fingerprints import CAPTURE_MODULE
 from blogbuild.markdown.env import Env, report, report_error, token_line
 from blogbuild.markdown.images import drawn_picture
 from blogbuild.runtimes.python import Block, BlockRun, Options, run_page
+from blogbuild.stages.context import Page
+from blogbuild.themefiles import theme_static
 
 _PYTHON = ("python", "py")
 
 
 @dataclass(frozen=True)
-class _Found:
+class Found:
     block: Block
     close: Token
     line: int  # the source line of the block's first line of code
@@ -50,7 +50,7 @@ def _runnables(tokens: list[Token]) -> list[tuple[Token, Token, Token | None]]:
                                                                        key=lambda t: t[0])]
 
 
-def _to_run(tokens: list[Token], env: Env, default: str) -> list[_Found]:
+def to_run(tokens: list[Token], env: Env, default: str) -> list[Found]:
     """The blocks of the page that run at build time, in order."""
     found = []
     number = 0
@@ -68,33 +68,31 @@ def _to_run(tokens: list[Token], env: Env, default: str) -> list[_Found]:
         block = Block(code.content, f"block {number}", bool(meta.get("isolated")),
                       bool(meta.get("allow_error")))
         first = token_line(env, code) + (1 if code.type == "fence" else 0)
-        found.append(_Found(block, close, first))
+        found.append(Found(block, close, first))
     return found
 
 
-def execute_blocks(tokens: list[Token], env: Env, runnable: RunnableConfig,
-                   capture: Path) -> Execution | None:
-    """Run the page's build-time blocks, put their output in the tokens, report problems.
-    The pictures they draw become files beside the page (`env["files"]`), in the copies
-    the site's own pictures have (markdown.images.drawn_picture)."""
-    found = _to_run(tokens, env, runnable.execute)
-    if not found:
-        return None
-    folder = diskcache.cache_dir()
-    options = Options(float(runnable.timeout), capture,
-                      Path(folder) / "exec" if folder is not None else None)
-    page = run_page([f.block for f in found], options)
+def run_blocks(found: list[Found], page: Page) -> Execution:
+    """Run the page's build-time blocks `found` (`to_run`), put their output in the
+    tokens, report problems. The pictures they draw become files beside the page
+    (`env["files"]`), in the copies the site's own pictures have
+    (markdown.images.drawn_picture)."""
+    runnable, env = page.runnable, page.env
+    assert runnable is not None
+    options = Options(float(runnable.timeout), theme_static() / CAPTURE_MODULE,
+                      page.folders.runs)
+    ran = run_page([f.block for f in found], options)
     failed_at = 0
-    for item, run in zip(found, page.runs, strict=True):
+    for item, run in zip(found, ran.runs, strict=True):
         if run.status in ("ok", "error"):
             item.close.meta["outputs"] = [_as_files(i, env) for i in run.items]
         if run.fails(item.block) and not failed_at:
             failed_at = item.line
         _diagnose(env, item, run, failed_at, runnable.timeout)
     count = len(found)
-    if page.cached:
+    if ran.cached:
         return Execution(0, count, 0.0)
-    return Execution(sum(r.status != "skipped" for r in page.runs), 0, page.seconds)
+    return Execution(sum(r.status != "skipped" for r in ran.runs), 0, ran.seconds)
 
 
 def _as_files(item: dict[str, Any], env: Env) -> dict[str, Any]:
@@ -109,7 +107,7 @@ def _as_files(item: dict[str, Any], env: Env) -> dict[str, Any]:
     return item if info is None else {**item, "picture": info, "base": env.get("page_url")}
 
 
-def _diagnose(env: Env, item: _Found, run: BlockRun, failed_at: int, timeout: int) -> None:
+def _diagnose(env: Env, item: Found, run: BlockRun, failed_at: int, timeout: int) -> None:
     if run.status == "error" and not item.block.allow_error:
         line = item.line + run.line - 1 if run.line else item.line
         where = f" (line {run.line} of the block)" if run.line else ""

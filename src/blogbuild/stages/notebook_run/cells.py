@@ -1,4 +1,5 @@
-"""Running a Python notebook at build time, through the runtime of build-time blocks.
+"""Running a Python notebook at build time (the notebook-run stage's work), through the
+runtime of build-time blocks.
 
 The code cells of the notebook run in order in one interpreter (blogbuild.runtimes.python:
 its cache, its timeout per cell, its memory limit); what they print and draw replaces
@@ -19,11 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from blogbuild import diskcache
 from blogbuild.content.notebooks.read import Cell, Notebook, Output
 from blogbuild.content.records import Execution
-from blogbuild.markdown.notebook.options import CellOptions
+from blogbuild.diagnostics import Severity
+from blogbuild.fingerprints import CAPTURE_MODULE
+from blogbuild.markdown.notebook.options import CellOptions, cell_options
 from blogbuild.runtimes.python import Block, Options, run_page
+from blogbuild.stages.context import Page
+from blogbuild.themefiles import theme_static
 
 #: Line magics that only set up the notebook's display: skipped without a word.
 _QUIET_MAGICS = ("%matplotlib", "%config", "%load_ext autoreload", "%autoreload")
@@ -72,8 +76,9 @@ def python_code(cell: Cell, options: CellOptions) -> tuple[str | None, list[tupl
 
 
 def run_notebook(notebook: Notebook, options: dict[int, CellOptions], timeout: int,
-                 capture: Path) -> Ran:
-    """Run the code cells of `notebook` (not those with `eval: false`) in order."""
+                 capture: Path, runs: Path | None) -> Ran:
+    """Run the code cells of `notebook` (not those with `eval: false`) in order; `runs`:
+    where the runs are cached (blogbuild.runtimes.python; None: not cached)."""
     problems: list[tuple[int, int, bool, str]] = []
     blocks: list[Block] = []
     cells: list[Cell] = []
@@ -87,9 +92,7 @@ def run_notebook(notebook: Notebook, options: dict[int, CellOptions], timeout: i
         blocks.append(Block(code, f"cell {cell.number}", False,
                             options[cell.number].allow_error))
         cells.append(cell)
-    folder = diskcache.cache_dir()
-    page = run_page(blocks, Options(float(timeout), capture,
-                                    Path(folder) / "exec" if folder is not None else None))
+    page = run_page(blocks, Options(float(timeout), capture, runs))
     outputs: dict[int, tuple[Output, ...]] = {}
     failed = 0
     for cell, block, run in zip(cells, blocks, page.runs, strict=True):
@@ -140,3 +143,18 @@ def _output(item: dict[str, Any]) -> Output:
     if kind == "html":
         return Output("execute_result", data={"text/html": str(item.get("html", ""))})
     return Output("execute_result", data={"text/plain": str(item.get("text", ""))})
+
+
+def run_cells(page: Page, notebook: Notebook) -> tuple[Notebook, Execution]:
+    """Run `notebook` as the page's front matter and the site say; its problems go to the
+    page at their cells' lines."""
+    config = page.config
+    assert config is not None and page.place is not None
+    options = {c.number: cell_options(c.source, c.tags) for c in notebook.cells
+               if c.kind == "code"}
+    ran = run_notebook(notebook, options, config.runnable.timeout,
+                       theme_static() / CAPTURE_MODULE, page.folders.runs)
+    for cell, line, is_error, message in ran.problems:
+        page.problems.append(page.place(cell, line, message,
+                                        Severity.ERROR if is_error else Severity.WARNING))
+    return ran.notebook, ran.execution
