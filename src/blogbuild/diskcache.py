@@ -286,8 +286,13 @@ def environment(folder: str | os.PathLike[str] | None,
 
 
 def cache_dir() -> str | None:
-    """The folder set by `set_cache_dir` (for a pool initializer to pass to its workers)."""
+    """The folder set by `set_cache_dir`: where this process keeps its results."""
     return os.environ.get(CACHE_ENV) or None
+
+
+def enabled() -> bool:
+    """Whether this process keeps results (`set_cache_dir` named a folder)."""
+    return bool(os.environ.get(CACHE_ENV))
 
 
 def get(table: str, key: str) -> str | None:

@@ -51,39 +51,36 @@ def build(
             if strict and report.diagnostics:
                 raise BuildFailed(report.diagnostics, strict=True)
             return report
-    ahead = katex_ahead(config, sources)
-    try:
-        return _update(config, out, sources, drafts=drafts, strict=strict,
-                       use_cache=use_cache, clean=clean, jobs=jobs, progress=progress,
-                       option=option)
-    finally:
-        if ahead:
-            from blogbuild.runtimes import katex
-
-            katex.end_process()
+    return _update(config, out, sources, drafts=drafts, strict=strict, use_cache=use_cache,
+                   clean=clean, jobs=jobs, progress=progress, option=option)
 
 
 def _update(config: Config, out: Path | None, sources: Sources | None, *, drafts: bool,
             strict: bool, use_cache: bool, clean: bool, jobs: int | None, progress: Progress,
             option: str | None) -> BuildReport:
-    """The build, once the check found work to do (`sources`: what it read)."""
-    kept = {}
+    """The build, once the check found work to do (`sources`: what it read). What loads
+    long starts first, while the engine's modules load: KaTeX's runtime for a new post's
+    formulas, and the process that makes an update's search index."""
+    katex = katex_ahead(config, sources)
+    child = None
     if sources is not None and config.search:
         # An update of the last build's output: the process that will make its search
         # index starts now, and loads while the engine's modules do.
-        from blogbuild.stages.search.process import KEPT_PROCESS, IndexProcess
+        from blogbuild.stages.search.process import IndexProcess
 
         child = IndexProcess.begin(config, config.root / CACHE_DIR)
-        if child is not None:
-            kept[KEPT_PROCESS] = child
     try:
         from blogbuild.pipeline.engine import Engine  # Markdown, templates: only when needed
+        from blogbuild.stages.search.process import KEPT_PROCESS
 
         engine = Engine(config, output=out, drafts=drafts, strict=strict, use_cache=use_cache,
-                        clean=clean, jobs=jobs, progress=progress, option=option, kept=kept)
+                        clean=clean, jobs=jobs, progress=progress, option=option,
+                        kept={KEPT_PROCESS: child} if child is not None else None,
+                        katex=katex)
     except BaseException:
-        for child in kept.values():
-            child.end()
+        for started in (child, katex):
+            if started is not None:
+                started.end()
         raise
     try:
         report = engine.run(sources=sources)
@@ -93,20 +90,17 @@ def _update(config: Config, out: Path | None, sources: Sources | None, *, drafts
         engine.close()
 
 
-def katex_ahead(config: Config, sources: Sources | None) -> bool:
-    """Whether KaTeX's runtime now loads in a process of its own while the build goes on
-    (see blogbuild.runtimes.katex_process): for a source the last build did not have, with
-    math, whose formulas the cache has never seen. `sources` None: the build renders
-    everything anew, in worker processes."""
+def katex_ahead(config: Config, sources: Sources | None) -> KatexProcess | None:
+    """KaTeX's runtime loading in a process of its own while the build goes on (see
+    blogbuild.runtimes.katex_process), for the engine to render in: for a source the last
+    build did not have, with math, whose formulas the cache has never seen. `sources`
+    None: the build renders everything anew, in worker processes."""
     if sources is None or not config.math.enabled:
-        return False
+        return None
     new = (sources.items[rel].data for rel in sources.new)
     if not any(data is not None and may_have_math(data) for data in new):
-        return False
+        return None
     child = KatexProcess.begin()
-    if child is None:
-        return False
-    from blogbuild.runtimes import katex  # its caches: loaded while the child starts
-
-    katex.use_process(child)
-    return True
+    if child is not None:
+        from blogbuild.runtimes import katex  # noqa: F401  its caches: loaded meanwhile
+    return child

@@ -3,13 +3,15 @@ output): published as files beside the page, in the same copies as the site's ow
 instead of a data: URL that every reader downloads in full with the page's HTML.
 
 The render of the page makes them (it runs in the worker pool), in the cache folder of
-the picture's bytes and the options; the render records which files its page needs
-(`Rendered.files`), and the build publishes them beside the page.
+the picture's bytes and the options, under the build's folder of made files (the site's
+cache folder, or with --no-cache the engine's scratch folder: the page names files either
+way, so a build without the cache writes the same output; blogbuild.stages.context.
+Folders); the render records which files its page needs (`Rendered.files`), and the build
+publishes them beside the page.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from blogbuild.images.cache import complete, folder_of, make
@@ -20,25 +22,6 @@ from blogbuild.images.process import (
     plan,
     probe,
 )
-
-#: Where the copies of drawn pictures are made: the site's cache folder, or with
-#: --no-cache the build's scratch folder (the page names files either way, so a build
-#: without the cache writes the same output). In the environment, for worker processes.
-_FOLDER_ENV = "BLOGBUILD_PICTURES"
-
-
-def set_folder(path: str | os.PathLike[str] | None) -> None:
-    """Make the copies of drawn pictures under `path` (None: nowhere; data: URLs)."""
-    if path is None:
-        os.environ.pop(_FOLDER_ENV, None)
-    else:
-        os.environ[_FOLDER_ENV] = str(Path(path).resolve())
-
-
-def folder() -> Path | None:
-    """The folder `set_folder` named, in this process or the one that started it."""
-    found = os.environ.get(_FOLDER_ENV)
-    return Path(found) if found else None
 
 
 def made_picture(data: bytes, cache: Path, options: Options, *,

@@ -153,7 +153,7 @@ def highlight_code(code: str, lang: str, hl_lines: Sequence[int] = ()) -> str:
     lang = lang.lower()
     if not lang:  # no language: nothing for Pygments to do, nothing worth keeping
         return _plain(code, hl_lines)
-    if diskcache.cache_dir() is None:  # --no-cache, tests: no key to compute
+    if not diskcache.enabled():  # --no-cache, tests: no key to compute
         return _highlight(code, lang, hl_lines)
     key = _cache_key(code, lang, hl_lines)
     html = diskcache.get(_TABLE, key) if key is not None else None

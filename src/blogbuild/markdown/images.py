@@ -170,14 +170,16 @@ def make_render(urls: UrlBuilder):  # type: ignore[no-untyped-def]
 
 def drawn_picture(env: Env, data: bytes, suffix: str = ".png") -> ImageInfo | None:
     """The copies of a picture drawn for this page (a build-time block's figure, a
-    notebook's stored output), made through blogbuild.images.outputs, their files noted in
-    `env["files"]` to be published beside the page; None when they cannot be (no page URL,
+    notebook's stored output), made through blogbuild.images.outputs in the render's
+    folder of made files (`env["folders"]`), their files noted in `env["files"]` to be
+    published beside the page; None when they cannot be (no page URL, no such folder,
     pictures published as they are, or bytes that are no picture): the caller shows a
     data: URL."""
     from blogbuild.images import outputs
 
     options = env.get("image_options")
-    folder = outputs.folder()
+    folders = env.get("folders")
+    folder = folders.files if folders is not None else None
     if options is None or folder is None or not env.get("page_url"):
         return None
     made = outputs.made_picture(data, folder, options, suffix=suffix)

@@ -63,6 +63,7 @@ from blogbuild.pipeline.store import RenderCache
 from blogbuild.pipeline.writing import start_beside, write
 from blogbuild.pool import default_jobs
 from blogbuild.progress import Progress, no_progress
+from blogbuild.runtimes.katex_process import KatexProcess
 from blogbuild.stages import Step, all_stages, site_stages, stages
 from blogbuild.stages.context import KEEP_SECONDS, BuildContext, Folders, run_stage
 from blogbuild.stages.images import heaviest, table_of
@@ -75,9 +76,11 @@ class Engine:
                  strict: bool = False, use_cache: bool = True, clean: bool = False,
                  jobs: int | None = None, lenient: bool = False, extra_head: str = "",
                  progress: Progress = no_progress, option: str | None = None,
-                 persist: bool = True, kept: dict[str, Any] | None = None) -> None:
+                 persist: bool = True, kept: dict[str, Any] | None = None,
+                 katex: KatexProcess | None = None) -> None:
         # `kept`: what the caller started ahead for stages, by the name a stage keeps it
-        # under in the context (the search index's process: blogbuild.stages.search).
+        # under in the context (the search index's process: blogbuild.stages.search);
+        # `katex`: KaTeX's runtime, loading in a process of its own (BuildContext.katex).
         self.config = config
         self.output = (output or (config.root / config.output_dir)).resolve()
         # Before anything is read or written: a wrong output folder could delete sources.
@@ -100,18 +103,15 @@ class Engine:
         self.items: dict[str, Items] = {}
         from blogbuild import diskcache
 
-        # Formulas and highlighted code, shared with the worker processes.
+        # This process's result cache (formulas, highlighted code; the workers open theirs
+        # from the context's folders): a per-process resource (blogbuild.perprocess).
         diskcache.set_cache_dir(self.cache_root if use_cache else None)
         self.store = self._store()
-        from blogbuild.images import outputs as images_outputs
-
-        # Drawn pictures (build-time blocks, notebooks' outputs) are files beside their
-        # pages with the cache or without: made in the scratch folder without one.
-        images_outputs.set_folder(self.cache_root if self._scratch is None else self._scratch)
         #: The output paths of the pages open in a browser (the live server's): templated
         #: first, with the pages of the edited sources, when they are stale.
         self.watched: Callable[[], set[str]] = set
         self.kept: dict[str, Any] = dict(kept or {})
+        self.katex = katex
         #: The context of the last run (what it read, however far it came) and of the last
         #: run that completed (what the output holds).
         self.context = self._context()
@@ -139,19 +139,26 @@ class Engine:
         return self._scratch
 
     def _context(self) -> BuildContext:
-        """A new run's context: the engine's settings, and what its stages keep."""
+        """A new run's context: the engine's settings, and what its stages keep. Made
+        files (cards; drawn pictures, beside their pages with the cache or without) go to
+        the cache, or without one to the scratch folder."""
         files = self.cache_root if self._scratch is None else self._scratch
         return BuildContext(
             self.config, self.output, Folders(self.cache_root if self.use_cache else None,
                                               files),
             self._scratch_dir, self.jobs, self.drafts, self.lenient, self.progress,
-            self.extra_head, self.bytecode_dir(), self.store, self.kept)
+            self.extra_head, self.bytecode_dir(), self.store, self.kept, self.katex)
 
     def close(self) -> None:
         for kept in self.kept.values():  # a process no run took
             close = getattr(kept, "close", None)
             if close is not None:
                 close()
+        if self.katex is not None:
+            from blogbuild.runtimes import katex
+
+            katex.end_process()  # this process's runtime renders here again
+            self.katex.end()
         if not self.lenient:
             gc.unfreeze()  # the collector may have what this run kept (out of its way)
         if self._scratch is not None:

@@ -213,11 +213,12 @@ def render_markdown(
         "bibliography": bibliography,
         "citation_style": citation_style,
         "image_options": images,
+        "folders": folders or Folders(),
         **(extra_env or {}),
     }
     with timings.section("Markdown parse"):
         tokens = md.parse(body, env)
-    parsed = Page(file, env, folders or Folders(), tokens=tokens, runnable=runnable)
+    parsed = Page(file, env, env["folders"], tokens=tokens, runnable=runnable)
     for stage in stages(Step.PARSED):
         run_stage(stage, parsed)
     title = title_html = subtitle = None

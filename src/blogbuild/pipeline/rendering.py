@@ -45,6 +45,10 @@ def render(run: Run, store: RenderCache) -> None:
     candidates = feed_candidates(run.infos, config, ctx.drafts)
     run.items = {rel: i if i.feed == (rel in candidates) else replace(i, feed=rel in candidates)
                  for rel, i in run.items.items()}
+    if ctx.katex is not None:  # the formulas this process renders go to KaTeX's process
+        from blogbuild.runtimes import katex
+
+        katex.use_process(ctx.katex)
     renderer = run.renderer = Renderer(
         config, store, ctx.jobs, lambda d, n: ctx.progress("rendering posts and pages", d, n),
         ctx.folders)

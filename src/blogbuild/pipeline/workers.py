@@ -21,7 +21,6 @@ from blogbuild.content.models import MissingBody, Post, SourceJob
 from blogbuild.content.records import RenderResult, lookups_hold
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
 from blogbuild.fileio import file_digest
-from blogbuild.images import outputs as images_outputs
 from blogbuild.output.entries import OutputEntry
 from blogbuild.output.writer import Staging
 from blogbuild.pipeline.deps import Reads, Tracker, compact
@@ -52,8 +51,8 @@ def init_render(config: Config | None, links: LinkMap | None, store: RenderCache
     is."""
     _RENDER.update(config=config, links=links, store=store, reuse=reuse, folders=folders)
     if config is not None and folders is not None:
+        # This process's result cache (formulas, highlighted code), at the build's folder.
         diskcache.set_cache_dir(folders.cache)
-        images_outputs.set_folder(folders.files)
     if timed is not None:
         timings.enable(timed)
 

@@ -3,10 +3,12 @@
 One V8 context per process, made on first use and closed when the command ends, both on
 a thread of its own (blogbuild.perprocess says why); or a child process started ahead,
 which has loaded KaTeX by the time the first formula comes (`use_process`, see
-blogbuild.runtimes.katex_process). A context must never cross a fork (it
-hangs in the child), so a forked child forgets the parent's and makes its own. Results
-are memoised in-process and, once `set_cache_dir()` is called, in a sqlite file shared by
-every worker (blogbuild.diskcache), so a rebuild never renders a formula twice.
+blogbuild.runtimes.katex_process; a command starts it, and the engine gives it to this
+process's runtime for its run: blogbuild.stages.context.BuildContext.katex). A context
+must never cross a fork (it hangs in the child), so a forked child forgets the parent's
+and makes its own. Results are memoised in-process and, once `set_cache_dir()` is
+called, in a sqlite file shared by every worker (blogbuild.diskcache), so a rebuild never
+renders a formula twice.
 """
 
 from __future__ import annotations
@@ -127,8 +129,10 @@ def _call(function: str, *args: Any, timeout: float) -> Any:
 
 def use_process(child: KatexProcess) -> None:
     """Render in `child` (just started: `KatexProcess.begin`) instead of in this process,
-    until it fails or `close()` ends it."""
+    until it fails or `close()` ends it (the same child again: nothing changes)."""
     with _rt.lock:
+        if _rt.child is child:
+            return
         end_process()
         _rt.child = child
         at_close(RUNTIMES, close)

@@ -112,6 +112,10 @@ class KatexProcess:
             return value
         raise Stopped(str(value))
 
+    def close(self) -> None:
+        """The engine is done (its context kept the child): `end` it."""
+        self.end()
+
     def end(self) -> None:
         """Stop the child now (it holds nothing the build needs) and reap it."""
         with contextlib.suppress(OSError):

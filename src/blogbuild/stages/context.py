@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from blogbuild.output.plan import PlannedPage
     from blogbuild.output.writer import Stage as Writer
     from blogbuild.pipeline.quick import Sources
+    from blogbuild.runtimes.katex_process import KatexProcess
     from blogbuild.stages import Stage
 
 #: What a cache keeps that no build of this output used lately: this long (other output
@@ -97,6 +98,10 @@ class BuildContext:
     #: search index's layout in the live server; a process the command started ahead); an
     #: object with a `close()` is closed with the engine.
     kept: dict[str, Any] = field(default_factory=dict)
+    #: KaTeX's runtime loading in a process of its own, started by the command ahead of a
+    #: new post's formulas: the renders in the build's process render them there
+    #: (blogbuild.runtimes.katex.use_process); the engine ends it when it closes.
+    katex: KatexProcess | None = None
 
     # -- what the run's steps made, in order ----------------------------------------------
     #: No earlier state: every page and file is made anew.

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from blogbuild import cancel, diskcache
+from blogbuild import cancel
 from blogbuild.config import Config
 from blogbuild.content.models import MissingBody, Post
 from blogbuild.diagnostics import Diagnostic, warning
@@ -92,6 +92,8 @@ class Search:
     #: sooner by the caller (`IndexProcess.begin`, as `blogbuild build` does before the
     #: engine's modules load).
     child: IndexProcess | None = field(default=None, repr=False)
+    #: The site's cache folder (None: none), where the index's process keeps its results.
+    cache: Path | None = None
     #: A Pagefind process started ahead (`start_pagefind`), for the first pages to read.
     spare: Service | None = field(default=None, repr=False)
     #: The index's process: Pagefind reading the pages it was sent ahead of its job
@@ -104,8 +106,7 @@ class Search:
         is ready once the site is assembled (blogbuild.stages.search.process)."""
         if self.config.search and not self.unavailable and not self.remember \
                 and self.child is None:
-            folder = diskcache.cache_dir()
-            self.child = IndexProcess.begin(self.config, Path(folder) if folder else None)
+            self.child = IndexProcess.begin(self.config, self.cache)
 
     def close(self) -> None:
         """The engine is done: end the process no run took."""

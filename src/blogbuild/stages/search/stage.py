@@ -82,6 +82,6 @@ def search_of(ctx: BuildContext) -> Search:
     found = ctx.kept.get(KEPT)
     if not isinstance(found, Search):
         found = Search(ctx.config, remember=ctx.lenient, drafts=ctx.drafts,
-                       child=ctx.kept.pop(KEPT_PROCESS, None))
+                       child=ctx.kept.pop(KEPT_PROCESS, None), cache=ctx.folders.cache)
         ctx.kept[KEPT] = found
     return found
