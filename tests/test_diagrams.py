@@ -165,7 +165,7 @@ def test_a_diagram_is_drawn_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     try:
         text = "flowchart LR\n  Once --> Only\n"
         first = draw("mermaid", text)
-        monkeypatch.setattr(draw_module, "_run", lambda *a: pytest.fail("drawn again"))
+        monkeypatch.setattr(draw_module.drawer, "draw", lambda *a, **k: pytest.fail("drawn again"))
         diskcache.flush()
         assert draw("mermaid", text) == first
     finally:
@@ -257,8 +257,8 @@ def test_a_renderer_dies_with_the_process_that_waits_for_it() -> None:
     import sys
     import time
 
-    script = ("from blogbuild.diagrams import draw as d; "
-              "d._run(['/bin/sleep', '60'], '', {'PATH': '/bin'})")
+    script = ("from blogbuild.diagrams import drawer as d; "
+              "d.launch(['/bin/sleep', '60'], 2**30, {'PATH': '/bin'}).wait()")
     parent = subprocess.Popen([sys.executable, "-c", script])
     deadline = time.monotonic() + 10
     while not (children := _children(parent.pid)) and time.monotonic() < deadline:

@@ -1,30 +1,28 @@
-"""Drawing one diagram: its text in, SVG out, in a child process that is stopped when it
-takes too long or too much memory. Results are cached by kind, text, theme and the
-renderers' versions (a syntax error too: the same text fails the same way).
+"""Drawing diagrams: their text in, SVG out, a document's diagrams in one batch given to the
+process's drawer (blogbuild.diagrams.drawer), which stops a diagram that takes too long or
+too much memory. Results are cached by kind, text, theme and the renderers' versions (a
+syntax error too: the same text fails the same way).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from blogbuild import cancel, diskcache
+from blogbuild import diskcache
+from blogbuild.diagrams import drawer
 
 #: Bumped when the SVG made of the same text changes.
 DRAW_VERSION = "3"
 TABLE = "diagrams"
 TIMEOUT = 15.0  # seconds a diagram may take
 MEMORY = 1024 * 1024 * 1024  # bytes of address space a renderer may use
-_MERMAID_RUNNER = Path(__file__).with_name("mermaid_runner.py")
-_LIMITED = Path(__file__).with_name("limited.py")
 
 
 @dataclass(frozen=True)
@@ -47,41 +45,62 @@ def versions() -> str:
     return ", ".join(found)
 
 
+#: A diagram to draw: its kind ("mermaid" or "dot"), its text, the theme ("default" or
+#: "dark"; a Graphviz graph is drawn in the default one).
+Job = tuple[str, str, str]
+
+
 def draw(kind: str, text: str, theme: str = "default") -> Drawn:
     """The SVG of `text` ("mermaid" or "dot"), from the cache when it was drawn before."""
-    key = hashlib.sha256(f"{DRAW_VERSION}\0{versions()}\0{kind}\0{theme}\0{text}"
-                         .encode()).hexdigest()
-    found = diskcache.get(TABLE, key)
-    if found is not None:
-        try:
-            return Drawn(**json.loads(found))
-        except (TypeError, ValueError):
-            pass
-    drawn = _mermaid(text, theme) if kind == "mermaid" else _dot(text)
-    if drawn.error != _STOPPED:  # a stopped run may be the machine's fault: try again
-        diskcache.put(TABLE, key, json.dumps(drawn.__dict__))
-    return drawn
+    return draw_many([(kind, text, theme)])[0]
 
 
-_STOPPED = "stopped"
+def draw_many(jobs: list[Job]) -> list[Drawn]:
+    """Each diagram of `jobs` drawn, in order: from the cache when it was drawn before, the
+    others in one batch."""
+    keys = [hashlib.sha256(f"{DRAW_VERSION}\0{versions()}\0{kind}\0{theme}\0{text}"
+                           .encode()).hexdigest() for kind, text, theme in jobs]
+    found: dict[str, Drawn] = {}
+    for key in keys:
+        cached = diskcache.get(TABLE, key) if key not in found else None
+        if cached is not None:
+            with contextlib.suppress(TypeError, ValueError):  # not what this code wrote
+                found[key] = Drawn(**json.loads(cached))
+    missing = list(dict.fromkeys(key for key in keys if key not in found))
+    todo = [jobs[keys.index(key)] for key in missing]
+    for key, drawn in zip(missing, _drawn(todo), strict=True):
+        found[key] = drawn
+        if drawn.error != _STOPPED:  # a stopped run may be the machine's fault: try again
+            diskcache.put(TABLE, key, json.dumps(drawn.__dict__))
+    return [found[key] for key in keys]
 
 
-def _run(command: list[str], text: str, env: dict[str, str]) -> tuple[int, str, str]:
-    """Exit status, stdout and stderr of `command` run with at most MEMORY bytes (see
-    limited.py); the whole process group dies at the time limit."""
-    process = subprocess.Popen(
-        [sys.executable, "-I", str(_LIMITED), str(MEMORY), str(os.getpid()), *command],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-        start_new_session=True)
-    # A cancelled run (the live server stopping, SIGTERM) kills it at once.
-    with cancel.current().child(lambda: cancel.kill_session(process)):
-        try:
-            out, err = process.communicate(text.encode("utf-8"), timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            cancel.kill_session(process)
-            process.communicate()
-            return -1, "", _STOPPED
-    return process.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+def _drawn(jobs: list[Job]) -> list[Drawn]:
+    """Draw `jobs`, without the cache, in one batch."""
+    program = dot_program() if any(kind == "dot" for kind, _, _ in jobs) else None
+    out: list[Drawn] = []
+    batch: list[tuple[str, str, str]] = []
+    places: list[tuple[int, int]] = []  # each one's job, and the lines put before its own
+    for index, (kind, text, theme) in enumerate(jobs):
+        out.append(Drawn())
+        if kind == "mermaid":
+            source, added = themed(text, theme)
+            batch.append(("mermaid", source, ""))
+            places.append((index, added))
+        elif program is None:
+            out[index] = Drawn(error="graphviz-pure is not installed (pip install "
+                               "graphviz-pure)")
+        else:
+            batch.append(("dot", text, program))
+            places.append((index, 0))
+    answers = drawer.draw(batch, timeout=TIMEOUT, memory=MEMORY) if batch else []
+    for (index, added), (code, svg, err) in zip(places, answers, strict=True):
+        out[index] = (_mermaid_answer(code, svg, err, added) if jobs[index][0] == "mermaid"
+                      else _dot_answer(code, svg, err))
+    return out
+
+
+_STOPPED = drawer.STOPPED
 
 
 def _stopped(code: int, err: str) -> Drawn | None:
@@ -100,9 +119,12 @@ FONT = "system-ui, -apple-system, Segoe UI, Roboto, Helvetica Neue, Arial, sans-
 
 
 def _mermaid(text: str, theme: str) -> Drawn:
-    source, added = themed(text, theme)
-    code, out, err = _run([sys.executable, "-I", str(_MERMAID_RUNNER)], source,
-                          {"PATH": os.environ.get("PATH", "")})
+    """One Mermaid diagram drawn in `theme`, without the cache."""
+    return _drawn([("mermaid", text, theme)])[0]
+
+
+def _mermaid_answer(code: int, out: str, err: str, added: int) -> Drawn:
+    """What the drawing of a Mermaid diagram gave (`added`: the lines put before its own)."""
     stopped = _stopped(code, err)
     if stopped is not None:
         return stopped
@@ -167,14 +189,12 @@ def dot_program() -> str | None:
 
 
 def _dot(text: str) -> Drawn:
-    program = dot_program()
-    if program is None:
-        return Drawn(error="graphviz-pure is not installed (pip install graphviz-pure)")
-    # SERVER_NAME: dot then reads no file a graph names (image=, shapefile=).
-    # The theme's kind of face, where the graph names none (its own fontname wins).
-    faces = [f"-{part}fontname=sans-serif" for part in ("G", "N", "E")]
-    code, out, err = _run([program, "-Tsvg", *faces], text,
-                          {"SERVER_NAME": "blogbuild", "PATH": os.environ.get("PATH", "")})
+    """One Graphviz graph drawn, without the cache."""
+    return _drawn([("dot", text, "default")])[0]
+
+
+def _dot_answer(code: int, out: str, err: str) -> Drawn:
+    """What the drawing of a Graphviz graph gave."""
     stopped = _stopped(code, err)
     if stopped is not None:
         return stopped

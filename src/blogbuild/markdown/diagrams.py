@@ -6,15 +6,15 @@ drawn once, its black and white following the theme's colours (static/css/diagra
 The info string may give a title (`title="…"`, also the SVG's accessible name) and an id
 (`{#fig-flow}`): with either, the diagram is a numbered figure, referable as images are.
 
-A diagram the renderer cannot draw (a syntax error) is an error at the fence's line, with
-the renderer's message, and the page keeps the fence as code. Drawing happens in the
-render, in a child process per diagram with a time and memory limit, cached by its text
-(blogbuild.diagrams.draw).
+This plugin only finds the diagrams (a core rule, before the figures are numbered): what
+each is, its title and id, in `env["diagrams"]`. The diagram stage draws a document's
+diagrams together once it is parsed (blogbuild.stages.diagrams), and puts the drawings in
+the tokens' meta. A diagram the renderer cannot draw (a syntax error) is an error at the
+fence's line, with the renderer's message, and the page keeps the fence as code.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -25,14 +25,11 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from blogbuild.diagrams.draw import Drawn, draw
-from blogbuild.markdown.env import Env, need, report, report_error, source_line
+from blogbuild.markdown.env import Env
 from blogbuild.markdown.highlight import parse_info
 from blogbuild.markdown.statements import split_id
 
 KINDS = {"mermaid": "mermaid", "dot": "dot", "graphviz": "dot"}
-#: What mmdr says of a type of diagram it does not know (Mermaid may: a newer type).
-UNKNOWN_TYPE = "No Mermaid diagram type detected"
 #: `#fig-flow` among the words of the info string (`{#fig-flow title="…"}` too).
 _ID = re.compile(r"(?:(?<=\s)|(?<=\{))#([\w:.-]+)")
 
@@ -42,18 +39,10 @@ def _kind(info: str) -> str | None:
     return KINDS.get(words[0].strip("{}.").lower()) if words else None
 
 
-def _problem(env: Env, token: Token, drawn: Drawn, what: str) -> None:
-    assert token.map is not None
-    line = source_line(env, token.map[0] + drawn.line) if drawn.line else \
-        source_line(env, token.map[0])
-    where = f" (line {drawn.line} of the diagram)" if drawn.line else ""
-    report_error(env, line, f"{what} cannot be drawn{where}: {drawn.error}; fix the diagram "
-                 "(the page shows its text as code until then)")
-
-
 def diagrams(state: StateCore) -> None:
-    env = state.env
-    count = 0
+    """Every diagram fence becomes a `diagram` token to draw (`env["diagrams"]`), its meta
+    saying its kind, id and title; an id that cannot be one is dropped (the stage warns)."""
+    found: list[Token] = state.env.setdefault("diagrams", [])
     for token in state.tokens:
         kind = _kind(token.info) if token.type == "fence" else None
         if kind is None or not token.content.strip() or token.map is None:
@@ -63,49 +52,11 @@ def diagrams(state: StateCore) -> None:
         ident = ident_match[1] if ident_match else None
         # `{#fig-flow title="…"}` or the words themselves: the braces hold no more.
         _lang, attrs, _lines = parse_info(_ID.sub("", info).replace("{", " ").replace("}", " "))
-        title = " ".join(attrs.get("title", "").split())
-        what = "this Mermaid diagram" if kind == "mermaid" else "this Graphviz graph"
-        themes = ("default", "dark") if kind == "mermaid" else ("default",)
-        drawings = [draw(kind, token.content, theme) for theme in themes]
-        failed = next((d for d in drawings if not d.svg), None)
-        if failed is not None and kind == "mermaid" and failed.error == UNKNOWN_TYPE:
-            first = token.content.strip().split(maxsplit=1)[0]
-            report(env, source_line(env, token.map[0]), f"blogbuild cannot draw Mermaid "
-                   f"diagrams of the type {first!r}: the reader's browser draws this one "
-                   "with Mermaid's own script (5 MB, loaded by this page only); if it is a "
-                   "misspelt type, fix it")
-            need(env, "mermaid")
-            need(env, "diagram")
-            token.type, token.tag, token.nesting = "diagram_fallback", "pre", 0
-            continue
-        if failed is not None:
-            _problem(env, token, failed, what)
-            continue
-        if drawings[0].error:  # drawn, with the renderer's warnings
-            report(env, source_line(env, token.map[0]), f"{what} was drawn with warnings: "
-                   f"{drawings[0].error}")
-        from blogbuild.diagrams.svg import BadSvg, adapt  # XML: only for pages with diagrams
-
-        count += 1
-        digest = hashlib.sha256(token.content.encode()).hexdigest()[:8]
-        prefix = f"diagram-{count}-{digest}"
-        try:
-            svgs = [adapt(d.svg, f"{prefix}-{theme}", title=title or _fallback(kind))
-                    for d, theme in zip(drawings, themes, strict=True)]
-        except BadSvg as exc:
-            _problem(env, token, Drawn(error=str(exc)), what)
-            continue
-        if ident is not None and split_id(f"{{#{ident}}}") is None:
-            report(env, source_line(env, token.map[0]), f"the id {ident!r} of this diagram "
-                   "cannot be used; write letters, digits and dashes")
-            ident = None
-        need(env, "diagram")
+        bad = ident is not None and split_id(f"{{#{ident}}}") is None
         token.type, token.tag, token.nesting = "diagram", "div", 0
-        token.meta = {"svgs": svgs, "kind": kind, "id": ident, "title": title}
-
-
-def _fallback(kind: str) -> str:
-    return "A diagram" if kind == "mermaid" else "A graph"
+        token.meta = {"kind": kind, "id": None if bad else ident, "bad_id": ident if bad else None,
+                      "title": " ".join(attrs.get("title", "").split())}
+        found.append(token)
 
 
 def _render(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
@@ -140,9 +91,16 @@ def preview_html(token: Token) -> str:
 
 def _render_fallback(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
                      env: Env) -> str:
-    """The diagram's text, which static/js/mermaid.js replaces with Mermaid's drawing."""
-    return (f'<div class="diagram diagram-mermaid"><pre class="mermaid-fallback">'
-            f"{escapeHtml(tokens[idx].content)}</pre></div>\n")
+    """The diagram's text, which static/js/mermaid.js replaces with Mermaid's drawing (a
+    numbered one in its figure, with its caption)."""
+    meta = tokens[idx].meta
+    inner = (f'<pre class="mermaid-fallback">'
+             f"{escapeHtml(tokens[idx].content)}</pre>")
+    if meta.get("number") is None:
+        return f'<div class="diagram diagram-mermaid">{inner}</div>\n'
+    return (f'<figure class="figure diagram diagram-mermaid" '
+            f'id="{escapeHtml(str(meta["figure_id"]))}">\n{inner}\n'
+            f"<figcaption>{_caption(meta)}</figcaption>\n</figure>\n")
 
 
 def diagrams_plugin(md: MarkdownIt) -> None:

@@ -22,7 +22,7 @@ Steps, in the order a build runs them:
   render writes names their copies);
 - `FRONT`, `CELLS`, `PARSED`: inside each document's render: its front matter read (the
   bibliography it cites), a notebook's cells read (run at build time), its Markdown parsed
-  (build-time blocks, diagrams) before the HTML is made;
+  (diagrams, build-time blocks) before the HTML is made;
 - `SITE`: the site is assembled and its pages planned (covers, social cards, stylesheets);
 - `PAGES`: beside the templating of the pages, committed with them (search).
 
@@ -87,6 +87,7 @@ _BUILT_IN: list[tuple[str, Step, str]] = [
     ("images", Step.SOURCES, "blogbuild.stages.images"),
     ("bibliography", Step.FRONT, "blogbuild.stages.bibliography"),
     ("notebook-run", Step.CELLS, "blogbuild.stages.notebook_run"),
+    ("diagrams", Step.PARSED, "blogbuild.stages.diagrams"),
     ("execution", Step.PARSED, "blogbuild.stages.execution"),
     ("covers", Step.SITE, "blogbuild.stages.covers"),
     ("cards", Step.SITE, "blogbuild.stages.cards"),
