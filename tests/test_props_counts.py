@@ -10,7 +10,11 @@ from hypothesis import strategies as st
 from markdown_it.token import Token
 
 from blogbuild.markdown import create_markdown
-from blogbuild.pipeline.render import _ANCHOR, _WORD, _plain, _word_count, anchors_of
+from blogbuild.pipeline.texts import ANCHOR as _ANCHOR
+from blogbuild.pipeline.texts import WORD as _WORD
+from blogbuild.pipeline.texts import anchors_of
+from blogbuild.pipeline.texts import plain as _plain
+from blogbuild.pipeline.texts import word_count as _word_count
 
 MD = create_markdown()
 

@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 from blogbuild.commands.build import build
 from blogbuild.diagnostics import BuildFailed
 from blogbuild.pipeline.store import RenderCache
+from blogbuild.search import cuts
 from blogbuild.search import format as fmt
 from blogbuild.search.chunks import Chunk
 from process_helpers import build_in_a_new_process
@@ -66,9 +67,9 @@ def make_site(root: Path, posts: int) -> Path:
 def small_chunks(monkeypatch: pytest.MonkeyPatch, index_here: None) -> None:
     """Chunks of a few words, so that a small site has many (in this process: the index
     is made here)."""
-    monkeypatch.setattr(fmt, "MIN_UNITS", 40)
-    monkeypatch.setattr(fmt, "EVERY", 4)
-    monkeypatch.setattr(fmt, "MAX_UNITS", 160)
+    monkeypatch.setattr(cuts, "MIN_UNITS", 40)
+    monkeypatch.setattr(cuts, "EVERY", 4)
+    monkeypatch.setattr(cuts, "MAX_UNITS", 160)
 
 
 def _unpack(path: Path) -> Any:
@@ -746,7 +747,8 @@ def test_a_chunk_file_that_cannot_be_linked_is_copied(tmp_path: Path) -> None:
     writes a copy. Either way the file has the chunk's bytes under the name of their
     digest."""
     from blogbuild import diskcache
-    from blogbuild.search.chunks import KEPT, _make, keep_files
+    from blogbuild.search.chunks import _make
+    from blogbuild.search.kept import KEPT, keep_files
 
     items = [fmt.word_item(w, fmt.Word({n: fmt.posting([n + 1], []) for n in range(3)}, {}))
              for w in ("alpha", "beta", "gamma", "delta", "epsilon")]
@@ -853,9 +855,9 @@ def test_the_chunks_are_the_same_whatever_the_passes_over_the_pages(
     def made(passes_of: int) -> list[tuple[str, bytes]]:
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(chunks, "PAGES_PER_PASS", passes_of)
-            mp.setattr(fmt, "MIN_UNITS", 4)
-            mp.setattr(fmt, "EVERY", 3)
-            mp.setattr(fmt, "MAX_UNITS", 16)
+            mp.setattr(cuts, "MIN_UNITS", 4)
+            mp.setattr(cuts, "EVERY", 3)
+            mp.setattr(cuts, "MAX_UNITS", 16)
             return [(c.digest, c.data)
                     for c in chunks.from_scratch(len(parts), parts.__getitem__, ["title"])]
 

@@ -150,26 +150,6 @@ def _compose(loader: Any, doc: Document, max_values: int) -> Node | None:
     sizes: dict[int, int] = {}  # id(node) -> values under it once aliases are expanded
     total = 0
 
-    def attach(node: Node) -> None:
-        nonlocal root
-        if not stack:
-            root = node
-            return
-        top = stack[-1]
-        if isinstance(top.node, SequenceNode):
-            top.node.value.append(node)
-        elif top.key is None:
-            if not isinstance(node, ScalarNode):
-                raise doc.fail("a key must be a plain name, not a list or a mapping", node)
-            seen = top.keys.get(node.value)
-            if seen is not None:
-                raise doc.fail(f"duplicate key '{node.value}' (lines {doc.line(seen)} and "
-                               f"{doc.line(node)}); keep only one of them", node)
-            top.keys[node.value] = top.key = node
-        else:
-            top.node.value.append((top.key, node))
-            top.key = None
-
     while True:
         event: Any = loader.get_event()
         start: Any = event.start_mark  # libyaml's marks or Python's: both have index and line
@@ -224,7 +204,30 @@ def _compose(loader: Any, doc: Document, max_values: int) -> Node | None:
                            doc.line_at(start.index))
         if isinstance(event, ScalarEvent) and event.anchor is not None:
             anchors[event.anchor] = node
-        attach(node)
+        if not _attach(stack, node, doc):
+            root = node
+
+
+def _attach(stack: list[_Open], node: Node, doc: Document) -> bool:
+    """Put `node` in the list or mapping open on top of `stack` (a key refused when it is
+    not a plain name, or when the mapping has it already); False when none is open."""
+    if not stack:
+        return False
+    top = stack[-1]
+    if isinstance(top.node, SequenceNode):
+        top.node.value.append(node)
+    elif top.key is None:
+        if not isinstance(node, ScalarNode):
+            raise doc.fail("a key must be a plain name, not a list or a mapping", node)
+        seen = top.keys.get(node.value)
+        if seen is not None:
+            raise doc.fail(f"duplicate key '{node.value}' (lines {doc.line(seen)} and "
+                           f"{doc.line(node)}); keep only one of them", node)
+        top.keys[node.value] = top.key = node
+    else:
+        top.node.value.append((top.key, node))
+        top.key = None
+    return True
 
 
 class TooManyValues(yaml.MarkedYAMLError):

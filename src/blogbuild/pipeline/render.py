@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import html as html_lib
-import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from markdown_it import MarkdownIt
@@ -16,7 +15,7 @@ from blogbuild.config import Config, RunnableConfig
 from blogbuild.config_citations import BUILTIN_STYLES
 from blogbuild.content.linkmap import LinkMap, document_url
 from blogbuild.content.models import SourceJob, TocEntry
-from blogbuild.content.records import Rendered, RenderResult, shorten
+from blogbuild.content.records import Execution, Rendered, RenderResult
 from blogbuild.diagnostics import error
 from blogbuild.fingerprints import digest_of
 from blogbuild.images.process import Options as ImageOptions
@@ -26,6 +25,7 @@ from blogbuild.markdown.env import html_renderer, report, token_line
 from blogbuild.markdown.feed import render_feed
 from blogbuild.markdown.more import excerpt
 from blogbuild.markdown.xref_previews import snippet_digest, snippets, templates
+from blogbuild.pipeline.texts import anchors_of, excerpt_text, plain, summary, word_count
 from blogbuild.readers import Unreadable, reader_for
 from blogbuild.stages import Step, stages
 from blogbuild.stages.context import Folders, Page, run_stage
@@ -33,25 +33,6 @@ from blogbuild.urls import encode_path
 
 if TYPE_CHECKING:
     from blogbuild.bib.library import Library
-
-_WORD = re.compile(r"\w+(?:[-'’]\w+)*")
-#: For ASCII text, _WORD's matches are the runs of word characters less the joints: a
-#: hyphen or apostrophe between two word characters makes two runs one word.
-_NOT_WORD = str.maketrans({c: " " for c in range(128) if not re.match(r"\w", chr(c))})
-_JOINT = re.compile(r"[-'’](?<=\w.)(?=\w)")
-# Targets a `#fragment` can reach: id attributes of any element (headings, footnotes,
-# equations, raw HTML) and the legacy <a name>. Only read, to check links; nothing is rewritten.
-_ANCHOR = re.compile(
-    r"""\s(?:id|(?<=<a\s)name)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>=`]+))""",
-    re.IGNORECASE,
-)
-#: Every "=" an _ANCHOR match can hold: after "id", after "name" or after a space (the
-#: letters are what IGNORECASE matches: "i" matches "ı" and "İ" too). Searching for these
-#: is several times faster than trying _ANCHOR after every space of the page.
-_ANCHOR_EQUALS = re.compile(r"=(?<=[dDeE\s]=)(?:(?<=[iIıİ][dD]=)|(?<=[mM][eE]=)|(?<=\s=))")
-SUMMARY_CHARS = 220
-_TEXT_KINDS = ("text", "code_inline", "math_inline", "math_inline_double")
-
 
 _PARSERS: dict[str, MarkdownIt] = {}
 
@@ -85,20 +66,6 @@ def _timed(fn: Callable[[StateCore], Any], part: str) -> Callable[[StateCore], A
     return rule
 
 
-def _plain(children: list[Token], *, math: bool = True) -> str:
-    """The text of inline tokens; formulas as their TeX source unless `math` is false."""
-    kinds = _TEXT_KINDS if math else _TEXT_KINDS[:2]
-    out = []
-    for child in children:
-        if child.type in kinds:
-            out.append(child.content)
-        elif child.type in ("softbreak", "hardbreak"):
-            out.append(" ")
-        elif child.children:
-            out.append(_plain(child.children, math=math))
-    return "".join(out)
-
-
 def _take_title(tokens: list[Token], md: MarkdownIt, env: dict[str, Any]) -> tuple[
     str | None, str | None, str | None, str | None
 ]:
@@ -110,7 +77,7 @@ def _take_title(tokens: list[Token], md: MarkdownIt, env: dict[str, Any]) -> tup
         return None, None, None, None
     inline = tokens[1]
     children = [c for c in inline.children or [] if c.type != "heading_anchor"]
-    title = _plain(children).strip()
+    title = plain(children).strip()
     title_html = html_renderer(md).renderInline(children, md.options, env).strip()
     heading_id = tokens[0].attrGet("id")
     del tokens[0:3]
@@ -122,46 +89,9 @@ def _take_title(tokens: list[Token], md: MarkdownIt, env: dict[str, Any]) -> tup
         if len(kids) >= 3 and kids[0].type == "em_open" and kids[-1].type == "em_close" and all(
             k.type not in ("em_open", "em_close") for k in kids[1:-1]
         ):
-            subtitle = _plain(kids[1:-1]).strip()
+            subtitle = plain(kids[1:-1]).strip()
             del tokens[0:3]
     return title, title_html, subtitle, str(heading_id) if heading_id else None
-
-
-def _summary(tokens: list[Token]) -> str:
-    for i, token in enumerate(tokens):
-        if token.type == "paragraph_open" and token.level == 0 and i + 1 < len(tokens):
-            text = " ".join(_plain(tokens[i + 1].children or []).split())
-            if text:
-                return shorten(text, SUMMARY_CHARS)
-    return ""
-
-
-def _excerpt_text(tokens: list[Token]) -> str:
-    """The plain text of the summary the author cut with `<!--more-->`."""
-    text = " ".join(_plain(t.children or []) for t in tokens if t.type == "inline")
-    return shorten(" ".join(text.split()), SUMMARY_CHARS)
-
-
-def _word_count(tokens: list[Token]) -> int:
-    """Words a reader reads, for the reading time: the prose's, and half of the code's (code
-    is skimmed, not read word by word); math and raw HTML are not words."""
-    prose: list[str] = []
-    code: list[str] = []
-    for token in tokens:
-        if token.type == "inline":
-            prose.append(_plain(token.children or [], math=False))
-        elif token.type in ("fence", "code_block"):
-            code.append(token.content)
-    return _words(prose) + _words(code) // 2
-
-
-def _words(texts: list[str]) -> int:
-    """_WORD's matches in `texts`. They are joined by spaces (no word spans two), and ASCII
-    ones, most of them, are counted without a regex per character."""
-    ascii_text = " ".join(t for t in texts if t.isascii())
-    runs = len(ascii_text.translate(_NOT_WORD).split())
-    other = " ".join(t for t in texts if not t.isascii())
-    return runs - len(_JOINT.findall(ascii_text)) + len(_WORD.findall(other))
 
 
 def render_markdown(
@@ -221,16 +151,63 @@ def render_markdown(
     parsed = Page(file, env, env["folders"], tokens=tokens, runnable=runnable)
     for stage in stages(Step.PARSED):
         run_stage(stage, parsed)
-    title = title_html = subtitle = None
-    toc: list[TocEntry] = list(env.get("toc", []))
-    if extract_title:
-        first = tokens[0] if tokens else None
-        title, title_html, subtitle, removed = _take_title(tokens, md, env)
-        if title == "":
-            report(env, token_line(env, first), "the title heading has no text, so the title "
-                   "is made from the file name; write text in it or set 'title:'")
-        if removed:
-            toc = [entry for entry in toc if entry.id != removed]
+    titled = _title(md, tokens, env, extract_title)
+    made = _html(md, tokens, env, page_url, feed=feed)
+    diskcache.flush()  # the formulas and code made for this document: one transaction
+    if any(t.type in ("fence",) for t in tokens) or "codeblock" in made.html:
+        env["needs"].add("code")
+    return _record(tokens, env, titled, made, parsed.execution)
+
+
+def _record(tokens: list[Token], env: dict[str, Any],
+            titled: tuple[str | None, str | None, str | None, list[TocEntry]], made: _Made,
+            execution: Execution | None) -> Rendered:
+    """What the build keeps of a render (blogbuild.content.records.Rendered)."""
+    title, title_html, subtitle, toc = titled
+    return Rendered(        html=made.html,
+        toc=tuple(toc),
+        title=title,
+        title_html=title_html,
+        subtitle=subtitle,
+        summary=summary(tokens) if made.cut is None else excerpt_text(made.cut),
+        excerpt_html=made.excerpt_html,
+        needs=frozenset(env["needs"]),
+        diagnostics=tuple(env["diagnostics"]),
+        refs=tuple(env["refs"]),
+        word_count=word_count(tokens),
+        anchors=made.anchors,
+        feed_html=made.feed_html,
+        resolved=tuple(sorted(env["resolved"].items())),
+        wiki=tuple(sorted(env["wiki"].items())),
+        labels=tuple(sorted((ident, kind, text) for ident, (kind, text)
+                            in env.get("xref_labels", {}).items())),
+        previews=tuple((ident, snippet_digest(html), needs)
+                       for ident, html, needs in made.previews),
+        snippets=tuple((ident, html) for ident, html, _ in made.previews),
+        xrefs=tuple(sorted(env["xrefs"].items())),
+        inputs=env["bibliography"].files if env["bibliography"] is not None else (),
+        execution=execution,
+        images=tuple(sorted(env["images"].items())),
+        files=tuple(sorted(env.get("files", {}).items())),
+    )
+
+
+@dataclass(frozen=True)
+class _Made:
+    """The HTML a render made of its tokens, and what it found in them."""
+
+    html: str
+    anchors: frozenset[str]
+    previews: tuple[tuple[str, str, tuple[str, ...]], ...]
+    feed_html: str | None
+    cut: list[Token] | None  # the tokens of the summary cut with <!--more-->
+    excerpt_html: str | None
+
+
+def _html(md: MarkdownIt, tokens: list[Token], env: dict[str, Any], page_url: str | None,
+          *, feed: bool) -> _Made:
+    """The page's HTML, the previews of its ids, its feed variant (when `feed`) and
+    excerpt."""
     with timings.section("rendering HTML"):
         html = md.renderer.render(tokens, md.options, env)
     anchors = anchors_of(html)  # the templates' content is not part of the page
@@ -243,57 +220,24 @@ def render_markdown(
         # Shown on other pages (lists, feeds): rendered as a feed entry is, with absolute
         # links and math that needs no stylesheet.
         excerpt_html = render_feed(md, cut, env) if cut is not None else None
-    diskcache.flush()  # the formulas and code made for this document: one transaction
-    if any(t.type in ("fence",) for t in tokens) or "codeblock" in html:
-        env["needs"].add("code")
-    return Rendered(
-        html=html,
-        toc=tuple(toc),
-        title=title,
-        title_html=title_html,
-        subtitle=subtitle,
-        summary=_summary(tokens) if cut is None else _excerpt_text(cut),
-        excerpt_html=excerpt_html,
-        needs=frozenset(env["needs"]),
-        diagnostics=tuple(env["diagnostics"]),
-        refs=tuple(env["refs"]),
-        word_count=_word_count(tokens),
-        anchors=anchors,
-        feed_html=feed_html,
-        resolved=tuple(sorted(env["resolved"].items())),
-        wiki=tuple(sorted(env["wiki"].items())),
-        labels=tuple(sorted((ident, kind, text) for ident, (kind, text)
-                            in env.get("xref_labels", {}).items())),
-        previews=tuple((ident, snippet_digest(html), needs) for ident, html, needs in previews),
-        snippets=tuple((ident, html) for ident, html, _ in previews),
-        xrefs=tuple(sorted(env["xrefs"].items())),
-        inputs=env["bibliography"].files if env["bibliography"] is not None else (),
-        execution=parsed.execution,
-        images=tuple(sorted(env["images"].items())),
-        files=tuple(sorted(env.get("files", {}).items())),
-    )
+    return _Made(html, anchors, previews, feed_html, cut, excerpt_html)
 
 
-def anchors_of(html: str) -> frozenset[str]:
-    """The fragment targets of a page body (unescaped, as a browser compares them).
-
-    What `_ANCHOR.finditer` finds, found from the few "=" a match can hold: from each,
-    back over the spaces before it to where the match would start, and `_ANCHOR` tried
-    there. Matches do not overlap, and one that would start inside the last is skipped.
-    """
-    found = set()
-    end = 0  # where the last match ended
-    for equals in _ANCHOR_EQUALS.finditer(html):
-        name_end = equals.start()
-        while name_end > end and html[name_end - 1].isspace():  # \s is str.isspace()
-            name_end -= 1
-        for start in (name_end - 3, name_end - 5):  # before " id", before " name"
-            match = _ANCHOR.match(html, start) if start >= end else None
-            if match is not None:
-                found.add(html_lib.unescape(next(g for g in match.groups() if g is not None)))
-                end = match.end()
-                break
-    return frozenset(found)
+def _title(md: MarkdownIt, tokens: list[Token], env: dict[str, Any], extract: bool,
+           ) -> tuple[str | None, str | None, str | None, list[TocEntry]]:
+    """The title the body's first heading gives when `extract` (taken out of `tokens`, and
+    out of the table of contents), its HTML and the subtitle under it; the TOC."""
+    toc: list[TocEntry] = list(env.get("toc", []))
+    if not extract:
+        return None, None, None, toc
+    first = tokens[0] if tokens else None
+    title, title_html, subtitle, removed = _take_title(tokens, md, env)
+    if title == "":
+        report(env, token_line(env, first), "the title heading has no text, so the title "
+               "is made from the file name; write text in it or set 'title:'")
+    if removed:
+        toc = [entry for entry in toc if entry.id != removed]
+    return title, title_html, subtitle, toc
 
 
 def render_source(job: SourceJob, config: Config, data: bytes | None = None,

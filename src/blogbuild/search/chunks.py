@@ -12,27 +12,20 @@ from __future__ import annotations
 
 import array
 import bisect
-import contextlib
 import itertools
-import os
-import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from blogbuild import diskcache
-from blogbuild.fileio import file_digest, link_atomically, write_atomically
+from blogbuild.fileio import file_digest
+from blogbuild.search import cuts
 from blogbuild.search import format as fmt
+from blogbuild.search.kept import ChunkLost, read_kept
 from blogbuild.search.pages import PageIndex
 
 #: More changed pages than this and the chunks are made from scratch, which is then faster.
 MOST_CHANGED = 64
-
-
-class ChunkLost(Exception):
-    """The file of a chunk is no longer in the cache: the chunks are made anew."""
 
 
 @dataclass
@@ -72,7 +65,7 @@ class Chunk:
     def data(self) -> bytes:
         """The served file. Raises ChunkLost."""
         if self.made is None:
-            self.made = _read_kept(self.out)
+            self.made = read_kept(self.out)
         return self.made
 
     @property
@@ -92,7 +85,7 @@ class Chunk:
         raw, self.raw = self.raw, None
         if raw is None:
             raw = fmt.decompress(self.data)
-        begin = len(fmt.chunk_head(len(self.words)))
+        begin = len(cuts.chunk_head(len(self.words)))
         for word, units, end, last, pages_end in zip(self.words, self.units, self.ends,
                                                      self.lasts, self.pages_ends, strict=True):
             yield word, units, raw[begin:end], last, pages_end
@@ -117,7 +110,7 @@ def _field_table(page: PageIndex, fields: list[str]) -> list[int] | None:
 
 
 def _make(items: list[fmt.Item]) -> Chunk:
-    head = fmt.chunk_head(len(items))
+    head = cuts.chunk_head(len(items))
     ends = array.array("q")
     at = len(head)
     for item in items:
@@ -130,132 +123,6 @@ def _make(items: list[fmt.Item]) -> Chunk:
                  fmt.digest(raw), file_digest(data), data)
 
 
-#: The cache's folder of chunk files, named by the digest of their bytes.
-KEPT = "search-chunks"
-
-
-def _read_kept(out: bytes) -> bytes:
-    folder = diskcache.cache_dir()
-    if folder is None:
-        raise ChunkLost(out.hex())
-    path = Path(folder) / KEPT / out.hex()
-    try:
-        data = path.read_bytes()
-    except OSError:
-        raise ChunkLost(out.hex()) from None
-    if file_digest(data) != out:  # changed (through its output's link): made again
-        with contextlib.suppress(OSError):
-            path.unlink()
-        raise ChunkLost(out.hex())
-    return data
-
-
-#: A chunk file is removed once it is this old and no index named it in that time: until
-#: then it may be another process's (`serve` shows drafts, so its index is not the one
-#: `build` makes with the same cache, and each would otherwise remove the other's files).
-UNNAMED_SECONDS = 24 * 3600
-#: How often a build lists the folder: it writes the names of the files its index uses
-#: (`<folder>/tidied/search-chunks-<kind>.names`) and removes the old files that no list
-#: written in the last `UNNAMED_SECONDS` names. Between those passes a build writes its
-#: new files and reads nothing else (the folder holds a day of other indexes' files:
-#: thousands after a day of editing).
-TIDY_SECONDS = 3600
-
-
-def keep_files(chunks: list[Chunk], kind: str, staged: Mapping[bytes, Path]) -> None:
-    """Put in the cache the files of `chunks` made or read in this process that it lacks:
-    a second link to the file staged for the output when there is one (`staged`, by
-    digest: a new post changes nearly every chunk, and a link costs a fraction of writing
-    a file), else a copy. Once an hour for each `kind` of index (`TIDY_SECONDS`: one kind's
-    passes must not stand in for the other's), tidy the folder. A file changed through its
-    other link no longer has the digest that names it: reading it then fails
-    (`ChunkLost`), and the index is made anew."""
-    folder = diskcache.cache_dir()
-    if folder is None:
-        return
-    kept = Path(folder) / KEPT
-    try:
-        kept.mkdir(exist_ok=True)
-        for chunk in chunks:
-            if chunk.made is not None:
-                path = kept / chunk.out.hex()
-                # A file staged anew replaces the cache's: the output lacked it, or its copy
-                # was changed, and so then was the cache's when they were one file.
-                if not _linked(staged.get(chunk.out), path) and not path.exists():
-                    write_atomically(path, chunk.made)
-    except OSError:
-        return  # the next edit makes the chunks it cannot read from scratch
-    names = Path(folder) / "tidied" / f"{KEPT}-{kind}.names"
-    with contextlib.suppress(OSError):
-        if time.time() - names.stat().st_mtime < TIDY_SECONDS:
-            return
-    _tidy(kept, names, {chunk.out.hex() for chunk in chunks})
-
-
-def kept_copy(digest: bytes, data: bytes) -> Path | None:
-    """The cache's file of the chunk whose file is `data` (of digest `digest`), when it
-    holds those bytes: a stage links it instead of writing a new file. A new file costs
-    more than a link, and on some file systems (ext4 without a journal) much more soon
-    after files were removed; and the output's copy that the next update removes is then
-    a link, not a file that file system must free."""
-    folder = diskcache.cache_dir()
-    if folder is None:
-        return None
-    path = Path(folder) / KEPT / digest.hex()
-    try:
-        with open(path, "rb") as fh:
-            same = fh.read(len(data) + 1) == data  # not changed through an output's link
-    except OSError:
-        return None
-    return path if same else None
-
-
-def _linked(source: Path | None, path: Path) -> bool:
-    """Whether `path` is now a link to the whole file `source`, in place of the file of
-    that name an output shared (another file system, or one without links, says no). A
-    new name is linked at once: a link through a temporary name and a rename cost ten
-    times as much on some disks, and a new post links some 300 chunks."""
-    if source is None:
-        return False
-    try:
-        os.link(source, path)
-        return True
-    except FileExistsError:
-        # A copy no output shares (a chunk that left the index, back with the same bytes)
-        # stays as it is: reading it checks its digest. One an output shares may have been
-        # changed through it, and is replaced.
-        with contextlib.suppress(OSError):
-            if os.stat(path).st_nlink == 1:
-                return False
-    except OSError:
-        return False
-    return link_atomically(source, path)
-
-
-def _tidy(kept: Path, names: Path, wanted: set[str]) -> None:
-    """Write `wanted` (the names of the files an index uses) to `names`; remove the files
-    older than `UNNAMED_SECONDS` that none of the lists of the last `UNNAMED_SECONDS` name.
-    (Lists, not the files' times: a file's time is its output link's too.)"""
-    now = time.time()
-    try:
-        names.parent.mkdir(exist_ok=True)
-        write_atomically(names, "\n".join(sorted(wanted)).encode())
-        named = set(wanted)
-        for other in names.parent.glob(f"{KEPT}-*.names"):
-            with contextlib.suppress(OSError, ValueError):  # removed, or not ours
-                if now - other.stat().st_mtime <= UNNAMED_SECONDS:
-                    named.update(other.read_text(encoding="ascii").split())
-        with os.scandir(kept) as entries:
-            for entry in entries:
-                with contextlib.suppress(OSError):  # removed meanwhile
-                    if (entry.name not in named
-                            and now - entry.stat().st_mtime > UNNAMED_SECONDS):
-                        os.unlink(entry.path)
-    except OSError:
-        return
-
-
-#: Chunks cut and not yet made, at most: each holds its words' raw bytes until compressed.
 _WAITING = 8
 
 
@@ -300,13 +167,13 @@ def from_scratch(count: int, page: Callable[[int], PageIndex], fields: list[str]
     bytes, not an object per posting. A large site's words are gathered in a few passes
     over its pages, each for a range of words (in order, so the chunks are the same):
     memory holds the postings of one range at a time."""
-    chunker = fmt.Chunker()
+    chunker = cuts.Chunker()
     with _Maker() as maker:
         for low, high in itertools.pairwise([None, *_splits(count, page), None]):
             main, variants = _runs(count, page, fields, low, high)
             for word in sorted(main.keys() | variants.keys()):
                 # Each word's runs are let go once written, each chunk made once cut.
-                chunker.add(fmt.write_runs(word, main.pop(word, None),
+                chunker.add(cuts.write_runs(word, main.pop(word, None),
                                            variants.pop(word, None)))
                 maker.add(chunker.take())
         maker.add(chunker.finish())
@@ -344,11 +211,11 @@ def _splits(count: int, page: Callable[[int], PageIndex]) -> list[str]:
 
 
 def _runs(count: int, page: Callable[[int], PageIndex], fields: list[str], low: str | None,
-          high: str | None) -> tuple[dict[str, fmt.Run], dict[str, dict[str, fmt.Run]]]:
+          high: str | None) -> tuple[dict[str, cuts.Run], dict[str, dict[str, cuts.Run]]]:
     """The postings of the words from `low` (None: the first) to before `high` (None: to
     the last), by word and by variant, in page order."""
-    main: dict[str, fmt.Run] = {}
-    variants: dict[str, dict[str, fmt.Run]] = {}
+    main: dict[str, cuts.Run] = {}
+    variants: dict[str, dict[str, cuts.Run]] = {}
     for number in range(count):
         part = page(number)
         table = _field_table(part, fields)
@@ -358,13 +225,13 @@ def _runs(count: int, page: Callable[[int], PageIndex], fields: list[str], low: 
             if posting is not None:
                 run = main.get(word)
                 if run is None:
-                    run = main[word] = fmt.Run()
+                    run = main[word] = cuts.Run()
                 run.add(number, posting if table is None else _remap(posting, table))
             for variant, other in others.items():
                 runs = variants.setdefault(word, {})
                 run = runs.get(variant)
                 if run is None:
-                    run = runs[variant] = fmt.Run()
+                    run = runs[variant] = cuts.Run()
                 run.add(number, other if table is None else _remap(other, table))
     return main, variants
 
@@ -438,7 +305,7 @@ def update(old: list[str], keys: list[str], part: Callable[[str], PageIndex | No
 def _patched(chunks: list[Chunk], changes: dict[str, fmt.Change],
              by_chunk: dict[int, list[str]]) -> list[Chunk]:
     """`chunks` with the `changes` to their words (by chunk) made. Raises ChunkLost."""
-    chunker = fmt.Chunker()
+    chunker = cuts.Chunker()
     with _Maker() as maker:
         for at, chunk in enumerate(chunks):
             touched = by_chunk.get(at)

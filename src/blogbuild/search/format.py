@@ -14,19 +14,14 @@ arrays, minimal integers, text strings), which is what Pagefind's WebAssembly re
   positions in meta fields, each run preceded by `-(field number + 1)`.
 - a fragment `fragment/<name>.pf_fragment`: one page's JSON (URL, text, meta).
 
-The chunking rule is ours (Pagefind's cuts depend on every word before, so one edit would
-move every boundary after it): a chunk ends after a word whose hash picks it, once the chunk
-holds enough locations, or when it holds too many. Boundaries depend on the words near
-them only, so an edit changes the chunks that hold its words and no others.
+How words are cut into chunks is blogbuild.search.cuts.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
-import itertools
 import zlib
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -41,13 +36,9 @@ Posting = tuple[bytes, int]
 #: Postings by page number.
 Postings = dict[int, Posting]
 
-#: A chunk ends after a word once it holds MIN_UNITS (a page's locations plus one, counted
-#: as Pagefind counts them) and the word's hash is 0 modulo EVERY, or at MAX_UNITS. About a
-#: sixth of Pagefind's 20,000: a one-word search fetches a few kilobytes, not tens.
-MIN_UNITS = 2_000
-EVERY = 16
-MAX_UNITS = 8_000
-
+#: A word ready for a chunk: the word, its weight, its CBOR, the last page number of its
+#: postings (-1: none) and where in its CBOR their list ends.
+Item = tuple[str, int, bytes, int, int]
 
 class FormatError(Exception):
     """Pagefind wrote something this reader does not know (another format version)."""
@@ -187,7 +178,7 @@ def read_chunk(value: Any) -> dict[str, Word]:
         raise FormatError(f"an index chunk has another shape ({exc})") from None
 
 
-def _head(major: int, value: int) -> bytes:
+def cbor_head(major: int, value: int) -> bytes:
     """A CBOR head in its shortest form (what cbor2 writes)."""
     if value < 24:
         return bytes([major | value])
@@ -197,26 +188,26 @@ def _head(major: int, value: int) -> bytes:
     return bytes([major | 27]) + value.to_bytes(8, "big")
 
 
-_UINT, _TEXT, _ARRAY = 0x00, 0x60, 0x80
+_UINT, _TEXT, ARRAY = 0x00, 0x60, 0x80
 _SMALL_UINT = [bytes([0x83, n]) for n in range(24)]
 
 
-def _entry_head(delta: int) -> bytes:
+def entry_head(delta: int) -> bytes:
     """The start of a page's entry: a three-item array and its page number's delta."""
-    return _SMALL_UINT[delta] if delta < 24 else b"\x83" + _head(_UINT, delta)
+    return _SMALL_UINT[delta] if delta < 24 else b"\x83" + cbor_head(_UINT, delta)
 
 
-def _text(value: str) -> bytes:
+def cbor_text(value: str) -> bytes:
     data = value.encode()
-    return _head(_TEXT, len(data)) + data
+    return cbor_head(_TEXT, len(data)) + data
 
 
 def _encode_postings(postings: Postings) -> bytes:
-    parts = [_head(_ARRAY, len(postings))]
+    parts = [cbor_head(ARRAY, len(postings))]
     last = 0
     for number in sorted(postings):
         delta = number - last
-        parts.append(_entry_head(delta))
+        parts.append(entry_head(delta))
         parts.append(postings[number][0])
         last = number
     return b"".join(parts)
@@ -225,11 +216,11 @@ def _encode_postings(postings: Postings) -> bytes:
 def word_item(word: str, entry: Word) -> Item:
     """One word's entry as CBOR, `[word, pages, variants]` (a chunk is their concatenation
     in an array), with what the chunk keeps of it."""
-    text = _text(word)
+    text = cbor_text(word)
     pages = _encode_postings(entry.main)
     variants = sorted((v, p) for v, p in entry.variants.items() if p)
-    data = b"".join([b"\x83", text, pages, _head(_ARRAY, len(variants)),
-                     *(b"\x82" + _text(v) + _encode_postings(p) for v, p in variants)])
+    data = b"".join([b"\x83", text, pages, cbor_head(ARRAY, len(variants)),
+                     *(b"\x82" + cbor_text(v) + _encode_postings(p) for v, p in variants)])
     return (word, entry.units(), data, max(entry.main, default=-1),
             1 + len(text) + len(pages))
 
@@ -243,18 +234,18 @@ def appended(item: Item, postings: list[tuple[int, Posting]]) -> Item:
     """`item` with postings on new pages, numbered after every page it is on, added to
     its pages: its bytes spliced, not decoded."""
     word, units, data, last, end = item
-    start = 1 + len(_text(word))
+    start = 1 + len(cbor_text(word))
     info = data[start] & 0x1F
     size = 1 if info < 24 else 1 + (1 << (info - 24))
     count = info if info < 24 else int.from_bytes(data[start + 1:start + size], "big")
     added = []
     for number, (posting, more) in postings:
         delta = number - max(last, 0)
-        added.append(_entry_head(delta))
+        added.append(entry_head(delta))
         added.append(posting)
         units += more
         last = number
-    head = _head(_ARRAY, count + len(postings))
+    head = cbor_head(ARRAY, count + len(postings))
     body = b"".join(added)
     new = b"".join([data[:start], head, data[start + size:end], body, data[end:]])
     return word, units, new, last, end + len(head) - size + len(body)
@@ -277,7 +268,7 @@ def patched(item: Item, change: Change) -> Item | None:
         # Only postings after every page it is on (a new post), and no variants to mind.
         return appended(item, [(n, main) for n, (main, _o) in sorted(change.items())
                                if main is not None])
-    start = 1 + len(_text(word))
+    start = 1 + len(cbor_text(word))
     pages, more, last = _spliced(data, start, end, {
         n: main for n, (main, _v) in change.items()}, last)
     try:
@@ -300,8 +291,8 @@ def patched(item: Item, change: Change) -> Item | None:
     if pages == _EMPTY and not kept:
         return None
     more += sum(one[1] for _v, postings in kept for one in postings.values())
-    data = b"".join([b"\x83", data[1:start], pages, _head(_ARRAY, len(kept)),
-                     *(b"\x82" + _text(v) + _encode_postings(p) for v, p in kept)])
+    data = b"".join([b"\x83", data[1:start], pages, cbor_head(ARRAY, len(kept)),
+                     *(b"\x82" + cbor_text(v) + _encode_postings(p) for v, p in kept)])
     return word, units + more, data, last, start + len(pages)
 
 
@@ -313,7 +304,7 @@ def _spliced(data: bytes, start: int, end: int, change: dict[int, Posting | None
     """The list of pages at `data[start:end]`, whose last page is `last`, with `change`
     applied; the change of its weight; its last page now (-1: none)."""
     major, count, pos = _read_head(data, start)
-    if major != _ARRAY:
+    if major != ARRAY:
         raise FormatError("an index chunk has another shape (a word's pages)")
     targets = sorted(change)
     stream = io.BytesIO(data)
@@ -371,12 +362,12 @@ def _spliced(data: bytes, start: int, end: int, change: dict[int, Posting | None
             previous = last = target
             more += new[1]
             count += 1
-    return _head(_ARRAY, count) + b"".join(pieces), more, last
+    return cbor_head(ARRAY, count) + b"".join(pieces), more, last
 
 
 def _entry(delta: int, posting_bytes: bytes) -> bytes:
     """A page's entry in a word's list of pages: `[delta, locs, meta_locs]`."""
-    return _entry_head(delta) + posting_bytes
+    return entry_head(delta) + posting_bytes
 
 
 def _read_head(data: bytes, pos: int) -> tuple[int, int, int]:
@@ -389,117 +380,6 @@ def _read_head(data: bytes, pos: int) -> tuple[int, int, int]:
         raise FormatError("an index chunk has another shape (a CBOR head)")
     size = 1 << (info - 24)
     return first & 0xE0, int.from_bytes(data[pos + 1:pos + 1 + size], "big"), pos + 1 + size
-
-
-class Run:
-    """A word's postings written as pages come in ascending order (a clean build's): the
-    bytes Word would write, without keeping a posting object per page."""
-
-    __slots__ = ("count", "data", "last", "units")
-
-    def __init__(self) -> None:
-        self.count = self.last = self.units = 0
-        self.data = bytearray()
-
-    def add(self, number: int, posting: Posting) -> None:
-        delta = number - self.last
-        self.data += _entry_head(delta)
-        self.data += posting[0]
-        self.count += 1
-        self.units += posting[1]
-        self.last = number
-
-    def encoded(self) -> bytes:
-        return _head(_ARRAY, self.count) + self.data
-
-
-def write_runs(word: str, main: Run | None, variants: dict[str, Run] | None) -> Item:
-    """What word_item writes, from runs."""
-    units = (0 if main is None else main.units) + sum(r.units for r in (variants or {}).values())
-    ordered = sorted((variants or {}).items())
-    text = _text(word)
-    pages = b"\x80" if main is None else main.encoded()
-    data = b"".join([b"\x83", text, pages, _head(_ARRAY, len(ordered)),
-                     *(b"\x82" + _text(v) + r.encoded() for v, r in ordered)])
-    return word, units, data, -1 if main is None else main.last, 1 + len(text) + len(pages)
-
-
-def chunk_head(count: int) -> bytes:
-    """What a chunk of `count` words starts with, before its words' CBOR."""
-    return SIGNATURE + b"\x81" + _head(_ARRAY, count)
-
-
-def _cut_here(word: str) -> bool:
-    return zlib.crc32(word.encode()) % EVERY == 0
-
-
-#: A word ready for a chunk: the word, its weight, its CBOR, the last page number of its
-#: postings (-1: none) and where in its CBOR their list ends.
-Item = tuple[str, int, bytes, int, int]
-
-
-class Chunker:
-    """Cuts a run of words, in order, into chunks by the rule above. Its state after a
-    cut is empty, so a chunker that reaches the end of an old chunk with nothing pending
-    agrees with a clean build from there on."""
-
-    def __init__(self) -> None:
-        self.words: list[Item] = []
-        self.units = 0
-        self.done: list[list[Item]] = []
-
-    def add(self, item: Item) -> None:
-        self.words.append(item)
-        self.units += item[1]
-        if self.units >= MAX_UNITS or (self.units >= MIN_UNITS and _cut_here(item[0])):
-            self.done.append(self.words)
-            self.words, self.units = [], 0
-
-    def pending(self) -> bool:
-        return bool(self.words)
-
-    def take(self) -> list[list[Item]]:
-        """The chunks cut so far."""
-        done, self.done = self.done, []
-        return done
-
-    def finish(self) -> list[list[Item]]:
-        if self.words:
-            self.done.append(self.words)
-            self.words, self.units = [], 0
-        return self.take()
-
-
-def bounds(firsts_lasts: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Each chunk's `from` and `to`: between two neighbours, the shortest prefixes that
-    still tell them apart (what Pagefind's reader compares a search term with)."""
-    out = [list(pair) for pair in firsts_lasts]
-    for left, right in itertools.pairwise(out):
-        a, b = left[1], right[0]
-        common = 0
-        for x, y in zip(a, b, strict=False):
-            if x != y:
-                break
-            common += 1
-        left[1], right[0] = a[:common + 1], b[:common + 1]
-    return [(a, b) for a, b in out]
-
-
-def names(language: str, digests: Iterable[str], length: int = 7) -> Iterator[str]:
-    """Short file names `<language>_<hex>` for content digests, in order: a name that
-    would repeat an earlier one for other content takes more of its digest. The same
-    digest gets the same name."""
-    given: dict[str, str] = {}  # name -> digest
-    for digest in digests:
-        size = length
-        while True:
-            name = f"{language}_{digest[:size]}"
-            other = given.get(name)
-            if other is None or other == digest or size >= len(digest):
-                break
-            size += 1
-        given[name] = digest
-        yield name
 
 
 def digest(data: bytes) -> str:

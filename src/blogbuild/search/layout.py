@@ -16,8 +16,10 @@ from pathlib import Path
 
 from blogbuild import diskcache
 from blogbuild.fileio import file_digest, write_atomically
+from blogbuild.search import cuts
 from blogbuild.search import format as fmt
-from blogbuild.search.chunks import Chunk, keep_files
+from blogbuild.search.chunks import Chunk
+from blogbuild.search.kept import keep_files
 from blogbuild.search.pages import PageIndex, Runtime
 
 _FILE = "search-layout.pickle"
@@ -68,7 +70,7 @@ class Layout:
         """Put in the cache the files of its chunks that it lacks, while those staged for
         the output are in the stage (they are linked). `kind`: of index (with drafts or
         without), whose files are tidied on their own; `staged`: the files of the output's
-        stage, by digest (see blogbuild.search.chunks.keep_files)."""
+        stage, by digest (see blogbuild.search.kept.keep_files)."""
         keep_files(self.chunks, kind, staged)
 
     def write(self) -> None:
@@ -101,11 +103,11 @@ class Made:
         made = cls(layout)
         for rel, data in sorted(runtime.files.items()):
             made.files[rel] = (None, _given(data))
-        fragment_names = list(fmt.names(lang, (p.fragment_digest for p in layout.pages)))
+        fragment_names = list(cuts.names(lang, (p.fragment_digest for p in layout.pages)))
         for name, page in zip(fragment_names, layout.pages, strict=True):
             made.files[f"fragment/{name}.pf_fragment"] = (page.out, _fragment(part, page.key))
-        chunk_names = list(fmt.names(lang, (c.digest for c in layout.chunks)))
-        bounds = fmt.bounds([(c.first, c.last) for c in layout.chunks])
+        chunk_names = list(cuts.names(lang, (c.digest for c in layout.chunks)))
+        bounds = cuts.bounds([(c.first, c.last) for c in layout.chunks])
         for name, chunk in zip(chunk_names, layout.chunks, strict=True):
             made.files[f"index/{name}.pf_index"] = (chunk.out, _chunk_file(chunk))
         meta = fmt.write_meta(fmt.Meta(

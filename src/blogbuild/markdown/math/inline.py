@@ -1,20 +1,19 @@
 """Inline math: $…$, $$…$$, \\(…\\), \\[…\\], kramdown's \\\\(…\\\\), environments, \\eqref.
 
 Every scan here is linear in the paragraph, whatever the input: closers are found through
-an index built once per paragraph (`_find_close_indexed`) and a `$` formula skips whole
-brace groups through a table of matching braces (`_brace_partners`).
+an index built once per paragraph and a `$` formula skips whole brace groups through a
+table of matching braces (blogbuild.markdown.math.closers).
 """
 
 from __future__ import annotations
 
-import bisect
 import re
-import typing
 
 from markdown_it.rules_inline import StateInline
 
 from blogbuild.markdown.env import Env
 from blogbuild.markdown.math.beside import paragraph_beside_text
+from blogbuild.markdown.math.closers import BRACE_OR_ESCAPE, find_close_indexed, find_dollar
 from blogbuild.markdown.math.tex import (
     DISPLAY_ENVIRONMENTS,
     ENVIRONMENTS,
@@ -26,9 +25,6 @@ from blogbuild.markdown.math.tex import (
 _BEGIN_RE = re.compile(r"\\begin\{(" + "|".join(DISPLAY_ENVIRONMENTS) + r")(\*?)\}")
 #: Environments KaTeX typesets only in display mode: `$$\\begin{align*}…$$` is display.
 _DISPLAY_ONLY = re.compile(r"\s*\\begin\{(" + "|".join(ENVIRONMENTS) + r")\*?\}")
-#: What a `$` formula's scan stops at: an escape, a brace, a dollar.
-_SPECIAL = re.compile(r"[\\{}$]")
-_BRACE_OR_ESCAPE = re.compile(r"\\[\s\S]|[{}]")
 #: A formula that starts like an amount ($5, $.50, $,5) only ends at a `$` right after text.
 _AMOUNT = re.compile(r"[.,]?\d")
 #: After a `$` with a space before it: what could open something, so it is no closer.
@@ -53,87 +49,6 @@ _OPENED_END = re.compile(r"[$\n]")
 #: `$x^2 \\alpha`, `$ = \\sqrt2`; not a path or a string, `$env:A = "C:\\B"`): math that
 #: is shown as text when nothing closes it.
 _TEX_AHEAD = re.compile(r"\$(?!\d)[^$\n:/\"']{0," + str(_LOOKBACK) + r"}?\\[A-Za-z]{2}")
-
-
-def _closer_index(src: str, close: str) -> tuple[list[int], list[int], list[int]]:
-    """Where `close` occurs in `src`, the backslashes right before each occurrence, and for
-    each occurrence the first one at or after it with an even number of them (one that a
-    `find_close` scan reaches whatever its start before the backslashes)."""
-    found: list[int] = []
-    at = src.find(close)
-    while at >= 0:
-        found.append(at)
-        at = src.find(close, at + 1)
-    runs = []
-    for at in found:
-        run = at
-        while run > 0 and src[run - 1] == "\\":
-            run -= 1
-        runs.append(at - run)
-    reachable = [len(found)] * (len(found) + 1)
-    for j in range(len(found) - 1, -1, -1):
-        reachable[j] = j if runs[j] % 2 == 0 else reachable[j + 1]
-    return found, runs, reachable
-
-
-def _find_close_indexed(env: Env, src: str, start: int, end: int, close: str) -> int:
-    """`find_close` (math/tex.py) in constant time per call after one pass over `src` per closer.
-
-    Searching from every opener to the end of the paragraph would take quadratic time on
-    a paragraph of unclosed openers (`\\( \\( \\( …`)."""
-    cache = env.setdefault("math_closers", {})
-    entry = cache.get(close)
-    if entry is None or entry[0] is not src:
-        entry = cache[close] = (src, *_closer_index(src, close))
-    _, found, runs, reachable = entry
-    j = bisect.bisect_left(found, start)
-    if j < len(found) and found[j] - runs[j] < start:
-        # The scan starts inside the backslashes before this occurrence.
-        if (found[j] - start) % 2 == 0:
-            return found[j] if found[j] < end else -1
-        j += 1
-    k = reachable[j]
-    return found[k] if k < len(found) and found[k] < end else -1
-
-
-def _brace_partners(env: Env, src: str) -> dict[int, int]:
-    """Each matched `{` and `}` of `src` (escapes skipped) mapped to its partner."""
-    entry = env.get("math_braces")
-    if entry is not None and entry[0] is src:
-        return typing.cast(dict[int, int], entry[1])
-    partners: dict[int, int] = {}
-    stack: list[int] = []
-    for match in _BRACE_OR_ESCAPE.finditer(src):
-        at, char = match.start(), match.group(0)
-        if char == "{":
-            stack.append(at)
-        elif char == "}" and stack:
-            opened = stack.pop()
-            partners[opened], partners[at] = at, opened
-    env["math_braces"] = (src, partners)
-    return partners
-
-
-def _find_dollar(env: Env, src: str, start: int, end: int) -> int:
-    """The first `$` after an opener at start-1 outside the brace groups the formula opens
-    (`$\\text{if $x$ holds}$`), or -1; a `}` closing a group opened before the formula
-    ends the search. Each group is jumped over, so all scans together stay linear."""
-    partners = _brace_partners(env, src)
-    match = _SPECIAL.search(src, start, end)
-    while match is not None:
-        i, char = match.start(), match.group(0)
-        if char == "$":
-            return i
-        nxt = i + (2 if char == "\\" else 1)
-        partner = partners.get(i)
-        if char == "{" and partner is not None:
-            if partner >= end:
-                return -1
-            nxt = partner + 1
-        elif char == "}" and partner is not None and partner < start:
-            return -1
-        match = _SPECIAL.search(src, nxt, end)
-    return -1
 
 
 def _dollar_closes(src: str, start: int, close: int, end: int) -> bool:
@@ -221,7 +136,7 @@ class InlineRule:
 
     def _double(self, state: StateInline, silent: bool) -> bool:
         src, pos = state.src, state.pos
-        close = _find_close_indexed(state.env, src, pos + 2, state.posMax, "$$")
+        close = find_close_indexed(state.env, src, pos + 2, state.posMax, "$$")
         if close < 0:
             # Text; both dollars are consumed so the second is not an opener.
             if not silent:
@@ -296,7 +211,7 @@ def _single(state: StateInline, silent: bool) -> bool:
             _stray_closer(state, silent)
             return False
         return True
-    close = _find_dollar(state.env, src, pos + 1, end)
+    close = find_dollar(state.env, src, pos + 1, end)
     if close < 0 or not _dollar_closes(src, pos + 1, close, end):
         if not _TEX_AHEAD.match(src, pos, end):
             _stray_closer(state, silent)
@@ -316,7 +231,7 @@ def _outside_braces(content: str) -> str:
     out: list[str] = []
     depth = 0
     last = 0
-    for match in _BRACE_OR_ESCAPE.finditer(content):
+    for match in BRACE_OR_ESCAPE.finditer(content):
         char = match.group(0)
         if char not in "{}":
             continue
@@ -361,7 +276,7 @@ def _spaced(state: StateInline, silent: bool) -> bool:
     """`$ x = 1 $`: see `spaced_verdict`. One that looks like math but is not read as math
     is noted (the core rule warns: raw TeX is never left on the page without a word)."""
     src, pos, end = state.src, state.pos, state.posMax
-    close = _find_dollar(state.env, src, pos + 1, min(end, pos + 1 + SPACED_LIMIT))
+    close = find_dollar(state.env, src, pos + 1, min(end, pos + 1 + SPACED_LIMIT))
     if close < 0:
         if _TEX_AHEAD.match(src, pos, end) and not silent:  # `$ \\frac{a}{b}` and no `$`
             _note_as_text(state, pos, _opened(src, pos, end), "open")
@@ -395,7 +310,7 @@ def _delimited(state: StateInline, silent: bool) -> bool:
         return False  # `\[\[Note\]\]`: an escaped wiki link, as Obsidian's docs write it
     open_ = src[pos : pos + width]
     close_mark = open_[:-1] + (")" if opener == "(" else "]")
-    close = _find_close_indexed(state.env, src, pos + width, end, close_mark)
+    close = find_close_indexed(state.env, src, pos + width, end, close_mark)
     if close < 0 or not _has_tex(src[pos + width : close]):
         return False
     if not silent:
@@ -412,7 +327,7 @@ def _environment(state: StateInline, silent: bool) -> bool:
     if match is None:
         return False
     close_mark = f"\\end{{{match.group(1)}{match.group(2)}}}"
-    close = _find_close_indexed(state.env, src, match.end(), end, close_mark)
+    close = find_close_indexed(state.env, src, match.end(), end, close_mark)
     if close < 0:
         if not silent:
             _unclosed(state, pos, match.group(0))

@@ -12,15 +12,13 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from blogbuild import cancel
 from blogbuild.config import Config
 from blogbuild.content.models import MissingBody, Post
 from blogbuild.diagnostics import Diagnostic, warning
-from blogbuild.fileio import file_digest
-from blogbuild.output.entries import FileEntry, OutputEntry, Seen, intact
-from blogbuild.output.writer import Staging
+from blogbuild.output.entries import FileEntry, Seen, intact
 from blogbuild.stages.search.documents import (
     ENTRY,
     FOLDER,
@@ -35,39 +33,18 @@ from blogbuild.stages.search.indexing import Indexing
 from blogbuild.stages.search.pagefind import Service
 from blogbuild.stages.search.process import Ahead, IndexProcess, Job, Offloaded
 from blogbuild.stages.search.reading import read_pages
+from blogbuild.stages.search.staging import Staged, stage_files
 
 if TYPE_CHECKING:  # the index's own modules load where an index is made (most often in
     # the process of blogbuild.stages.search.child, not the build's)
     from blogbuild.content.records import RenderResult
     from blogbuild.search import pages as search_pages
     from blogbuild.search.chunks import Chunk
-    from blogbuild.search.layout import Layout, Made
+    from blogbuild.search.layout import Layout, Made, PageRef
     from blogbuild.search.pages import PageIndex, Runtime
 
 #: At most this many sources' pages are read ahead of the job (`Search.send_ahead`).
 AHEAD_MAX = 8
-
-
-class Staged(Protocol):
-    """Where the index's files go: the build's stage, or the stage's folder as the index's
-    own process sees it."""
-
-    @property
-    def staging(self) -> Staging: ...
-
-    def write_bytes(self, rel: str, data: bytes) -> None: ...
-
-    def link(self, rel: str, source: Path) -> None: ...
-
-
-def _kept(kept: FileEntry | None, digest: bytes | None, named: str, output: Path, path: str,
-          seen: Seen | None) -> FileEntry | None:
-    """The entry of the output's file `path` (`kept`, named `named` now) when the file is
-    there with the bytes of `digest`."""
-    if (kept is None or digest is None or kept.out.digest != digest
-            or not intact(output, path, kept.out, seen)):
-        return None
-    return kept if kept.source == named else FileEntry(named, (0, 0), kept.out)
 
 
 @dataclass
@@ -83,7 +60,7 @@ class Search:
     #: take room from what comes after the index).
     remember: bool = True
     #: The index shows drafts (the live server's, by default): the cache's chunk files are
-    #: tidied for each kind of index on its own (blogbuild.search.chunks.keep_files).
+    #: tidied for each kind of index on its own (blogbuild.search.kept.keep_files).
     drafts: bool = False
     unavailable: str = ""
     layout: Layout | None = None
@@ -229,7 +206,7 @@ class Search:
                 and all(intact(output, rel, e.out, seen) for rel, e in previous.items())):
             return previous, []
         from blogbuild.search import pages as search_pages
-        from blogbuild.search.chunks import ChunkLost
+        from blogbuild.search.kept import ChunkLost
         from blogbuild.stages.search.pagefind import SearchUnavailable
 
         old = {} if fresh else previous
@@ -238,11 +215,11 @@ class Search:
             try:
                 index = self._make(docs, keys, programs, render_again, spill, reading)
                 try:
-                    entries = self._files(stage(), index, source, old, output, staged, seen)
+                    entries = stage_files(stage(), index, source, old, output, staged, seen)
                 except ChunkLost:  # the cache lost a chunk the output lacks: all anew
                     self.layout = None
                     index = self._make(docs, keys, programs, render_again, spill, anew=True)
-                    entries = self._files(stage(), index, source, old, output, staged, seen)
+                    entries = stage_files(stage(), index, source, old, output, staged, seen)
             except SearchUnavailable as exc:
                 cancel.check()  # Pagefind was stopped because the run was cancelled
                 self.unavailable = str(exc)
@@ -264,47 +241,12 @@ class Search:
             self.layout = index.layout if self.remember else None
             return entries, []
 
-    def _files(self, stage: Staged, index: Made, source: str, old: dict[str, FileEntry],
-               output: Path, staged: dict[bytes, Path], seen: Seen | None,
-               ) -> dict[str, FileEntry]:
-        """Stage the index's files that the output lacks (`old`: the entries of the index's
-        files the output has); their entries. Raises ChunkLost. `staged` is told where each
-        file whose digest was known is staged."""
-        from blogbuild.search.chunks import kept_copy
-
-        entries: dict[str, FileEntry] = {}
-        for rel, (known, make) in index.files.items():
-            path = f"{FOLDER}/{rel}"
-            kept = old.get(path)
-            named = source if rel == ENTRY else SOURCE
-            # Most files outlive an edit (the script, the fragments of other pages, the
-            # chunks that hold none of its words): kept without being made again.
-            same = _kept(kept, known, named, output, path, seen)
-            if same is None:
-                data = make()
-                digest = file_digest(data)
-                same = _kept(kept, digest, named, output, path, seen)
-            if same is not None:
-                entries[path] = same
-                continue
-            entries[path] = FileEntry(named, (0, 0), OutputEntry(digest, len(data), 0))
-            copy = kept_copy(digest, data)  # a chunk the cache has: linked, not written
-            if copy is not None:
-                with contextlib.suppress(OSError):
-                    stage.link(path, copy)
-                    continue
-            stage.write_bytes(path, data)
-            if known is not None:
-                staged[known] = stage.staging.path(path)
-        return entries
-
     def _make(self, docs: list[Doc], keys: list[str], programs: str,
               render_again: Callable[[set[str]], None], spill: search_pages.Spill,
               reading: Callable[[], None] = lambda: None, *, anew: bool = False) -> Made:
         """The index of `docs`: brought up to date from the last layout, or `anew`."""
-        from blogbuild.search import pages as search_pages
         from blogbuild.search.chunks import from_scratch, update
-        from blogbuild.search.layout import Layout, Made, PageRef
+        from blogbuild.search.layout import Layout, Made
 
         if self.ahead is not None:  # the pages read ahead are in the cache once it ends
             self.ahead.join()
@@ -317,82 +259,108 @@ class Search:
         if loading is not None and (layout is None or layout is not self.layout):
             loading.join()  # of a layout not used
             loading = None
-        refs = {} if layout is None else {r.key: r for r in layout.pages}
-        # Parts read in this run are kept as bytes (an object per posting would hold ten
-        # times the memory), in the result cache or without one in `spill`, and decoded
-        # when needed.
-        runtime = self.runtime or search_pages.cached_runtime(options)
-        urls = self.config.urls
-
-        def read(numbers: list[int]) -> None:
-            nonlocal runtime
-            if not numbers and runtime is not None:
-                return
-            if not numbers and docs:
-                numbers = [0]  # for Pagefind's script and WebAssembly
-            by_url = {urls.url(docs[n].url): keys[n] for n in numbers}
-
-            def keep(url: str, part: PageIndex) -> None:
-                key = by_url[url]
-                blob = part.dumps()
-                if not search_pages.keep(key, blob):  # no cache
-                    spill.put(key, blob)
-                refs.setdefault(key, PageRef.of(key, part))
-
-            spare, self.spare = self.spare, None
-            runtime = read_pages(self.config, [docs[n] for n in numbers], render_again, keep,
-                                 spare)
-            search_pages.keep_runtime(options, runtime)
-
-        def part(key: str) -> PageIndex | None:
-            return search_pages.decoded(spill.get(key) or search_pages.cached_bytes(key))
-
-        def need(key: str) -> PageIndex:
-            found = part(key)
-            if found is None:  # the cache lost it
-                spill.pop(key)
-                read([keys.index(key)])
-                found = part(key)
-                assert found is not None
-            return found
-
-        missing = []
-        for n, key in enumerate(keys):
-            if key not in refs:
-                found = part(key)
-                if found is None:
-                    missing.append(n)
-                else:
-                    refs[key] = PageRef.of(key, found)
+        parts = _Parts(self, docs, keys, options, render_again, spill, layout)
+        missing = parts.missing()
         reading()
         # A new page's words are in nearly every chunk: the chunks' files are read from the
         # cache while Pagefind reads the page, not one by one after it.
         if (loading is None and layout is not None and missing
                 and len(keys) > len(layout.pages)):
             loading = _load_chunks(layout.chunks)
-        read(missing)
+        parts.read(missing)
         if loading is not None:
             loading.join()
-        assert runtime is not None
-        self.runtime = runtime
-        pages = [refs[key] for key in keys]
+        assert parts.runtime is not None
+        self.runtime = parts.runtime
+        pages = [parts.refs[key] for key in keys]
         fields = sorted({f for p in pages for f in p.fields})
         chunks = None
         if layout is not None:
-            chunks = update(layout.pages_keys(), keys, part, layout.fields, fields,
+            chunks = update(layout.pages_keys(), keys, parts.part, layout.fields, fields,
                             layout.chunks)
             if loading is not None:  # what was read ahead for a chunk the update kept
                 for chunk in layout.chunks:
                     chunk.raw = None
         if chunks is None:
-            chunks = from_scratch(len(keys), lambda n: need(keys[n]), fields)
-        return Made.of(runtime, Layout(options, pages, fields, chunks), need)
+            chunks = from_scratch(len(keys), lambda n: parts.need(keys[n]), fields)
+        return Made.of(parts.runtime, Layout(options, pages, fields, chunks), parts.need)
+
+
+class _Parts:
+    """The pages' parts of the index one make uses: those of the last layout, those in the
+    cache, those Pagefind reads now. Parts read in this run are kept as bytes (an object
+    per posting would hold ten times the memory), in the result cache or without one in
+    `spill`, and decoded when needed."""
+
+    def __init__(self, search: Search, docs: list[Doc], keys: list[str], options: str,
+                 render_again: Callable[[set[str]], None], spill: search_pages.Spill,
+                 layout: Layout | None) -> None:
+        from blogbuild.search import pages as search_pages
+
+        self.search, self.docs, self.keys, self.options = search, docs, keys, options
+        self.render_again, self.spill = render_again, spill
+        self.refs: dict[str, PageRef] = {} if layout is None else {
+            r.key: r for r in layout.pages}
+        self.runtime = search.runtime or search_pages.cached_runtime(options)
+
+    def missing(self) -> list[int]:
+        """The numbers of the pages whose parts are neither in the layout nor the cache."""
+        from blogbuild.search.layout import PageRef
+
+        missing = []
+        for n, key in enumerate(self.keys):
+            if key not in self.refs:
+                found = self.part(key)
+                if found is None:
+                    missing.append(n)
+                else:
+                    self.refs[key] = PageRef.of(key, found)
+        return missing
+
+    def read(self, numbers: list[int]) -> None:
+        """Have Pagefind read the pages `numbers` (one at least, for its runtime files)."""
+        from blogbuild.search import pages as search_pages
+        from blogbuild.search.layout import PageRef
+
+        docs, keys = self.docs, self.keys
+        if not numbers and self.runtime is not None:
+            return
+        if not numbers and docs:
+            numbers = [0]  # for Pagefind's script and WebAssembly
+        urls = self.search.config.urls
+        by_url = {urls.url(docs[n].url): keys[n] for n in numbers}
+
+        def keep(url: str, part: PageIndex) -> None:
+            key = by_url[url]
+            blob = part.dumps()
+            if not search_pages.keep(key, blob):  # no cache
+                self.spill.put(key, blob)
+            self.refs.setdefault(key, PageRef.of(key, part))
+
+        spare, self.search.spare = self.search.spare, None
+        self.runtime = read_pages(self.search.config, [docs[n] for n in numbers],
+                                  self.render_again, keep, spare)
+        search_pages.keep_runtime(self.options, self.runtime)
+
+    def part(self, key: str) -> PageIndex | None:
+        from blogbuild.search import pages as search_pages
+
+        return search_pages.decoded(self.spill.get(key) or search_pages.cached_bytes(key))
+
+    def need(self, key: str) -> PageIndex:
+        found = self.part(key)
+        if found is None:  # the cache lost it
+            self.spill.pop(key)
+            self.read([self.keys.index(key)])
+            found = self.part(key)
+            assert found is not None
+        return found
 
 
 def _load_chunks(chunks: list[Chunk]) -> threading.Thread:
     """A thread that reads the chunks' files into memory and decompresses them (one the
     cache lost is left to the update, which makes the index anew then)."""
-    from blogbuild.search.chunks import ChunkLost
+    from blogbuild.search.kept import ChunkLost
 
     def load() -> None:
         for chunk in chunks:

@@ -13,7 +13,7 @@ from blogbuild.output.entries import FileEntry
 from blogbuild.output.writer import Stage
 
 if TYPE_CHECKING:
-    from blogbuild.stages.search.index import Staged
+    from blogbuild.stages.search.staging import Staged
 
 
 class Indexing:
