@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from blogbuild.bib.bibtex import parse
 from blogbuild.commands.build import build
 from blogbuild.config import load_config
-from blogbuild.content.models import SourceJob
+from blogbuild.content.jobs import SourceJob
 from blogbuild.content.records import RenderResult
 from blogbuild.diagnostics import BuildFailed
 from blogbuild.pipeline.render import render_source

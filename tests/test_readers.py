@@ -18,8 +18,8 @@ from blogbuild.content.frontmatter import (
     quick_front_matter,
     split_front_matter,
 )
+from blogbuild.content.jobs import SourceJob
 from blogbuild.content.linkmap import DocumentInfo, bundle_dir
-from blogbuild.content.models import SourceJob
 from blogbuild.diagnostics import BuildFailed, error
 from blogbuild.readers import Document, Unreadable
 from blogbuild.stages.context import Folders

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from blogbuild.config import CONFIG_NAME, Config, load_config
-from blogbuild.content.models import SourceJob
+from blogbuild.content.jobs import SourceJob
 from blogbuild.diagnostics import ContentError, Diagnostic
 from blogbuild.pipeline.render import render_source
 

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from blogbuild.content.models import SourceJob
+from blogbuild.content.jobs import SourceJob
 from blogbuild.content.walk import ignored, shown, walk_files
 from blogbuild.diagnostics import Diagnostic
 from blogbuild.readers import is_document

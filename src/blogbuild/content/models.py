@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from blogbuild.content.frontmatter import PostMeta
@@ -27,25 +26,6 @@ class Ref:
     target: str  # a site-root path, `#fragment`, or the relative target as written
     line: int  # 1-based line in the source file
     rel: str | None = None  # for a relative target: the content path it points at
-
-
-@dataclass(frozen=True)
-class SourceJob:
-    """One Markdown file to read and render; `rel` is its path under content/ (POSIX)."""
-
-    path: Path
-    rel: str
-    kind: str  # "post" or "page"
-    display: str  # the path shown in messages (relative to the site folder)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # The path as one string: a Path pickles as its parts, which take twice as long
-        # to put together again, and every build loads a job per source with its state.
-        return _source_job, (str(self.path), self.rel, self.kind, self.display)
-
-
-def _source_job(path: str, rel: str, kind: str, display: str) -> SourceJob:
-    return SourceJob(Path(path), rel, kind, display)
 
 
 @dataclass(frozen=True)

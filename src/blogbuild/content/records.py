@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from blogbuild.content.frontmatter import PostMeta
-from blogbuild.content.models import Ref, SourceJob, TocEntry
+from blogbuild.content.jobs import SourceJob
+from blogbuild.content.models import Ref, TocEntry
 from blogbuild.diagnostics import Diagnostic
 
 if TYPE_CHECKING:

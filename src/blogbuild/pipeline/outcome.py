@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from blogbuild.content.records import Execution
 from blogbuild.diagnostics import Diagnostic
+
+if TYPE_CHECKING:  # light: the check that nothing changed loads this module
+    from blogbuild.content.records import Execution
 
 
 @dataclass

@@ -18,7 +18,7 @@ from pathlib import Path
 from blogbuild import fingerprints
 from blogbuild.config import Config
 from blogbuild.content.discover import Discovered, discover
-from blogbuild.content.models import SourceJob
+from blogbuild.content.jobs import SourceJob
 from blogbuild.content.walk import ignored
 from blogbuild.fingerprints import digest_of, may_execute
 from blogbuild.output.entries import OutputEntry, intact
@@ -26,7 +26,6 @@ from blogbuild.output.outdir import MARKER
 from blogbuild.output.writer import files_under
 from blogbuild.pipeline.outcome import BuildReport
 from blogbuild.pipeline.state import save_pickle, state_key, state_path
-from blogbuild.stages.search.pagefind import versions
 from blogbuild.themefiles import theme_static, theme_templates
 
 
@@ -211,6 +210,8 @@ def inputs_fingerprint(config: Config, sources: Sources, *, drafts: bool,
     _tree(h, "theme", theme_static(), contents=False)
     _tree(h, "static", config.root / "static", contents=False)
     if config.search:  # a new Pagefind makes a new index
+        from blogbuild.stages.search.pagefind import versions
+
         h.update(versions().encode())
     sources.inputs = h.digest()
     return sources.inputs

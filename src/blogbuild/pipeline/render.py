@@ -13,8 +13,9 @@ from markdown_it.token import Token
 from blogbuild import diskcache, timings
 from blogbuild.config import Config, RunnableConfig
 from blogbuild.config_citations import BUILTIN_STYLES
+from blogbuild.content.jobs import SourceJob
 from blogbuild.content.linkmap import LinkMap, document_url
-from blogbuild.content.models import SourceJob, TocEntry
+from blogbuild.content.models import TocEntry
 from blogbuild.content.records import Execution, Rendered, RenderResult
 from blogbuild.diagnostics import error
 from blogbuild.fingerprints import digest_of

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from blogbuild.content.records import SourceEntry
 from blogbuild.fileio import write_atomically
 from blogbuild.output.entries import FileEntry, OutputEntry
 
 if TYPE_CHECKING:
+    from blogbuild.content.records import SourceEntry
     from blogbuild.pipeline.deps import Reads
     from blogbuild.pipeline.items import ListItem
 

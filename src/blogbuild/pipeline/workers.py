@@ -16,8 +16,9 @@ from typing import Any
 
 from blogbuild import diskcache, timings
 from blogbuild.config import Config
+from blogbuild.content.jobs import SourceJob
 from blogbuild.content.linkmap import LinkMap
-from blogbuild.content.models import MissingBody, Post, SourceJob
+from blogbuild.content.models import MissingBody, Post
 from blogbuild.content.records import RenderResult, lookups_hold
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
 from blogbuild.fileio import file_digest

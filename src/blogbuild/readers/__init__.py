@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from blogbuild.config import Config
     from blogbuild.content.frontmatter import FrontMatter, PostMeta
+    from blogbuild.content.jobs import SourceJob
     from blogbuild.content.linkmap import DocumentInfo
-    from blogbuild.content.models import SourceJob
     from blogbuild.content.records import Execution, Rendered
     from blogbuild.diagnostics import Diagnostic
     from blogbuild.stages.context import Folders
@@ -181,7 +181,7 @@ def read_info(rel: str, kind: str, display: str, data: bytes, path_stem: str = "
     file when not that of `rel` (the file name is what may hold a date)."""
     from pathlib import Path
 
-    from blogbuild.content.models import SourceJob
+    from blogbuild.content.jobs import SourceJob
 
     name = f"{path_stem}{suffix_of(rel)}" if path_stem else posixpath.basename(rel)
     job = SourceJob(Path(name), rel, kind, display)

@@ -12,8 +12,8 @@ from blogbuild.config import Config
 from blogbuild.content import frontmatter
 from blogbuild.content.dates import BadDate
 from blogbuild.content.frontmatter import FrontMatter, parse_meta, split_front_matter
+from blogbuild.content.jobs import SourceJob
 from blogbuild.content.linkmap import DocumentInfo
-from blogbuild.content.models import SourceJob
 from blogbuild.diagnostics import ContentError, error, warning
 from blogbuild.readers import Document, Unreadable, stem
 from blogbuild.sourcetext import decode_source

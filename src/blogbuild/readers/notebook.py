@@ -20,8 +20,8 @@ from blogbuild.config import Config
 from blogbuild.config_checks import NOTEBOOK_EXECUTE
 from blogbuild.content.dates import BadDate
 from blogbuild.content.frontmatter import parse_meta
+from blogbuild.content.jobs import SourceJob
 from blogbuild.content.linkmap import DocumentInfo
-from blogbuild.content.models import SourceJob
 from blogbuild.content.notebooks.frontmatter import CellError, NotebookFront, notebook_front
 from blogbuild.content.notebooks.locate import Locator
 from blogbuild.content.notebooks.read import read_notebook

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from blogbuild.cancel import NEVER, Cancelled, Token, scope
 from blogbuild.config import CONFIG_NAME, Config, load_config
-from blogbuild.content.models import Site, SourceJob
+from blogbuild.content.jobs import SourceJob
+from blogbuild.content.models import Site
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
 from blogbuild.fingerprints import digest_of
 from blogbuild.output.outdir import check_output

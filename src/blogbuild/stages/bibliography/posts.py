@@ -12,7 +12,7 @@ from yaml.nodes import SequenceNode
 
 from blogbuild.config import CONFIG_NAME, Config
 from blogbuild.content.frontmatter import FrontMatter
-from blogbuild.content.models import SourceJob
+from blogbuild.content.jobs import SourceJob
 from blogbuild.diagnostics import Diagnostic, error, warning
 
 if TYPE_CHECKING:  # the library code loads with the first post that cites
