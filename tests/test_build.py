@@ -266,3 +266,46 @@ def test_site_at_the_domain_root(tmp_path: Path) -> None:
     build(site / "site.yaml", base_url="https://example.org/")
     page = (site / "_site/posts/first/index.html").read_text()
     assert 'href="/tags/python/"' in page and "/blogs/" not in page
+
+
+def test_the_code_fingerprint_is_recalled_while_the_code_files_keep_their_stats(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build with nothing to do takes the code's fingerprint from a note in the cache
+    instead of reading every file of blogbuild, as long as none of them changed since."""
+    import os as _os
+
+    from blogbuild import fingerprints
+
+    package = tmp_path / "package"
+    package.mkdir()
+    old = 1_600_000_000_000_000_000
+    for name in ("a.py", "b.js"):
+        (package / name).write_text(name)
+        _os.utime(package / name, ns=(old, old))
+    monkeypatch.setattr(fingerprints, "PACKAGE", package)
+    monkeypatch.setattr(fingerprints, "_RECALLED", [])
+    note = tmp_path / "cache" / "code-fingerprint.pickle"
+    hashed: list[str] = []
+    real = fingerprints._hashed
+    monkeypatch.setattr(fingerprints, "_hashed",
+                        lambda versions: hashed.append(versions) or real(versions))
+
+    def recalled() -> str:
+        fingerprints.recall_code_fingerprint(note)
+        fingerprints.code_fingerprint.cache_clear()
+        return fingerprints.code_fingerprint()
+
+    first = recalled()
+    assert note.is_file() and len(hashed) == 1
+    assert recalled() == first and len(hashed) == 1  # from the note
+    (package / "a.py").write_text("another a.py")  # changed, and just now (racy too)
+    second = recalled()
+    assert second != first and len(hashed) == 2
+    assert recalled() == second and len(hashed) == 3  # too recent to trust its stat yet
+    _os.utime(package / "a.py", ns=(old, old))
+    note.unlink()
+    assert recalled() == second and len(hashed) == 4
+    assert recalled() == second and len(hashed) == 4
+    monkeypatch.setattr(fingerprints, "__version__", "0.0.0-other")
+    assert recalled() != second and len(hashed) == 5  # another blogbuild
+    fingerprints.code_fingerprint.cache_clear()

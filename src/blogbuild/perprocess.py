@@ -24,17 +24,15 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
-import logging
 import os
-import queue
 import sys
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from blogbuild import cancel
+if TYPE_CHECKING:
+    import queue
+    from concurrent.futures import Future
 
 __all__ = [
     "CACHES",
@@ -46,8 +44,6 @@ __all__ = [
     "close_all",
     "keep_forever",
 ]
-
-log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -84,15 +80,19 @@ def close_all() -> None:
         try:
             closer()
         except Exception:
-            log.warning("closing %s failed", getattr(closer, "__qualname__", closer),
-                        exc_info=True)
+            import logging
+
+            logging.getLogger(__name__).warning(
+                "closing %s failed", getattr(closer, "__qualname__", closer), exc_info=True)
 
 
 def end_now(code: int) -> NoReturn:
     """End this process with `code` at once, its output streams flushed and its logging
     shut down: not after the interpreter has taken apart, one by one, every object the
     process held (what needs closing is closed first, with `close_all`)."""
-    logging.shutdown()
+    logging = sys.modules.get("logging")  # a process that never logged has nothing to flush
+    if logging is not None:
+        logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing to say
             stream.flush()
@@ -112,6 +112,8 @@ def keep_forever(obj: object) -> None:
     extra reference that nothing releases is the only way to promise that; the memory goes
     with the process.
     """
+    import ctypes
+
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))
 
 
@@ -126,6 +128,8 @@ class OwnerThread:
     """
 
     def __init__(self, name: str) -> None:
+        import queue
+
         self.name = name
         self._queue: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]] | None] = (
             queue.SimpleQueue())
@@ -140,6 +144,10 @@ class OwnerThread:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
                 self._thread.start()
+        from concurrent.futures import Future
+
+        from blogbuild import cancel
+
         future: Future[T] = Future()
         self._queue.put((fn, future))
         return cancel.result(future)

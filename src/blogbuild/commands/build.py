@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from blogbuild.config import Config, load_config
 from blogbuild.diagnostics import BuildFailed
@@ -11,7 +12,9 @@ from blogbuild.output.outdir import CACHE_DIR, check_output
 from blogbuild.pipeline.outcome import BuildReport
 from blogbuild.pipeline.quick import Sources, up_to_date
 from blogbuild.progress import Progress, no_progress
-from blogbuild.runtimes.katex_process import KatexProcess, may_have_math
+
+if TYPE_CHECKING:
+    from blogbuild.runtimes.katex_process import KatexProcess
 
 __all__ = ["BuildReport", "build"]
 
@@ -95,8 +98,10 @@ def katex_ahead(config: Config, sources: Sources | None) -> KatexProcess | None:
     blogbuild.runtimes.katex_process), for the engine to render in: for a source the last
     build did not have, with math, whose formulas the cache has never seen. `sources`
     None: the build renders everything anew, in worker processes."""
-    if sources is None or not config.math.enabled:
+    if sources is None or not config.math.enabled or not sources.new:
         return None
+    from blogbuild.runtimes.katex_process import KatexProcess, may_have_math
+
     new = (sources.items[rel].data for rel in sources.new)
     if not any(data is not None and may_have_math(data) for data in new):
         return None

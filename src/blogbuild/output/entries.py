@@ -52,6 +52,98 @@ def stat_all(output: Path, rels: Iterable[str]) -> dict[str, os.stat_result | No
     return found
 
 
+def files_under(folder: Path, stats: dict[str, os.stat_result | None] | None = None
+                ) -> set[str]:
+    """Every file (and symbolic link) under `folder`, as POSIX paths relative to it;
+    `stats` gets the stat of each (None: a link to nothing), taken in the same walk."""
+    found: set[str] = set()
+    stack = [(str(folder), "")]  # strings: a Path per folder costs more than the walk
+    while stack:
+        path, prefix = stack.pop()
+        with os.scandir(path) as entries:
+            for entry in entries:
+                rel = prefix + entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((entry.path, rel + "/"))
+                    continue
+                found.add(rel)
+                if stats is not None:
+                    try:
+                        stats[rel] = entry.stat()
+                    except OSError:
+                        stats[rel] = None
+    return found
+
+
+#: How much older than its record a folder's time must be to be trusted: a folder changed
+#: in the same tick of the file system's clock as the recorded change keeps its time. A
+#: time with a fraction of a second says the clock is fine (a tick of a few milliseconds);
+#: whole seconds may be all a file system keeps.
+FINE_NS = 20_000_000
+COARSE_NS = 2_000_000_000
+
+
+def folder_times(output: Path, rels: Iterable[str]) -> dict[str, int]:
+    """The modification time of the output folder and of every folder under it that holds
+    one of the files `rels`: a file added, removed or renamed in a folder changes its time
+    (see `files_known`)."""
+    folders = {""}
+    for rel in rels:
+        cut = rel.rfind("/")
+        while cut > 0 and (folder := rel[:cut]) not in folders:
+            folders.add(folder)
+            cut = folder.rfind("/")
+    times: dict[str, int] = {}
+    for folder in folders:
+        try:
+            times[folder] = os.stat(os.path.join(output, folder)).st_mtime_ns
+        except OSError:
+            continue
+    return times
+
+
+def files_known(output: Path, files: set[str], times: dict[str, int], taken_ns: int) -> bool:
+    """Whether the output holds exactly `files`, as it did when `folder_times` found its
+    folders' `times` (at `taken_ns`, the clock then), told by a stat of each folder (4 µs;
+    listing one takes 14): a folder with its time, older than the record by more than a
+    tick of the file system's clock, holds what it held. The few others (changed since,
+    or changed in the tick before the record, which may keep the time) are listed and
+    compared with `files`."""
+    if not times:
+        return False
+    doubtful = []
+    for folder, mtime in times.items():
+        try:
+            now = os.stat(os.path.join(output, folder)).st_mtime_ns
+        except OSError:
+            return False
+        margin = COARSE_NS if mtime % 1_000_000_000 == 0 else FINE_NS
+        if now != mtime or mtime >= taken_ns - margin:
+            doubtful.append(folder)
+    return not doubtful or _entries_are(output, files, doubtful, times)
+
+
+def _entries_are(output: Path, files: set[str], folders: list[str],
+                 times: dict[str, int]) -> bool:
+    """Whether each of `folders` holds the files of `files` in it and the folders of
+    `times` under it, nothing else."""
+    expected: dict[str, set[tuple[str, bool]]] = {folder: set() for folder in folders}
+    for rels, is_dir in ((files, False), (times, True)):
+        for rel in rels:
+            parent, _, name = rel.rpartition("/")
+            if rel and parent in expected:
+                expected[parent].add((name, is_dir))
+    for folder, names in expected.items():
+        try:
+            with os.scandir(os.path.join(output, folder)) as entries:
+                found = {(e.name, e.is_dir(follow_symlinks=False)) for e in entries}
+        except OSError:
+            return False
+        if found != names:
+            return False
+    return True
+
+
 _UNSEEN: Any = object()
 
 

@@ -15,6 +15,7 @@ from types import TracebackType
 
 from blogbuild.diagnostics import BlogbuildError
 from blogbuild.fileio import exchange, folder_beside, put_in_place, write_atomically
+from blogbuild.output.entries import files_under
 from blogbuild.output.outdir import MARKER, MARKER_TEXT, is_previous_output
 
 #: need -> (module, folder under the output). The module's ``site_files()`` returns
@@ -294,22 +295,6 @@ def write_now(output: Path, files: dict[str, bytes]) -> set[str]:
     for rel, data in files.items():
         write_atomically(output / rel, data, mode=0o644)
     return set(files)
-
-
-def files_under(folder: Path) -> set[str]:
-    """Every file (and symbolic link) under `folder`, as POSIX paths relative to it."""
-    found: set[str] = set()
-    stack = [(str(folder), "")]  # strings: a Path per folder costs more than the walk
-    while stack:
-        path, prefix = stack.pop()
-        with os.scandir(path) as entries:
-            for entry in entries:
-                rel = prefix + entry.name
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append((entry.path, rel + "/"))
-                else:
-                    found.add(rel)
-    return found
 
 
 def _remove_files(output: Path, rels: list[str]) -> None:

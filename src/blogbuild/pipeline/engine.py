@@ -35,7 +35,7 @@ from blogbuild.config import Config
 from blogbuild.content.records import Execution
 from blogbuild.diagnostics import BuildFailed, Diagnostic
 from blogbuild.output.claims import Owner
-from blogbuild.output.entries import stat_all
+from blogbuild.output.entries import folder_times, stat_all
 from blogbuild.output.files import FileSpec, claim_files, staged_itself
 from blogbuild.output.outdir import CACHE_DIR, MARKER, check_output
 from blogbuild.output.plan import page_owner, planned
@@ -313,8 +313,10 @@ class Engine:
         # An output that lacks its search index is not up to date: the next build tries again.
         outputs = self.state.outputs() if self.state is not None else {}
         if self.persist and self.state is not None and not report.errors and not ctx.notes:
-            save_summary(self.cache_root, Summary(self.state.key, run.inputs, outputs, report,
-                                                  ctx.sources.stamps, stamps_key(self.config)))
+            taken = time.time_ns()
+            save_summary(self.cache_root, Summary(
+                self.state.key, run.inputs, outputs, report, ctx.sources.stamps,
+                stamps_key(self.config), folder_times(self.output, outputs), taken))
             self._tidy(run, report, executions)
         if self.state is not None and not report.errors:
             report.outputs = listing(self.output, outputs)

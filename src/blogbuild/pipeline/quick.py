@@ -21,9 +21,8 @@ from blogbuild.content.discover import Discovered, discover
 from blogbuild.content.jobs import SourceJob
 from blogbuild.content.walk import ignored
 from blogbuild.fingerprints import digest_of, may_execute
-from blogbuild.output.entries import OutputEntry, intact
+from blogbuild.output.entries import OutputEntry, files_known, files_under, intact
 from blogbuild.output.outdir import MARKER
-from blogbuild.output.writer import files_under
 from blogbuild.pipeline.outcome import BuildReport
 from blogbuild.pipeline.state import save_pickle, state_key, state_path
 from blogbuild.themefiles import theme_static, theme_templates
@@ -158,6 +157,17 @@ class Summary:
     report: BuildReport
     stamps: dict[str, Stamp] = field(default_factory=dict)
     stamps_key: str = ""
+    #: The times of the output's folders once it was written, and the clock then
+    #: (`output.entries.folder_times`): while they hold, its files are `outputs`'.
+    folders: dict[str, int] = field(default_factory=dict)
+    folders_ns: int = 0
+
+
+def present(output: Path, summary: Summary) -> set[str] | None:
+    """The files of the output, known without listing every folder when they are still
+    those the summary names (None: unknown)."""
+    files = set(summary.outputs) | {MARKER}
+    return files if files_known(output, files, summary.folders, summary.folders_ns) else None
 
 
 def template_files(config: Config) -> str:
@@ -210,7 +220,7 @@ def inputs_fingerprint(config: Config, sources: Sources, *, drafts: bool,
     _tree(h, "theme", theme_static(), contents=False)
     _tree(h, "static", config.root / "static", contents=False)
     if config.search:  # a new Pagefind makes a new index
-        from blogbuild.stages.search.pagefind import versions
+        from blogbuild.stages.search.program import versions
 
         h.update(versions().encode())
     sources.inputs = h.digest()
@@ -241,6 +251,7 @@ def up_to_date(config: Config, cache: Path, output: Path, *, drafts: bool,
                extra_head: str = "") -> tuple[BuildReport | None, Sources | None]:
     """The last build's report when nothing it read or wrote changed since (else None), and
     the sources it read to know (None when it could tell sooner)."""
+    fingerprints.recall_code_fingerprint(cache / "code-fingerprint.pickle")
     key = state_key(fingerprints.code_fingerprint(), output, drafts)
     try:
         with open(summary_path(cache, key), "rb") as fh:
@@ -256,12 +267,16 @@ def up_to_date(config: Config, cache: Path, output: Path, *, drafts: bool,
     if any(not item.digest for item in sources.items.values()):  # unreadable
         return None, sources
     inputs = inputs_fingerprint(config, sources, drafts=drafts, extra_head=extra_head)
+    sources.outputs = present(output, summary)  # the build's commit needs them too
     if inputs != summary.inputs:
         return None, sources
-    sources.outputs = files_under(output)
+    seen: dict[str, os.stat_result | None] | None = None
+    if sources.outputs is None:
+        seen = {}
+        sources.outputs = files_under(output, seen)
     if sources.outputs != set(summary.outputs) | {MARKER}:
         return None, sources
-    if not all(intact(output, rel, entry) for rel, entry in summary.outputs.items()):
+    if not all(intact(output, rel, entry, seen) for rel, entry in summary.outputs.items()):
         return None, sources
     report = summary.report
     report.outputs = listing(output, summary.outputs)

@@ -16,7 +16,7 @@ from blogbuild.content.models import Bodies, Post, Site
 from blogbuild.fingerprints import code_fingerprint, versions_of
 from blogbuild.output.entries import FileEntry
 from blogbuild.output.files import STAGED
-from blogbuild.stages.search.pagefind import versions
+from blogbuild.stages.search.program import versions
 
 #: The index's folder in the output (the theme's search.js loads pagefind.js from there).
 FOLDER = "pagefind"

@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import importlib
-import importlib.util
 import json
 import os
 import queue
@@ -47,27 +46,6 @@ def executable() -> Path:
     if found is None:
         raise SearchUnavailable("the Pagefind program was not found")
     return Path(found)
-
-
-def versions() -> str:
-    """Which Pagefind program makes the index: the size and time of the programs the
-    `pagefind_bin` packages carry, or of PAGEFIND_BINARY_PATH. Cheap enough for the check
-    that nothing changed: nothing is imported or run."""
-    found = []
-    named = os.environ.get("PAGEFIND_BINARY_PATH")
-    places = [Path(named)] if named else []
-    for package in ("pagefind_bin_extended", "pagefind_bin"):
-        spec = importlib.util.find_spec(package)
-        if spec is not None and spec.origin is not None:
-            folder = Path(spec.origin).parent
-            places += sorted(p for p in folder.iterdir() if p.name.startswith("pagefind"))
-    for path in places:
-        try:
-            st = path.stat()
-            found.append(f"{path}:{st.st_size}:{st.st_mtime_ns}")
-        except OSError:
-            found.append(f"{path}:?")
-    return ";".join(found)
 
 
 class Service:

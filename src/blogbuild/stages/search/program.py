@@ -1,0 +1,28 @@
+"""Which Pagefind program is installed, told without importing or running anything: the
+check that nothing changed asks it (a new Pagefind makes a new index)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+
+def versions() -> str:
+    """Which Pagefind program makes the index: the size and time of the programs the
+    `pagefind_bin` packages carry, or of PAGEFIND_BINARY_PATH."""
+    found = []
+    named = os.environ.get("PAGEFIND_BINARY_PATH")
+    places = [Path(named)] if named else []
+    for package in ("pagefind_bin_extended", "pagefind_bin"):
+        spec = importlib.util.find_spec(package)
+        if spec is not None and spec.origin is not None:
+            folder = Path(spec.origin).parent
+            places += sorted(p for p in folder.iterdir() if p.name.startswith("pagefind"))
+    for path in places:
+        try:
+            st = path.stat()
+            found.append(f"{path}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            found.append(f"{path}:?")
+    return ";".join(found)
