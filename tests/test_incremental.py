@@ -366,3 +366,33 @@ def test_comments_follow_the_site_default_and_the_post(site: Path, tmp_path: Pat
         "posts/p3/index.html"}
     report = rebuild(site, edit(site / "site.yaml", "repo: ada/c", "repo: ada/d"), tmp_path)
     assert report.changed == pages and report.rendered == 0
+
+
+def test_a_document_page_keeps_its_inputs_only_while_they_hold(site: Path) -> None:
+    """An update takes a document's page's inputs from the last state when its post and
+    what every page is made with are the same; what it records is what working them out
+    again gives, after an edit and after a change of what every page is made with."""
+    from blogbuild.config import load_config
+    from blogbuild.pipeline import pages as stale
+    from blogbuild.pipeline.engine import Engine
+
+    posts = site / "content" / "posts"
+    first, post = next(posts.glob("*-p1.md")), next(posts.glob("*-p3.md"))
+    for change in (lambda: first.write_text(first.read_text() + "\nSome math, $x$.\n"),
+                   # p3's page needs what p1's does now: its stylesheet is one all know
+                   lambda: post.write_text(post.read_text() + "\nOne more line, $x^2$.\n"),
+                   lambda: post.write_text(post.read_text().replace("---\n\n",
+                                                                    "slug: moved\n---\n\n")),
+                   lambda: (site / "site.yaml").write_text(SITE_YAML + "date_format: '%d %B'\n")):
+        change()
+        engine = Engine(load_config(site / "site.yaml"))
+        try:
+            engine.run()
+            ctx, state = engine.context, engine.state
+            assert state is not None and ctx.site is not None
+            globals_fp = stale.globals_fingerprint(ctx.config, ctx.extra_head)
+            for page in ctx.pages:
+                assert state.pages[page.path].inputs == stale.page_inputs(
+                    page, state.closures[page.template], globals_fp, ctx.stylesheets)
+        finally:
+            engine.close()

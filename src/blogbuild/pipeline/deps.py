@@ -10,8 +10,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import hashlib
-import io
-import pickle
+import marshal
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import PurePath
@@ -159,14 +158,10 @@ def fingerprint(value: Any) -> bytes:
 
 def _serialized(plain: Any) -> bytes:
     """The bytes of a shape (a tree of tuples, strings, bytes, numbers, booleans and None),
-    the same for equal shapes: pickled, in a third of the time of its `repr`, without the
-    pickler's memo (its references to a part met before would depend on which parts are
-    the same object) and without frames (protocol 3)."""
-    buffer = io.BytesIO()
-    pickler = pickle.Pickler(buffer, protocol=3)
-    pickler.fast = True  # no memo: a shape is a tree
-    pickler.dump(plain)
-    return buffer.getvalue()
+    the same for equal shapes in any process: marshal's version 2, which writes no
+    references to a part met before (those would depend on which parts are the same
+    object) and no mark of interned strings; a third of the pickler's time."""
+    return marshal.dumps(plain, 2)
 
 
 def post_value(post: Post | None, attribute: str) -> bytes:

@@ -180,6 +180,42 @@ def page_inputs(page: PlannedPage, template: bytes, globals_fp: bytes,
     return fingerprint((template, globals_fp, page.template, page.url, page.context, sheet))
 
 
+def made_with(config: Config, closures: dict[str, bytes], globals_fp: bytes,
+              stylesheets: dict[frozenset[str], str]) -> bytes:
+    """What every page is made with besides its own context: the templates and what they
+    load, the globals, the stylesheets' names, the config."""
+    return fingerprint((sorted(closures.items()), globals_fp, repr(config),
+                        sorted((sorted(needs), name) for needs, name in stylesheets.items())))
+
+
+def pages_inputs(pages: list[PlannedPage], closures: dict[str, bytes], globals_fp: bytes,
+                 stylesheets: dict[frozenset[str], str], changed: set[str],
+                 last: State | None) -> dict[str, bytes]:
+    """Each page's `page_inputs`. A document's own page (its context is its post and what
+    the post needs) whose post did not change keeps the inputs `last` recorded: its URL,
+    kind and needs are the post's, the rest is what every page is made with (`last` is
+    None when that changed)."""
+    found: dict[str, bytes] = {}
+    for page in pages:
+        if last is not None:
+            source = _document_of(page)
+            entry = last.pages.get(page.path)
+            if (source is not None and source not in changed and entry is not None
+                    and entry.template == page.template):
+                found[page.path] = entry.inputs
+                continue
+        found[page.path] = page_inputs(page, closures[page.template], globals_fp, stylesheets)
+    return found
+
+
+def _document_of(page: PlannedPage) -> str | None:
+    """The source of a document's own page, else None."""
+    post = page.context.get("page")
+    if type(post) is Post and len(page.context) == 2 and "needs" in page.context:
+        return post.source
+    return None
+
+
 def next_state(last: State, entries: dict[str, SourceEntry], pages: list[PlannedPage],
                inputs: dict[str, bytes], closures: dict[str, bytes], templates_fp: str,
                done: list[PageDone], files: dict[str, FileEntry],

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from blogbuild.pipeline.items import ListItem
 
 #: Bump when the layout of these classes changes (the code fingerprint covers it too).
-FORMAT = 5
+FORMAT = 6
 
 
 @dataclass
@@ -35,6 +35,9 @@ class PageEntry:
     inputs: bytes  # fingerprint of template, globals, URL and context shape
     deps: Reads
     out: OutputEntry
+
+    def __reduce__(self) -> tuple[type, tuple[str, bytes, Reads, OutputEntry]]:
+        return PageEntry, (self.template, self.inputs, self.deps, self.out)  # as OutputEntry
 
 
 @dataclass
@@ -53,6 +56,9 @@ class State:
     feed_items: dict[str, ListItem] = field(default_factory=dict)
     templates: str = ""  # fingerprint of every template file
     closures: dict[str, bytes] = field(default_factory=dict)  # template -> what it loads
+    #: What every page is made with (`pages.made_with`): while it holds, a document's page
+    #: whose post did not change keeps its inputs.
+    made_with: bytes = b""
     format: int = FORMAT
     #: What its files on disk hold, once it was loaded or saved (state_files.Saved).
     saved: Any = field(default=None, compare=False, repr=False)

@@ -109,7 +109,8 @@ def _load(folder: Path, key: str) -> State | None:
         index = pickle.load(fh)
     if not isinstance(index, dict) or index.get("format") != FORMAT or index.get("key") != key:
         return None
-    state = State(key, templates=index["templates"], closures=index["closures"])
+    state = State(key, templates=index["templates"], closures=index["closures"],
+                  made_with=index["made_with"])
     saved = Saved(packs=index["packs"])
     packs: dict[str, bytes] = {}
     for name, place in index["places"].items():
@@ -174,7 +175,8 @@ def save_state(cache: Path, state: State, last: State | None = None) -> bool:
         if new:
             _write_pack(folder, new, saved)
         index = {"format": FORMAT, "key": state.key, "templates": state.templates,
-                 "closures": state.closures, "places": saved.places, "packs": saved.packs}
+                 "closures": state.closures, "made_with": state.made_with,
+                 "places": saved.places, "packs": saved.packs}
         write_atomically(folder / INDEX, pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL))
     except (OSError, KeyError):  # KeyError: a pack the last index did not size
         return False

@@ -79,10 +79,12 @@ def write(engine: Engine, run: Run) -> BuildReport:
         finally:
             run.abandon()  # the work beside the pages stops (at once when it is done)
     ctx.progress("saving the state", 0, 0)
-    engine.remember(run, stale.next_state(
+    state = stale.next_state(
         run.last, run.entries, ctx.pages, decided.inputs, decided.closures, decided.templates,
         done, files, decided.prints, decided.values, written, ctx.output, decided.item_keys,
-        engine.shared_reads))
+        engine.shared_reads)
+    state.made_with = decided.made_with
+    engine.remember(run, state)
     writer.finish()
     failed = [d for d in done if d.out is None]
     return BuildReport(
@@ -189,6 +191,7 @@ class Decided:
     damaged: set[str]  # in the output, but not as the last build left it
     #: What posts' entries are templated with, by template function (pipeline.items).
     item_keys: dict[str, bytes]
+    made_with: bytes = b""  # what every page is made with (pages.made_with)
 
 
 def decide(engine: Engine, run: Run) -> Decided:
@@ -204,9 +207,10 @@ def decide(engine: Engine, run: Run) -> Decided:
     else:
         closures = stale.closures(config, names | set(last.closures))
     globals_fp = stale.globals_fingerprint(config, ctx.extra_head)
-    inputs = {p.path: stale.page_inputs(p, closures[p.template], globals_fp,
-                                        ctx.stylesheets) for p in pages}
+    made_with = stale.made_with(config, closures, globals_fp, ctx.stylesheets)
     changed, prints = stale.changed_posts(documents, last)
+    kept = None if ctx.fresh or made_with != last.made_with else last
+    inputs = stale.pages_inputs(pages, closures, globals_fp, ctx.stylesheets, changed, kept)
     values = stale.Values(site, config, documents, last.values, changed)
     damaged: set[str] = set()
 
@@ -227,7 +231,7 @@ def decide(engine: Engine, run: Run) -> Decided:
                                     key, prints, values)
                     for function, key in item_keys.items()}
     return Decided(templates_fp, closures, inputs, prints, values, outdated, damaged,
-                   item_keys)
+                   item_keys, made_with)
 
 
 def _template(engine: Engine, run: Run, paths: list[str], writer: Stage,
