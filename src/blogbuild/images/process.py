@@ -19,7 +19,7 @@ from typing import Any
 from blogbuild.images.strip import Unreadable, strip
 
 #: Bumped when the files made change for the same picture and options.
-ENCODER_VERSION = "1"
+ENCODER_VERSION = "2"
 
 #: Formats read and published with variants; GIF (animations) and SVG pass untouched.
 RASTER = {"JPEG", "PNG", "WEBP", "AVIF", "MPO"}
@@ -253,12 +253,33 @@ def encode(data: bytes, found: Probe, variants: list[Variant], quality: int,
 
 
 def _normalized(image: Any) -> Any:
-    """RGB, or RGBA when the picture has transparency (palette and grey scale too)."""
-    if image.mode in ("RGB", "RGBA"):
+    """RGB, or RGBA when the picture has transparency: an alpha channel, a palette's, or a
+    colour key (a PNG's tRNS chunk: every pixel of one colour or grey is transparent)."""
+    if image.mode in ("I", "I;16", "I;16B", "I;16L"):
+        image = _grey_of_16_bits(image)
+    if image.mode == "RGBA":
         return image
-    if image.mode in ("P", "PA", "LA", "La") or "transparency" in image.info:
+    if image.mode in ("P", "PA", "LA", "La", "RGBa") or "transparency" in image.info:
         return image.convert("RGBA")
-    return image.convert("RGB")
+    return image if image.mode == "RGB" else image.convert("RGB")
+
+
+def _grey_of_16_bits(image: Any) -> Any:
+    """A 16-bit grey picture in 8 bits as a browser shows it (65535 is white: Pillow's own
+    conversion clips at 255, which makes the copies white), with the grey its tRNS chunk
+    makes transparent as an alpha channel."""
+    from PIL import ImageChops
+
+    wide = image.convert("I")
+    grey = wide.point(lambda v: v / 257 + 0.5).convert("L")
+    key = image.info.get("transparency")
+    if isinstance(key, int):
+        # Where the value differs from the key either way round: opaque.
+        above = wide.point(lambda v: v - key).convert("L")
+        below = wide.point(lambda v: key - v).convert("L")
+        grey.putalpha(ImageChops.lighter(above, below).point(lambda v: 255 if v else 0))
+    grey.info = {}
+    return grey
 
 
 def _save(image: Any, fmt: str, quality: int, icc: bytes | None) -> bytes:

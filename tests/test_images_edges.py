@@ -1,0 +1,74 @@
+"""The edges of the image stage: pictures as image libraries' test suites have them (colour
+keys, 16-bit grey), built into real sites and read back from the files published."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from blogbuild.commands.build import build
+from test_images import _srcset, make_site, pictures
+
+POST = Path("posts") / "trip"
+
+
+def copies_of(out: Path, index: int = 0) -> list[Path]:
+    """The files of every copy the post's `index`-th <img> offers (its srcset and its
+    <source> elements), and its src."""
+    page = pictures(out / POST / "index.html")
+    img, sources = page.images[index], page.sources[index]
+    urls = [url for srcset in [img["srcset"], *[s["srcset"] for s in sources]]
+            for url, _ in _srcset(srcset)]
+    return [out / url.removeprefix("/blog/") for url in dict.fromkeys(urls)]
+
+
+def png_bytes(image: Image.Image, **options: object) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG", **options)
+    return buffer.getvalue()
+
+
+def _keyed(mode: str) -> tuple[Image.Image, object, Image.Image]:
+    """A picture in `mode` with a colour key (tRNS), its key and its alpha as a browser
+    shows it (0 where the pixel is the key colour)."""
+    if mode == "I;16":
+        image = Image.new("I;16", (64, 48))
+        for x in range(64):
+            for y in range(48):
+                image.putpixel((x, y), 1000 * x + 7 * y)
+        key: object = 1000 * 10 + 7 * 5
+        alpha = Image.new("L", (64, 48), 255)
+        alpha.putpixel((10, 5), 0)
+        return image, key, alpha
+    base = Image.linear_gradient("L").resize((64, 48)).convert("RGB")
+    base.paste((255, 0, 255), (0, 0, 20, 12))
+    image = base.convert("P", palette=Image.Palette.ADAPTIVE) if mode == "P" \
+        else base.convert(mode)
+    key = image.getpixel((0, 0))
+    image.info["transparency"] = key
+    return image, key, image.convert("RGBA").getchannel("A")
+
+
+@pytest.mark.parametrize("mode", ["RGB", "P", "L", "I;16"])
+def test_a_colour_key_stays_transparent_in_every_copy(tmp_path: Path, mode: str) -> None:
+    """PNG optimisers write transparency as one colour (a tRNS chunk) rather than an alpha
+    channel: the copies keep it, and a 16-bit grey is scaled as a browser shows it."""
+    image, key, alpha = _keyed(mode)
+    assert alpha.getextrema() == (0, 255)  # some pixels are transparent, others not
+    site = make_site(tmp_path, "![Keyed](keyed.png)\n", {
+        "content/posts/trip/keyed.png": png_bytes(image, transparency=key)})
+    build(site / "site.yaml")
+    made = copies_of(site / "_site")
+    assert sorted(p.suffix for p in made) == [".png", ".webp"]
+    for path in made:
+        with Image.open(path) as copy:
+            assert copy.size == image.size
+            assert copy.convert("RGBA").getchannel("A").tobytes() == alpha.tobytes(), path
+    if mode == "I;16":  # 16 bits of grey in 8: 65535 is white, 1000 · x nearly black
+        with Image.open(next(p for p in made if p.suffix == ".png")) as copy:
+            grey = copy.convert("L")
+            assert [grey.getpixel((x, 0)) for x in (0, 13, 26, 63)] == [
+                round(1000 * x / 257) for x in (0, 13, 26, 63)]
