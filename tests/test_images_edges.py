@@ -72,3 +72,45 @@ def test_a_colour_key_stays_transparent_in_every_copy(tmp_path: Path, mode: str)
             grey = copy.convert("L")
             assert [grey.getpixel((x, 0)) for x in (0, 13, 26, 63)] == [
                 round(1000 * x / 257) for x in (0, 13, 26, 63)]
+
+
+def test_a_png_turned_by_its_text_or_xmp_is_published_turned_and_its_copies_too(
+        tmp_path: Path) -> None:
+    """ImageMagick's EXIF text and XMP turn a PNG in Pillow, which makes the copies: the
+    published original says the same in the eXIf chunk browsers read, and the size in the
+    markup and the copies' shapes are those of the turned picture."""
+    from test_images_edges_browser import TURNED
+
+    names = ["png-raw-text.png", "png-raw-ztxt.png", "png-xmp.png", "png-exif-late.png"]
+    site = make_site(tmp_path, "".join(f"![{n}]({n})\n\n" for n in names), {
+        f"content/posts/trip/{n}": TURNED[n][0]() for n in names})
+    build(site / "site.yaml")
+    out = site / "_site"
+    page = pictures(out / POST / "index.html")
+    for index, name in enumerate(names):
+        img = page.images[index]
+        assert (img["width"], img["height"]) == ("40", "60"), name
+        for path in copies_of(out, index):
+            with Image.open(path) as copy:
+                assert copy.size == (40, 60), (name, path.name)
+                red, _, blue = copy.convert("RGB").getpixel((35, 3))
+                assert red > 200 > 50 > blue, (name, path.name)  # the red block, top right
+        with Image.open(out / POST / name) as original:
+            original.load()
+            assert dict(original.getexif()) == {0x0112: 6}, name
+            assert not {"XML:com.adobe.xmp", "Raw profile type exif"} & set(original.info)
+
+
+def test_a_turned_webp_is_published_with_its_pixels_turned(tmp_path: Path) -> None:
+    """Chromium ignores a WebP's EXIF orientation: the published WebP is turned itself, and
+    a lossless one stays lossless, pixel for pixel."""
+    from test_images_edges_browser import TURNED, marked
+
+    site = make_site(tmp_path, "![Turned](webp-xmp.webp)\n",
+                     {"content/posts/trip/webp-xmp.webp": TURNED["webp-xmp.webp"][0]()})
+    build(site / "site.yaml")
+    published = (site / "_site" / POST / "webp-xmp.webp").read_bytes()
+    assert b"VP8L" in published and b"EXIF" not in published and b"XMP " not in published
+    with Image.open(io.BytesIO(published)) as original:
+        assert original.convert("RGB").tobytes() == \
+            marked().transpose(Image.Transpose.ROTATE_270).tobytes()

@@ -16,10 +16,11 @@ import io
 from dataclasses import dataclass, replace
 from typing import Any
 
-from blogbuild.images.strip import Unreadable, strip
+from blogbuild.images.orientation import orientation_of, upright
+from blogbuild.images.strip import Unreadable, strip, webp_chunks
 
 #: Bumped when the files made change for the same picture and options.
-ENCODER_VERSION = "2"
+ENCODER_VERSION = "3"
 
 #: Formats read and published with variants; GIF (animations) and SVG pass untouched.
 RASTER = {"JPEG", "PNG", "WEBP", "AVIF", "MPO"}
@@ -138,12 +139,7 @@ def probe(data: bytes, suffix: str, max_pixels: int) -> Probe:
             animated = bool(getattr(image, "is_animated", False)) and fmt != "MPO"
             alpha = image.mode in ("RGBA", "LA", "PA", "La", "RGBa") \
                 or "transparency" in image.info
-            orientation = 1
-            # A PNG's EXIF may follow its pixels (reading it decodes them); cameras write
-            # JPEG, and a PNG's orientation is kept as it is by the stripped copy.
-            if fmt in ("JPEG", "MPO", "WEBP", "AVIF"):
-                value = image.getexif().get(0x0112, 1)
-                orientation = value if isinstance(value, int) and 1 <= value <= 8 else 1
+            orientation = orientation_of(image, data)
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError,
             Image.DecompressionBombError):
         return Probe(digest, problem="cannot be read as a picture (PNG, JPEG, WebP, GIF "
@@ -214,7 +210,7 @@ def encode(data: bytes, found: Probe, variants: list[Variant], quality: int,
            max_pixels: int) -> dict[str, bytes]:
     """The bytes of every variant, by `Variant.file`. Decoding is bounded: a JPEG is
     decoded at the smallest scale that still covers the widest variant."""
-    from PIL import Image, ImageOps
+    from PIL import Image
 
     Image.MAX_IMAGE_PIXELS = max_pixels
     widest = max(v.width for v in variants)
@@ -228,7 +224,7 @@ def encode(data: bytes, found: Probe, variants: list[Variant], quality: int,
                 scale = widest / found.width
                 opened.draft("RGB", (max(1, int(need[0] * scale)), max(1, int(need[1] * scale))))
             opened.load()
-            image = ImageOps.exif_transpose(opened) or opened
+            image = upright(opened, found.orientation)  # the probe's, the original's too
             image = _normalized(image)
             if image is opened:
                 image = opened.copy()
@@ -250,6 +246,35 @@ def encode(data: bytes, found: Probe, variants: list[Variant], quality: int,
             return out
     except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:
         raise EncodeError(str(exc) or type(exc).__name__) from None
+
+
+def published(data: bytes, found: Probe) -> bytes:
+    """The picture `data` as it is published: without its metadata, its orientation said
+    the way browsers read it (blogbuild.images.orientation). A WebP that is not upright has
+    its pixels turned and is encoded again, losslessly when it was lossless: Chromium shows
+    a WebP as its pixels lie, whatever its EXIF says. Raises Unreadable when the file's
+    structure is not one the stripper follows."""
+    if found.format == "WEBP" and found.orientation != 1 and not found.animated \
+            and not found.problem:
+        return _upright_webp(data, found.orientation)
+    return strip(data, found.orientation)
+
+
+def _upright_webp(data: bytes, orientation: int) -> bytes:
+    from PIL import Image
+
+    lossless = any(kind == b"VP8L" for kind, _ in webp_chunks(data))
+    try:
+        with Image.open(io.BytesIO(data)) as opened:
+            icc = opened.info.get("icc_profile")
+            image = upright(opened, orientation)
+            image.info = {}  # nothing of the original's metadata
+            buffer = io.BytesIO()
+            image.save(buffer, "WEBP", lossless=lossless, quality=100 if lossless else 90,
+                       exact=True, method=4, icc_profile=icc or "")
+    except (OSError, ValueError, SyntaxError) as exc:
+        raise Unreadable(str(exc) or type(exc).__name__) from None
+    return buffer.getvalue()
 
 
 def _normalized(image: Any) -> Any:

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections.abc import Iterator
 
-__all__ = ["Unreadable", "minimal_exif", "strip"]
+__all__ = ["Unreadable", "minimal_exif", "png_chunks", "strip", "webp_chunks"]
 
 
 class Unreadable(ValueError):
@@ -116,10 +117,10 @@ def _png_chunk(kind: bytes, body: bytes) -> bytes:
         + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
 
 
-def _png(data: bytes, orientation: int) -> bytes:
-    out = [data[:8]]
+def png_chunks(data: bytes) -> Iterator[tuple[bytes, int, int]]:
+    """(kind, start, end) of each chunk of the PNG `data`, up to its IEND chunk; raises
+    Unreadable where a chunk is cut short."""
     at, end = 8, len(data)
-    oriented = False
     while True:
         if at + 12 > end:
             raise Unreadable("the PNG file is cut short (no IEND chunk)")
@@ -128,14 +129,22 @@ def _png(data: bytes, orientation: int) -> bytes:
         chunk_end = at + 12 + length
         if chunk_end > end:
             raise Unreadable("a PNG chunk runs past the end of the file")
+        yield kind, at, chunk_end
+        if kind == b"IEND":
+            return
+        at = chunk_end
+
+
+def _png(data: bytes, orientation: int) -> bytes:
+    out = [data[:8]]
+    oriented = False
+    for kind, at, chunk_end in png_chunks(data):
         if kind == b"IDAT" and orientation != 1 and not oriented:  # before the pixels
             out.append(_png_chunk(b"eXIf", minimal_exif(orientation)))
             oriented = True
         if kind in _PNG_KEPT:
             out.append(data[at:chunk_end])
-        at = chunk_end
-        if kind == b"IEND":
-            return b"".join(out)
+    return b"".join(out)
 
 
 # -- WebP --------------------------------------------------------------------------------
@@ -143,7 +152,9 @@ def _png(data: bytes, orientation: int) -> bytes:
 _VP8X_ICC, _VP8X_EXIF, _VP8X_XMP = 0x20, 0x08, 0x04
 
 
-def _webp(data: bytes, orientation: int) -> bytes:
+def webp_chunks(data: bytes) -> list[tuple[bytes, bytes]]:
+    """(kind, body) of each chunk of the WebP `data`; raises Unreadable where a chunk is
+    cut short."""
     size = struct.unpack("<I", data[4:8])[0]
     end = min(len(data), 8 + size)
     chunks: list[tuple[bytes, bytes]] = []
@@ -158,7 +169,11 @@ def _webp(data: bytes, orientation: int) -> bytes:
         at = body_end + (length & 1)
     if not chunks:
         raise Unreadable("the WebP file holds no picture")
-    kept = [(k, b) for k, b in chunks if k not in (b"EXIF", b"XMP ")]
+    return chunks
+
+
+def _webp(data: bytes, orientation: int) -> bytes:
+    kept = [(k, b) for k, b in webp_chunks(data) if k not in (b"EXIF", b"XMP ")]
     if kept[0][0] == b"VP8X":
         flags = kept[0][1][0] & ~(_VP8X_EXIF | _VP8X_XMP)
         if orientation != 1:

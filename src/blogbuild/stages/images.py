@@ -34,8 +34,9 @@ from blogbuild.images.process import (
     options_of,
     plan,
     probe,
+    published,
 )
-from blogbuild.images.strip import Unreadable, strip
+from blogbuild.images.strip import Unreadable
 from blogbuild.output.claims import Owner
 from blogbuild.output.files import FileSpec
 from blogbuild.pool import run_jobs
@@ -201,7 +202,7 @@ def publish(specs: Iterable[FileSpec], table: ImageTable, asset_urls: dict[str, 
             continue
         assert spec.source is not None
         out.append(FileSpec(spec.rel, None, spec.owner,
-                            functools.partial(stripped, spec.source, found.orientation),
+                            functools.partial(stripped, spec.source, found),
                             f"image:{found.digest}:{found.orientation}:{ENCODER_VERSION}"))
     for source, folder in table.folders.items():
         info = table.images[source]
@@ -217,12 +218,12 @@ def publish(specs: Iterable[FileSpec], table: ImageTable, asset_urls: dict[str, 
     return out
 
 
-def stripped(path: Path, orientation: int) -> bytes:
-    """The picture's bytes without metadata (as they are when the structure is not one
-    the stripper follows: the probe reported such a file)."""
+def stripped(path: Path, found: Probe) -> bytes:
+    """The picture's bytes without metadata, its orientation kept (as they are when the
+    structure is not one the stripper follows: the probe reported such a file)."""
     data = path.read_bytes()
     try:
-        return strip(data, orientation)
+        return published(data, found)
     except Unreadable:
         return data
 
