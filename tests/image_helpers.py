@@ -83,3 +83,16 @@ def holds_secret(folder: Path) -> list[str]:
     """The files under `folder` whose bytes hold the test photos' secret."""
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
                   if p.is_file() and SECRET in p.read_bytes())
+
+
+def avif_picture(width: int = 64, height: int = 48, orientation: int = 1, *,
+                 frames: int = 1) -> bytes:
+    """An AVIF with EXIF (GPS included) and XMP items; Pillow writes an orientation as the
+    container's rotation. Several `frames`: an image sequence, with XMP only (Pillow 13
+    crashes writing a sequence's EXIF)."""
+    buffer = io.BytesIO()
+    images = [picture(width, height).rotate(90 * i) for i in range(frames)]
+    metadata = {"exif": exif_with_gps(orientation)} if frames == 1 else {}
+    images[0].save(buffer, "AVIF", xmp=XMP, quality=90, save_all=frames > 1,
+                   append_images=images[1:], **metadata)
+    return buffer.getvalue()

@@ -114,3 +114,21 @@ def test_a_turned_webp_is_published_with_its_pixels_turned(tmp_path: Path) -> No
     with Image.open(io.BytesIO(published)) as original:
         assert original.convert("RGB").tobytes() == \
             marked().transpose(Image.Transpose.ROTATE_270).tobytes()
+
+
+def test_an_avif_is_published_without_its_exif_and_xmp(tmp_path: Path) -> None:
+    from image_helpers import avif_picture, holds_secret
+
+    data = avif_picture(320, 240, orientation=6)
+    site = make_site(tmp_path, "![Sea](sea.avif)\n", {"content/posts/trip/sea.avif": data})
+    report = build(site / "site.yaml")
+    assert report.diagnostics == []
+    out = site / "_site"
+    assert holds_secret(out) == []
+    published = (out / POST / "sea.avif").read_bytes()
+    assert b"xpacket" not in published and len(published) == len(data)
+    with Image.open(io.BytesIO(published)) as original, Image.open(io.BytesIO(data)) as source:
+        assert original.tobytes() == source.tobytes()  # the picture's own bytes, untouched
+        assert "xmp" not in original.info
+    [img] = pictures(out / POST / "index.html").images
+    assert (img["width"], img["height"]) == ("240", "320")  # turned by its container

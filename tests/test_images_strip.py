@@ -9,8 +9,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
+from blogbuild.images.avif import strip_avif
+from blogbuild.images.process import stripped
 from blogbuild.images.strip import Unreadable, strip
-from image_helpers import SECRET, jpeg_photo, png_picture, srgb_profile, webp_picture
+from image_helpers import (
+    SECRET,
+    avif_picture,
+    jpeg_photo,
+    png_picture,
+    srgb_profile,
+    webp_picture,
+)
 
 MAKERS = {"jpeg": jpeg_photo, "png": png_picture, "webp": webp_picture}
 
@@ -73,3 +82,48 @@ def test_damaged_files_never_raise_anything_else(kind: str, cut: int,
 
 
 _SMALL = {"jpeg": jpeg_photo(64, 48), "png": png_picture(40, 30), "webp": webp_picture(40, 30)}
+
+
+@pytest.mark.parametrize("frames", [1, 3])
+def test_an_avif_loses_its_exif_and_xmp_items_and_keeps_its_pictures(frames: int) -> None:
+    """AVIF's metadata are items of the file: they leave its lists, zeros take their bytes,
+    and every other byte stays where it was (an image sequence's samples too)."""
+    data = avif_picture(orientation=6 if frames == 1 else 1, frames=frames)
+    assert SECRET in data and b"xpacket" in data
+    out = stripped(data)
+    assert SECRET not in out and b"xpacket" not in out and b"Exif\x00" not in out
+    assert len(out) == len(data)
+    before, after = Image.open(io.BytesIO(data)), Image.open(io.BytesIO(out))
+    assert getattr(after, "n_frames", 1) == frames
+    for frame in range(frames):
+        before.seek(frame)
+        after.seek(frame)
+        assert after.convert("RGBA").tobytes() == before.convert("RGBA").tobytes()
+    assert "xmp" not in after.info
+    # What is left of the EXIF is the rotation, which Pillow reads from the container.
+    assert dict(after.getexif()) == ({0x0112: 6} if frames == 1 else {})
+
+
+def test_an_avif_without_metadata_is_left_as_it_is() -> None:
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8), (1, 2, 3)).save(buffer, "AVIF")
+    assert strip_avif(buffer.getvalue()) == buffer.getvalue()
+
+
+@settings(max_examples=300, deadline=2000)
+@given(cut=st.integers(0, 2_000),
+       flips=st.lists(st.tuples(st.integers(0, 2_000), st.integers(0, 255)), max_size=6))
+def test_damaged_avif_files_never_raise_anything_else(cut: int,
+                                                      flips: list[tuple[int, int]]) -> None:
+    data = bytearray(_AVIF[: max(40, len(_AVIF) - cut)])
+    for at, value in flips:
+        data[at % len(data)] = value
+    for partial in (False, True):
+        try:
+            out = strip_avif(bytes(data), partial=partial)
+        except Unreadable:
+            continue
+        assert len(out) == len(data)
+
+
+_AVIF = avif_picture(16, 12)

@@ -16,11 +16,12 @@ import io
 from dataclasses import dataclass, replace
 from typing import Any
 
+from blogbuild.images.avif import is_avif, strip_avif
 from blogbuild.images.orientation import orientation_of, upright
 from blogbuild.images.strip import Unreadable, strip, webp_chunks
 
 #: Bumped when the files made change for the same picture and options.
-ENCODER_VERSION = "3"
+ENCODER_VERSION = "4"
 
 #: Formats read and published with variants; GIF (animations) and SVG pass untouched.
 RASTER = {"JPEG", "PNG", "WEBP", "AVIF", "MPO"}
@@ -152,9 +153,9 @@ def probe(data: bytes, suffix: str, max_pixels: int) -> Probe:
     if width * height > max_pixels:
         return replace(found, problem=f"has {width * height / 1e6:.0f} megapixels, more "
                        f"than the {max_pixels / 1e6:.0f} the build reads")
-    if fmt in ("JPEG", "MPO", "PNG", "WEBP"):
+    if fmt in ("JPEG", "MPO", "PNG", "WEBP", "AVIF"):
         try:
-            strip(data, orientation)
+            stripped(data, orientation)
         except Unreadable as exc:
             return replace(found, problem=f"is damaged: {exc}")
     return found
@@ -257,7 +258,14 @@ def published(data: bytes, found: Probe) -> bytes:
     if found.format == "WEBP" and found.orientation != 1 and not found.animated \
             and not found.problem:
         return _upright_webp(data, found.orientation)
-    return strip(data, found.orientation)
+    return stripped(data, found.orientation)
+
+
+def stripped(data: bytes, orientation: int = 1) -> bytes:
+    """`data` (JPEG, PNG, WebP or AVIF) without its metadata, nothing decoded: the AVIF's
+    boxes (blogbuild.images.avif), the others' segments and chunks (blogbuild.images.
+    strip)."""
+    return strip_avif(data) if is_avif(data) else strip(data, orientation)
 
 
 def _upright_webp(data: bytes, orientation: int) -> bytes:

@@ -5,9 +5,9 @@ writes (`blogbuild.markdown.images`) names only files that exist.
 A picture is probed once per change of its file (size, time, inode; memo in the result
 cache) and encoded once per change of its bytes or of the options (files under
 `.blogbuild-cache/images/<key>/`, made in the worker pool). The published copy of the
-picture itself has its metadata taken out (blogbuild.images.strip); its variants never had
-any. A picture that cannot be read is published as it is, and every post that shows it
-says so at its line.
+picture itself has its metadata taken out (blogbuild.images.strip, and blogbuild.images.
+avif for an AVIF); its variants never had any. A picture that cannot be read is published
+as it is, and every post that shows it says so at its line.
 """
 
 from __future__ import annotations
@@ -50,9 +50,9 @@ TABLE = "image_probes"
 _SETTLE_NS = 2_000_000_000
 #: Below these many pictures to encode the work stays in this process.
 IMAGE_POOL_MIN = 2
-#: Formats whose published copy is the original without its metadata (an AVIF or a GIF
-#: is published as it is).
-STRIPPED = {"JPEG", "MPO", "PNG", "WEBP"}
+#: Formats whose published copy is the original without its metadata (a GIF is published
+#: as it is).
+STRIPPED = {"JPEG", "MPO", "PNG", "WEBP", "AVIF"}
 
 
 @dataclass
