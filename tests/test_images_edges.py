@@ -132,3 +132,37 @@ def test_an_avif_is_published_without_its_exif_and_xmp(tmp_path: Path) -> None:
         assert "xmp" not in original.info
     [img] = pictures(out / POST / "index.html").images
     assert (img["width"], img["height"]) == ("240", "320")  # turned by its container
+
+
+def test_a_damaged_picture_is_published_without_the_metadata_that_can_be_taken_out(
+        tmp_path: Path) -> None:
+    """A copy cut short keeps a structure that holds as far as it goes: its metadata is
+    taken out; a file whose structure breaks before its metadata ends is published as it
+    is, and its warning says the metadata goes with it."""
+    from image_helpers import SECRET, holds_secret, jpeg_photo, png_picture
+
+    photo, plan = jpeg_photo(400, 300), png_picture(200, 100)
+    start = photo.index(b"\xff\xe1")  # the EXIF segment, its GPS position in it
+    files = {"cut.jpg": photo[: len(photo) * 2 // 3], "cut.png": plan[: len(plan) - 40],
+             "broken.jpg": photo[:start] + b"junk" + photo[start:], "text.jpg": b"not a photo"}
+    site = make_site(tmp_path, "".join(f"![{n}]({n})\n\n" for n in files),
+                     {f"content/posts/trip/{n}": d for n, d in files.items()})
+    report = build(site / "site.yaml")
+    out = site / "_site"
+    messages = {d.line: d.message for d in report.diagnostics}
+    assert messages == {
+        5: "image 'cut.jpg' is damaged: the JPEG file is cut short (no end marker): it is "
+           "published as it is, less its metadata, without a size or smaller copies; "
+           "replace the file",
+        7: "image 'cut.png' is damaged: a PNG chunk runs past the end of the file: it is "
+           "published as it is, less its metadata, without a size or smaller copies; "
+           "replace the file",
+        9: "image 'broken.jpg' is damaged: a JPEG segment is cut short or misplaced: it is "
+           "published as it is, with any metadata it holds (a GPS position, say), without "
+           "a size or smaller copies; replace the file",
+        11: "image 'text.jpg' cannot be read as a picture (PNG, JPEG, WebP, GIF or AVIF): it "
+            "is published as it is, without a size or smaller copies; replace the file"}
+    assert holds_secret(out) == ["posts/trip/broken.jpg"]  # the one the warning names
+    cut = (out / POST / "cut.jpg").read_bytes()
+    assert photo.startswith(cut[:2]) and cut.endswith(files["cut.jpg"][-4_000:])
+    assert SECRET not in (out / POST / "cut.png").read_bytes()

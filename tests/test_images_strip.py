@@ -127,3 +127,24 @@ def test_damaged_avif_files_never_raise_anything_else(cut: int,
 
 
 _AVIF = avif_picture(16, 12)
+
+
+@settings(max_examples=200, deadline=2000)
+@given(kind=st.sampled_from(["jpeg", "png"]), cut=st.integers(1, 10_000))
+def test_a_file_cut_short_is_stripped_as_far_as_it_goes(kind: str, cut: int) -> None:
+    """An interrupted copy: what is there is what a whole file's stripping starts with, its
+    metadata gone wherever the cut falls."""
+    whole = _SMALL[kind]
+    data = whole[: max(12, len(whole) - cut)]
+    out = strip(data, partial=True)
+    assert SECRET not in out
+    assert strip(whole).startswith(out)
+
+
+def test_a_webp_cut_short_is_stripped_as_far_as_it_goes() -> None:
+    data = webp_picture(120, 80)
+    cut = data[: len(data) * 3 // 4]
+    with pytest.raises(Unreadable):
+        strip(cut)
+    out = strip(cut, partial=True)
+    assert SECRET not in out and b"XMP " not in out and out[8:12] == b"WEBP"

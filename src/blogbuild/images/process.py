@@ -16,12 +16,12 @@ import io
 from dataclasses import dataclass, replace
 from typing import Any
 
-from blogbuild.images.avif import is_avif, strip_avif
 from blogbuild.images.orientation import orientation_of, upright
-from blogbuild.images.strip import Unreadable, strip, webp_chunks
+from blogbuild.images.original import metadata_left, stripped, upright_webp
+from blogbuild.images.strip import Unreadable
 
 #: Bumped when the files made change for the same picture and options.
-ENCODER_VERSION = "4"
+ENCODER_VERSION = "5"
 
 #: Formats read and published with variants; GIF (animations) and SVG pass untouched.
 RASTER = {"JPEG", "PNG", "WEBP", "AVIF", "MPO"}
@@ -72,7 +72,9 @@ def options_of(config: Any) -> Options | None:
 @dataclass(frozen=True)
 class Probe:
     """What the header of a picture says. `problem`: why it is published as it is (no
-    variants, no size); `misnamed`: the format its name does not say, else ""."""
+    variants, no size); `misnamed`: the format its name does not say, else "";
+    `metadata`: what the published file keeps of its metadata (`original.metadata_left`:
+    "stripped", none of it; "kept", all; "": the file is no picture to tell)."""
 
     digest: str
     format: str = ""
@@ -83,6 +85,7 @@ class Probe:
     alpha: bool = False  # it has transparency
     problem: str = ""
     misnamed: str = ""
+    metadata: str = ""
 
     @property
     def usable(self) -> bool:
@@ -114,10 +117,20 @@ class ImageInfo:
     problem: str = ""  # why it is published as it is
     misnamed: str = ""  # the format its name does not say
     key: str = ""  # changes whenever the markup made of it may
+    metadata: str = ""  # Probe.metadata
 
     @property
     def usable(self) -> bool:
         return bool(self.variants) and not self.problem
+
+    def published_as(self, *, sized: bool) -> str:
+        """How a picture with a problem is published, and what to do: the end of the
+        warning that names the problem (`sized`: its <img> has a width and height)."""
+        how = {"stripped": "as it is, less its metadata",
+               "kept": "as it is, with any metadata it holds (a GPS position, say)",
+               }.get(self.metadata, "as it is")
+        without = "smaller copies" if sized else "a size or smaller copies"
+        return f"it is published {how}, without {without}; replace the file"
 
 
 def digest_of(data: bytes) -> str:
@@ -144,7 +157,7 @@ def probe(data: bytes, suffix: str, max_pixels: int) -> Probe:
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError,
             Image.DecompressionBombError):
         return Probe(digest, problem="cannot be read as a picture (PNG, JPEG, WebP, GIF "
-                     "or AVIF)")
+                     "or AVIF)", metadata=metadata_left(data))
     misnamed = fmt if fmt in EXTENSIONS and suffix.lower() not in EXTENSIONS[fmt] else ""
     if orientation in SIDEWAYS:
         width, height = height, width
@@ -152,12 +165,15 @@ def probe(data: bytes, suffix: str, max_pixels: int) -> Probe:
                   misnamed=misnamed)
     if width * height > max_pixels:
         return replace(found, problem=f"has {width * height / 1e6:.0f} megapixels, more "
-                       f"than the {max_pixels / 1e6:.0f} the build reads")
+                       f"than the {max_pixels / 1e6:.0f} the build reads",
+                       metadata=metadata_left(data, orientation))
     if fmt in ("JPEG", "MPO", "PNG", "WEBP", "AVIF"):
         try:
             stripped(data, orientation)
         except Unreadable as exc:
-            return replace(found, problem=f"is damaged: {exc}")
+            return replace(found, problem=f"is damaged: {exc}",
+                           metadata=metadata_left(data, orientation))
+        return replace(found, metadata="stripped")
     return found
 
 
@@ -252,37 +268,13 @@ def encode(data: bytes, found: Probe, variants: list[Variant], quality: int,
 def published(data: bytes, found: Probe) -> bytes:
     """The picture `data` as it is published: without its metadata, its orientation said
     the way browsers read it (blogbuild.images.orientation). A WebP that is not upright has
-    its pixels turned and is encoded again, losslessly when it was lossless: Chromium shows
-    a WebP as its pixels lie, whatever its EXIF says. Raises Unreadable when the file's
-    structure is not one the stripper follows."""
+    its pixels turned (Chromium shows a WebP as its pixels lie, whatever its EXIF says). A
+    picture with a problem is stripped as far as its structure goes. Raises Unreadable
+    when the file's structure is not one the stripper follows."""
     if found.format == "WEBP" and found.orientation != 1 and not found.animated \
             and not found.problem:
-        return _upright_webp(data, found.orientation)
-    return stripped(data, found.orientation)
-
-
-def stripped(data: bytes, orientation: int = 1) -> bytes:
-    """`data` (JPEG, PNG, WebP or AVIF) without its metadata, nothing decoded: the AVIF's
-    boxes (blogbuild.images.avif), the others' segments and chunks (blogbuild.images.
-    strip)."""
-    return strip_avif(data) if is_avif(data) else strip(data, orientation)
-
-
-def _upright_webp(data: bytes, orientation: int) -> bytes:
-    from PIL import Image
-
-    lossless = any(kind == b"VP8L" for kind, _ in webp_chunks(data))
-    try:
-        with Image.open(io.BytesIO(data)) as opened:
-            icc = opened.info.get("icc_profile")
-            image = upright(opened, orientation)
-            image.info = {}  # nothing of the original's metadata
-            buffer = io.BytesIO()
-            image.save(buffer, "WEBP", lossless=lossless, quality=100 if lossless else 90,
-                       exact=True, method=4, icc_profile=icc or "")
-    except (OSError, ValueError, SyntaxError) as exc:
-        raise Unreadable(str(exc) or type(exc).__name__) from None
-    return buffer.getvalue()
+        return upright_webp(data, found.orientation)
+    return stripped(data, found.orientation, partial=bool(found.problem))
 
 
 def _normalized(image: Any) -> Any:

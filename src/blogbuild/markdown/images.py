@@ -85,8 +85,8 @@ def images(state: StateCore) -> None:
                    "name does not say; rename it")
         if not info.usable:
             if info.problem:
-                report(env, line, f"image {written!r} {info.problem}: it is published as "
-                       "it is, without a size or smaller copies; replace the file")
+                report(env, line, f"image {written!r} {info.problem}: "
+                       + info.published_as(sized=False))
             elif info.width and image.attrGet("width") is None \
                     and image.attrGet("height") is None:  # an animation: its size at least
                 image.attrSet("width", str(info.width))

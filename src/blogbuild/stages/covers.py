@@ -53,8 +53,7 @@ def cover_of(post: Post, assets: dict[str, str], by_url: dict[str, str], config:
         if not info.problem:
             return shown, None
         return shown, warning(post.display, line, f"image {image!r} {info.problem}: "
-                              + ("it is shown as it is, without smaller copies; "
-                                 if shown else "") + "replace the file")
+                              + info.published_as(sized=shown is not None))
     size = image_size(path)
     if size is None:
         return None, warning(post.display, line, f"image {image!r} cannot be read as a "

@@ -50,9 +50,6 @@ TABLE = "image_probes"
 _SETTLE_NS = 2_000_000_000
 #: Below these many pictures to encode the work stays in this process.
 IMAGE_POOL_MIN = 2
-#: Formats whose published copy is the original without its metadata (a GIF is published
-#: as it is).
-STRIPPED = {"JPEG", "MPO", "PNG", "WEBP", "AVIF"}
 
 
 @dataclass
@@ -139,13 +136,14 @@ def probe_all(config: Config, assets: list[tuple[Path, str]], statics: list[str]
         if not found.usable:
             # An animation, or a GIF under another name: published as it is.
             table.images[source] = ImageInfo(shown, found.width, found.height, (),
-                                             found.problem, found.misnamed, found.digest)
+                                             found.problem, found.misnamed, found.digest,
+                                             found.metadata)
             continue
         stem = Path(source).stem
         variants = tuple(plan(found, stem, options))
         key = key_of(found, options)
         table.images[source] = ImageInfo(shown, found.width, found.height, variants, "",
-                                         found.misnamed, key)
+                                         found.misnamed, key, found.metadata)
         target = folder_of(cache if cache is not None else scratch(), key)
         table.folders[source] = target
         if not complete(target, variants) and str(target) not in waiting:
@@ -192,18 +190,19 @@ def _encode_job(job: tuple[str, str, Probe, tuple[Variant, ...], str, Options]) 
 def publish(specs: Iterable[FileSpec], table: ImageTable, asset_urls: dict[str, str],
             ) -> list[FileSpec]:
     """The picture files of `specs` made without their metadata (each under its spec's path
-    and owner: it replaces it), and the copies of every usable picture beside it
-    (`asset_urls`: content path -> site-root URL)."""
+    and owner: it replaces it; a damaged one as far as its structure goes), and the copies
+    of every usable picture beside it (`asset_urls`: content path -> site-root URL)."""
     out = []
     for spec in specs:
         known = table.files.get(spec.source) if spec.source is not None else None
         found = known[1] if known is not None else None
-        if found is None or found.format not in STRIPPED:
-            continue
+        if found is None or found.metadata != "stripped":
+            continue  # a GIF, or a file the stripper cannot follow: as it is
         assert spec.source is not None
         out.append(FileSpec(spec.rel, None, spec.owner,
                             functools.partial(stripped, spec.source, found),
-                            f"image:{found.digest}:{found.orientation}:{ENCODER_VERSION}"))
+                            f"image:{found.digest}:{found.orientation}:{bool(found.problem)}:"
+                            f"{ENCODER_VERSION}"))
     for source, folder in table.folders.items():
         info = table.images[source]
         url = "/" + source.removeprefix("static/") if source.startswith("static/") \
