@@ -166,3 +166,84 @@ def test_a_damaged_picture_is_published_without_the_metadata_that_can_be_taken_o
     cut = (out / POST / "cut.jpg").read_bytes()
     assert photo.startswith(cut[:2]) and cut.endswith(files["cut.jpg"][-4_000:])
     assert SECRET not in (out / POST / "cut.png").read_bytes()
+
+
+def _psd(width: int, height: int) -> bytes:
+    """A Photoshop file (Pillow reads them, does not write them): RGB, raw planes."""
+    import struct
+
+    return (b"8BPS" + struct.pack(">H6xHIIHH", 1, 3, height, width, 8, 3)
+            + struct.pack(">IIIH", 0, 0, 0, 0) + bytes(3 * width * height))
+
+
+def _saved(image: Image.Image, fmt: str, **options: object) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, fmt, **options)
+    return buffer.getvalue()
+
+
+def test_a_picture_browsers_cannot_show_is_reported_at_each_line(tmp_path: Path) -> None:
+    """A TIFF or a Photoshop file saved under a .jpg name: browsers show a broken picture,
+    so every line that shows it says so, and what to do. A BMP under another name is shown
+    by browsers: it is only misnamed."""
+    photo = Image.new("RGB", (90, 60), (10, 120, 200))
+    files = {"scan.jpg": _saved(photo, "TIFF"), "layers.jpg": _psd(30, 20),
+             "bitmap.jpg": _saved(photo, "BMP")}
+    body = "![Scan](scan.jpg)\n\n![Layers](layers.jpg)\n\n![Bitmap](bitmap.jpg)\n\n" \
+        "Again: ![Scan](scan.jpg)\n"
+    site = make_site(tmp_path, body, {f"content/posts/trip/{n}": d for n, d in files.items()})
+    report = build(site / "site.yaml")
+    assert [(d.line, d.message) for d in report.diagnostics] == [
+        (5, "image 'scan.jpg' is a TIFF file, which browsers cannot show: it is published as "
+            "it is, with any metadata it holds (a GPS position, say), without a size or "
+            "smaller copies; convert it to JPEG, PNG or WebP"),
+        (7, "image 'layers.jpg' is a PSD file, which browsers cannot show: it is published as "
+            "it is, with any metadata it holds (a GPS position, say), without a size or "
+            "smaller copies; convert it to JPEG, PNG or WebP"),
+        (9, "image 'bitmap.jpg' is a BMP file, which its name does not say; rename it"),
+        (11, "image 'scan.jpg' is a TIFF file, which browsers cannot show: it is published as "
+             "it is, with any metadata it holds (a GPS position, say), without a size or "
+             "smaller copies; convert it to JPEG, PNG or WebP")]
+    scan, layers, bitmap, again = pictures(site / "_site" / POST / "index.html").images
+    assert not {"width", "srcset"} & (set(scan) | set(layers) | set(again))
+    # The first picture shown near the top: loaded at once.
+    assert (bitmap["width"], bitmap["height"], bitmap["fetchpriority"]) == ("90", "60", "high")
+    for name, data in files.items():  # published as they are
+        assert (site / "_site" / POST / name).read_bytes() == data
+
+
+def _frames(fmt: str, size: tuple[int, int] = (40, 30)) -> bytes:
+    frames = [Image.new("RGB", size, colour) for colour in ((255, 0, 0), (0, 0, 255))]
+    return _saved(frames[0], fmt, save_all=True, append_images=frames[1:], duration=100)
+
+
+def test_animations_and_gifs_are_sized_and_loaded_late_and_never_copied(
+        tmp_path: Path) -> None:
+    """An animated WebP, an animated PNG (named .apng or .png) and every GIF are shown as
+    they are, with their size and the loading of every picture: the first near the top at
+    once, the others as the reader comes near; no still copy of an animation is made."""
+    files = {"top.gif": _frames("GIF", (64, 16)), "moving.webp": _frames("WEBP"),
+             "moving.apng": _frames("PNG"), "moving.png": _frames("PNG", (20, 10)),
+             "still.gif": _saved(Image.new("P", (12, 8)), "GIF")}
+    body = "".join(f"![{name}]({name})\n\n" + ("Text.\n\n" * 3 if name == "top.gif" else "")
+                   for name in files)
+    site = make_site(tmp_path, body, {f"content/posts/trip/{n}": d for n, d in files.items()})
+    report = build(site / "site.yaml")
+    assert report.diagnostics == []
+    images = pictures(site / "_site" / POST / "index.html").images
+    shown = {str(img["src"]).rsplit("/", 1)[-1]: img for img in images}
+    assert list(shown) == list(files)
+    for name, data in files.items():
+        img = shown[name]
+        with Image.open(io.BytesIO(data)) as source:
+            assert (img["width"], img["height"]) == (str(source.width), str(source.height))
+        assert "srcset" not in img and img["decoding"] == "async"
+        if name == "top.gif":
+            assert img["fetchpriority"] == "high" and "loading" not in img
+        else:
+            assert img["loading"] == "lazy" and "fetchpriority" not in img
+    published = sorted(p.name for p in (site / "_site" / POST).iterdir())
+    assert published == sorted([*files, "index.html"])  # no copies
+    for name in ("moving.webp", "moving.apng", "moving.png"):
+        with Image.open(site / "_site" / POST / name) as animation:
+            assert animation.n_frames == 2, name

@@ -21,15 +21,20 @@ from blogbuild.images.original import metadata_left, stripped, upright_webp
 from blogbuild.images.strip import Unreadable
 
 #: Bumped when the files made change for the same picture and options.
-ENCODER_VERSION = "5"
+ENCODER_VERSION = "6"
 
-#: Formats read and published with variants; GIF (animations) and SVG pass untouched.
+#: Formats read and published with variants; GIF, BMP and SVG pass untouched, and so does
+#: an animation (its copies would be still).
 RASTER = {"JPEG", "PNG", "WEBP", "AVIF", "MPO"}
+#: Formats browsers show (Chromium 156 shows no other format Pillow reads: TIFF, PSD,
+#: JPEG 2000, PPM, TGA…).
+SHOWN = RASTER | {"GIF", "BMP", "ICO"}
 #: The file extensions each format may have.
 EXTENSIONS = {"JPEG": (".jpg", ".jpeg", ".jpe", ".jfif"), "MPO": (".jpg", ".jpeg"),
-              "PNG": (".png",), "WEBP": (".webp",), "AVIF": (".avif",), "GIF": (".gif",)}
+              "PNG": (".png", ".apng"), "WEBP": (".webp",), "AVIF": (".avif",),
+              "GIF": (".gif",), "BMP": (".bmp", ".dib"), "ICO": (".ico",)}
 #: Extensions of files the image stage looks at.
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".jpe", ".jfif", ".png", ".webp", ".avif"}
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".jpe", ".jfif", ".png", ".apng", ".webp", ".avif", ".gif"}
 #: MIME types of the formats variants are made in.
 MIME = {"avif": "image/avif", "webp": "image/webp", "jpeg": "image/jpeg", "png": "image/png"}
 #: EXIF orientations that turn a picture on its side: its width and height swap.
@@ -86,6 +91,7 @@ class Probe:
     problem: str = ""
     misnamed: str = ""
     metadata: str = ""
+    advice: str = ""  # what to do about its problem, when not to replace the file
 
     @property
     def usable(self) -> bool:
@@ -118,6 +124,7 @@ class ImageInfo:
     misnamed: str = ""  # the format its name does not say
     key: str = ""  # changes whenever the markup made of it may
     metadata: str = ""  # Probe.metadata
+    advice: str = ""  # Probe.advice
 
     @property
     def usable(self) -> bool:
@@ -130,7 +137,7 @@ class ImageInfo:
                "kept": "as it is, with any metadata it holds (a GPS position, say)",
                }.get(self.metadata, "as it is")
         without = "smaller copies" if sized else "a size or smaller copies"
-        return f"it is published {how}, without {without}; replace the file"
+        return f"it is published {how}, without {without}; {self.advice or 'replace the file'}"
 
 
 def digest_of(data: bytes) -> str:
@@ -163,6 +170,9 @@ def probe(data: bytes, suffix: str, max_pixels: int) -> Probe:
         width, height = height, width
     found = Probe(digest, fmt, width, height, orientation, animated, alpha,
                   misnamed=misnamed)
+    if fmt not in SHOWN:  # a TIFF or a PSD saved under a picture's name
+        return replace(found, problem=f"is a {fmt} file, which browsers cannot show",
+                       advice="convert it to JPEG, PNG or WebP", metadata="kept")
     if width * height > max_pixels:
         return replace(found, problem=f"has {width * height / 1e6:.0f} megapixels, more "
                        f"than the {max_pixels / 1e6:.0f} the build reads",

@@ -87,15 +87,27 @@ def images(state: StateCore) -> None:
             if info.problem:
                 report(env, line, f"image {written!r} {info.problem}: "
                        + info.published_as(sized=False))
-            elif info.width and image.attrGet("width") is None \
-                    and image.attrGet("height") is None:  # an animation: its size at least
-                image.attrSet("width", str(info.width))
-                image.attrSet("height", str(info.height))
+            elif info.width:  # an animation, a GIF, a BMP: as it is, sized, loaded late
+                _as_it_is(image, info, eager=first and top < EAGER_BLOCKS)
+                first = False
             continue
         meta["picture"] = info
         meta["eager"] = first and top < EAGER_BLOCKS
         first = False
         image.meta = meta
+
+
+def _as_it_is(image: Token, info: ImageInfo, *, eager: bool) -> None:
+    """A picture shown as it is (no copies): its size, unless the author gave one, and
+    the loading of the other pictures (the first near the top at once, the others as
+    the reader comes near), unless the author said otherwise."""
+    if image.attrGet("width") is None and image.attrGet("height") is None:
+        image.attrSet("width", str(info.width))
+        image.attrSet("height", str(info.height))
+    if image.attrGet("loading") is None and image.attrGet("fetchpriority") is None:
+        image.attrSet(*(("fetchpriority", "high") if eager else ("loading", "lazy")))
+    if image.attrGet("decoding") is None:
+        image.attrSet("decoding", "async")
 
 
 _INLINE_ATTRS = re.compile(r"\{([^{}\n]*)\}")

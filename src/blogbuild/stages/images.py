@@ -1,6 +1,7 @@
-"""The image stage: every JPEG, PNG, WebP and AVIF picture of content/ and static/ is
-probed, and its variants made, before any post is rendered, so that the markup a render
-writes (`blogbuild.markdown.images`) names only files that exist.
+"""The image stage: every JPEG, PNG, WebP, AVIF and GIF picture of content/ and static/
+is probed, and the variants of the still ones made, before any post is rendered, so that
+the markup a render writes (`blogbuild.markdown.images`) names only files that exist and
+gives every picture its size.
 
 A picture is probed once per change of its file (size, time, inode; memo in the result
 cache) and encoded once per change of its bytes or of the options (files under
@@ -134,10 +135,10 @@ def probe_all(config: Config, assets: list[tuple[Path, str]], statics: list[str]
                 diskcache.put(TABLE, memo_key, json.dumps(asdict(found)))
         table.files[path] = (source, found)
         if not found.usable:
-            # An animation, or a GIF under another name: published as it is.
+            # An animation, a GIF or a BMP, or a file with a problem: as it is.
             table.images[source] = ImageInfo(shown, found.width, found.height, (),
                                              found.problem, found.misnamed, found.digest,
-                                             found.metadata)
+                                             found.metadata, found.advice)
             continue
         stem = Path(source).stem
         variants = tuple(plan(found, stem, options))
