@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import io
+import struct
 from pathlib import Path
 
 from PIL import Image, ImageCms, ImageDraw
@@ -96,3 +97,53 @@ def avif_picture(width: int = 64, height: int = 48, orientation: int = 1, *,
     images[0].save(buffer, "AVIF", xmp=XMP, quality=90, save_all=frames > 1,
                    append_images=images[1:], **metadata)
     return buffer.getvalue()
+
+
+def _s15(*values: float) -> bytes:
+    return b"".join(struct.pack(">i", round(v * 65536)) for v in values)
+
+
+def _text(text: str) -> bytes:
+    """An ICC v4 multi-localised Unicode tag (mluc) of one English text."""
+    encoded = text.encode("utf-16-be")
+    return b"mluc" + bytes(4) + struct.pack(">II2s2sII", 1, 12, b"en", b"US", len(encoded), 28) \
+        + encoded
+
+
+#: Display P3 (Apple's): its primaries adapted to D50, and the D65 to D50 adaptation.
+_P3 = {b"rXYZ": (0.515121, 0.241196, -0.001053), b"gXYZ": (0.291977, 0.692245, 0.041885),
+       b"bXYZ": (0.157104, 0.066574, 0.784073)}
+_BRADFORD = (1.047882, 0.022919, -0.050217, 0.029587, 0.990479, -0.017059,
+             -0.009232, 0.015076, 0.751678)
+_D50 = (0.964203, 1.0, 0.824905)
+
+
+def icc_profile(space: str = "RGB", *, pad: int = 0) -> bytes:
+    """A display profile made by hand (ICC v4, matrix and curves): Display P3, or with
+    `space="GRAY"` a grey one with a gamma of 1.0 (linear); `pad` bytes of a private tag
+    added, which is how the profiles of printers and cameras grow to hundreds of kB."""
+    curve = b"para" + bytes(4) + struct.pack(">HH", 3, 0) \
+        + _s15(2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045)
+    tags: dict[bytes, bytes] = {
+        b"desc": _text("Display P3 (test)" if space == "RGB" else "Linear grey (test)"),
+        b"cprt": _text("No copyright, test profile"),
+        b"wtpt": b"XYZ " + bytes(4) + _s15(*_D50)}
+    if space == "RGB":
+        tags |= {kind: b"XYZ " + bytes(4) + _s15(*xyz) for kind, xyz in _P3.items()}
+        tags |= {b"rTRC": curve, b"gTRC": curve, b"bTRC": curve,
+                 b"chad": b"sf32" + bytes(4) + _s15(*_BRADFORD)}
+    else:
+        tags[b"kTRC"] = b"para" + bytes(4) + struct.pack(">HH", 0, 0) + _s15(1.0)
+    if pad:
+        tags[b"zpad"] = b"data" + bytes(4) + struct.pack(">I", 1) + bytes(pad)
+    table, body = [], b""
+    start = 128 + 4 + 12 * len(tags)
+    for kind, data in tags.items():
+        table.append(struct.pack(">4sII", kind, start + len(body), len(data)))
+        body += data + bytes(-len(data) % 4)
+    size = start + len(body)
+    header = struct.pack(">I4sI4s4s4s6H4s4sI4s4sQI", size, b"lcms", 0x04300000, b"mntr",
+                         space.ljust(4).encode(), b"XYZ ", 2024, 1, 1, 0, 0, 0, b"acsp",
+                         b"APPL", 0, b"none", b"none", 0, 0) + _s15(*_D50)
+    header += bytes(128 - len(header))
+    return header + struct.pack(">I", len(tags)) + b"".join(table) + body

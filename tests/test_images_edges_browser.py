@@ -132,3 +132,82 @@ def test_a_picture_and_its_copies_are_turned_the_same_way(
             width, height, corners = seen[path.name]
             assert (width * expected[1], corners) == (height * expected[0], expected[2]), \
                 (name, path.name, seen[path.name])
+
+
+#: A picture's colours as Chromium shows them: each <img> drawn on a 48 × 48 canvas (in
+#: sRGB, the colours of the screen), its pixels as a flat list of R, G, B, A.
+_COLOURS = """() => Object.fromEntries([...document.images].map(i => {
+  const c = document.createElement('canvas');
+  c.width = 48; c.height = 48;
+  const x = c.getContext('2d');
+  x.drawImage(i, 0, 0, 48, 48);
+  return [i.getAttribute('src').split('/').pop(), Array.from(x.getImageData(0, 0, 48, 48).data)];
+}))"""
+
+
+def _swatches(mode: str = "RGB") -> Image.Image:
+    """A gradient of saturated colours above, one orange below: (200, 120, 60)."""
+    image = Image.new("RGB", (256, 64), (200, 120, 60))
+    for x in range(256):
+        for y in range(32):
+            image.putpixel((x, y), (x, y * 8, 255 - x))
+    return image.convert(mode)
+
+
+def _shown(out: Path, files: dict[str, list[Path]], browser: Any,
+           http_server: Any) -> dict[str, list[int]]:
+    page = "".join(f'<img src="/blog/{p.relative_to(out).as_posix()}">'
+                   for paths in files.values() for p in paths)
+    (out / "look.html").write_text(f"<!doctype html><body>{page}</body>")
+    context = browser.new_context()
+    try:
+        view = context.new_page()
+        view.goto(http_server(out, "/blog/") + "look.html")
+        view.wait_for_load_state("load")
+        return dict(view.evaluate(_COLOURS))
+    finally:
+        context.close()
+
+
+def test_copies_show_the_colours_of_their_original_and_a_large_profile_is_not_copied(
+        tmp_path: Path, browser: Any, http_server: Any) -> None:
+    """A small Display P3 profile goes with every copy (a wide-gamut screen shows its
+    colours); a 400 kB one, and a grey one that cannot go with RGB copies, are applied to
+    the copies' pixels instead. Chromium shows every copy in its original's colours."""
+    from image_helpers import icc_profile
+
+    profiles = {"p3.png": icc_profile(), "p3-large.png": icc_profile(pad=400_000),
+                "grey.png": icc_profile("GRAY")}
+    site = make_site(tmp_path, "".join(f"![{n}]({n})\n\n" for n in profiles), {
+        f"content/posts/trip/{name}": saved_png(_swatches("L" if "grey" in name else "RGB"),
+                                                icc)
+        for name, icc in profiles.items()})
+    build(site / "site.yaml")
+    out = site / "_site"
+    files = {name: [out / POST / name, *copies_of(out, index)]
+             for index, name in enumerate(profiles)}
+    for name, icc in profiles.items():
+        for copy in files[name][1:]:
+            with Image.open(copy) as opened:
+                kept = opened.info.get("icc_profile")
+            assert kept == (icc if name == "p3.png" else None), (name, copy.name)
+            assert copy.stat().st_size < 10_000, copy.name  # 400 kB with the large profile
+    seen = _shown(out, files, browser, http_server)
+    orange = 4 * (40 * 48 + 10)  # a pixel of the orange swatch, (200, 120, 60) as stored
+    for name in profiles:
+        original = seen[name]
+        if name != "grey.png":  # colour managed: P3's orange is not sRGB's
+            assert max(abs(a - b) for a, b in zip(original[orange:orange + 3],
+                                                  (200, 120, 60), strict=True)) > 8
+        for copy in files[name][1:]:
+            shown = seen[copy.name]
+            for channel in range(3):
+                difference = sum(abs(a - b) for a, b in zip(
+                    original[channel::4], shown[channel::4], strict=True)) / (48 * 48)
+                assert difference < 4, (name, copy.name, channel, difference)
+
+
+def saved_png(image: Image.Image, icc: bytes) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG", icc_profile=icc)
+    return buffer.getvalue()

@@ -16,12 +16,13 @@ import io
 from dataclasses import dataclass, replace
 from typing import Any
 
+from blogbuild.images.colour import for_copies
 from blogbuild.images.orientation import orientation_of, upright
 from blogbuild.images.original import metadata_left, stripped, upright_webp
 from blogbuild.images.strip import Unreadable
 
 #: Bumped when the files made change for the same picture and options.
-ENCODER_VERSION = "6"
+ENCODER_VERSION = "7"
 
 #: Formats read and published with variants; GIF, BMP and SVG pass untouched, and so does
 #: an animation (its copies would be still).
@@ -252,11 +253,11 @@ def encode(data: bytes, found: Probe, variants: list[Variant], quality: int,
                 opened.draft("RGB", (max(1, int(need[0] * scale)), max(1, int(need[1] * scale))))
             opened.load()
             image = upright(opened, found.orientation)  # the probe's, the original's too
-            image = _normalized(image)
+            image, icc = for_copies(image, icc)
             if image is opened:
                 image = opened.copy()
             # Pillow writes what `info` holds (a JPEG's comment, XMP) into what it saves:
-            # the variants carry nothing but their pixels and colour profile.
+            # the variants carry nothing but their pixels and the profile for_copies keeps.
             image.info = {}
             out: dict[str, bytes] = {}
             by_width: dict[int, Image.Image] = {}
@@ -285,36 +286,6 @@ def published(data: bytes, found: Probe) -> bytes:
             and not found.problem:
         return upright_webp(data, found.orientation)
     return stripped(data, found.orientation, partial=bool(found.problem))
-
-
-def _normalized(image: Any) -> Any:
-    """RGB, or RGBA when the picture has transparency: an alpha channel, a palette's, or a
-    colour key (a PNG's tRNS chunk: every pixel of one colour or grey is transparent)."""
-    if image.mode in ("I", "I;16", "I;16B", "I;16L"):
-        image = _grey_of_16_bits(image)
-    if image.mode == "RGBA":
-        return image
-    if image.mode in ("P", "PA", "LA", "La", "RGBa") or "transparency" in image.info:
-        return image.convert("RGBA")
-    return image if image.mode == "RGB" else image.convert("RGB")
-
-
-def _grey_of_16_bits(image: Any) -> Any:
-    """A 16-bit grey picture in 8 bits as a browser shows it (65535 is white: Pillow's own
-    conversion clips at 255, which makes the copies white), with the grey its tRNS chunk
-    makes transparent as an alpha channel."""
-    from PIL import ImageChops
-
-    wide = image.convert("I")
-    grey = wide.point(lambda v: v / 257 + 0.5).convert("L")
-    key = image.info.get("transparency")
-    if isinstance(key, int):
-        # Where the value differs from the key either way round: opaque.
-        above = wide.point(lambda v: v - key).convert("L")
-        below = wide.point(lambda v: key - v).convert("L")
-        grey.putalpha(ImageChops.lighter(above, below).point(lambda v: 255 if v else 0))
-    grey.info = {}
-    return grey
 
 
 def _save(image: Any, fmt: str, quality: int, icc: bytes | None) -> bytes:
