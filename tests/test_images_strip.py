@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from blogbuild.images.avif import strip_avif
-from blogbuild.images.process import stripped
+from blogbuild.images.original import stripped
 from blogbuild.images.strip import Unreadable, strip
 from image_helpers import (
     SECRET,

@@ -201,7 +201,7 @@ def publish(specs: Iterable[FileSpec], table: ImageTable, asset_urls: dict[str, 
             continue  # a GIF, or a file the stripper cannot follow: as it is
         assert spec.source is not None
         out.append(FileSpec(spec.rel, None, spec.owner,
-                            functools.partial(stripped, spec.source, found),
+                            functools.partial(published_file, spec.source, found),
                             f"image:{found.digest}:{found.orientation}:{bool(found.problem)}:"
                             f"{ENCODER_VERSION}"))
     for source, folder in table.folders.items():
@@ -218,7 +218,7 @@ def publish(specs: Iterable[FileSpec], table: ImageTable, asset_urls: dict[str, 
     return out
 
 
-def stripped(path: Path, found: Probe) -> bytes:
+def published_file(path: Path, found: Probe) -> bytes:
     """The picture's bytes without metadata, its orientation kept (as they are when the
     structure is not one the stripper follows: the probe reported such a file)."""
     data = path.read_bytes()
