@@ -173,6 +173,27 @@ def test_a_diagram_is_drawn_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         diskcache.set_cache_dir(None)
 
 
+def test_answers_that_come_together_are_each_taken_at_once() -> None:
+    """Diagrams refused at once answer together: each answer is read as it is there, not
+    after the time limit (a buffered read took them all, and the wait for the second saw
+    nothing more come)."""
+    import time
+
+    texts = [draw_module.themed(f"usecase{n}\n  actor A\n", theme)[0]
+             for n in range(3) for theme in ("default", "dark")]
+    own = draw_module.drawer.Drawer()
+    try:
+        start = time.monotonic()
+        answers = own.draw([("mermaid", text, "") for text in texts], timeout=5,
+                           memory=draw_module.MEMORY)
+        took = time.monotonic() - start
+    finally:
+        own.close()
+    assert [answer[2].strip() for answer in answers] == [
+        "ValueError: No Mermaid diagram type detected"] * len(texts)
+    assert took < 4
+
+
 def test_a_built_page_shows_the_diagram_and_a_broken_one_fails_the_build(
         tmp_path: Path) -> None:
     (tmp_path / "content" / "posts").mkdir(parents=True)

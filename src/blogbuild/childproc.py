@@ -12,14 +12,16 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import select
 import struct
 import subprocess
 import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["framed", "read", "reap", "start", "write"]
+__all__ = ["framed", "read", "read_within", "reap", "start", "write"]
 
 _LENGTH = struct.Struct("<Q")
 
@@ -69,6 +71,34 @@ def read(stream: IO[bytes]) -> Any:
     if len(data) < size:
         return None
     return pickle.loads(data)
+
+
+def read_within(stream: IO[bytes], timeout: float) -> tuple[bool, Any]:
+    """The next message, if it comes within `timeout` seconds: (True, message), (True, None)
+    at the end of the stream, (False, None) when it did not come in time. Read from the file
+    descriptor, never through the stream's buffer: a buffered read takes the messages that
+    came after this one too, and a wait for the next one would then never see it come."""
+    fd = stream.fileno()
+    deadline = time.monotonic() + timeout
+
+    def take(size: int) -> bytes | None:
+        data = b""
+        while len(data) < size:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise TimeoutError
+            chunk = os.read(fd, size - len(data))
+            if not chunk:
+                return None
+            data += chunk
+        return data
+
+    try:
+        head = take(_LENGTH.size)
+        data = take(_LENGTH.unpack(head)[0]) if head is not None else None
+    except TimeoutError:
+        return False, None
+    return True, pickle.loads(data) if data is not None else None
 
 
 def write(stream: IO[bytes], value: Any) -> None:

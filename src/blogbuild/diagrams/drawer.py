@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import select
 import subprocess
 import sys
 import tempfile
@@ -73,8 +72,7 @@ class Drawer:
             with contextlib.suppress(OSError):  # it died at once: its answer says how
                 childproc.write(process.stdin, batch)
             for _ in batch:
-                ready, _, _ = select.select([process.stdout], [], [], timeout)
-                answer = childproc.read(process.stdout) if ready else None
+                ready, answer = childproc.read_within(process.stdout, timeout)
                 if isinstance(answer, tuple) and len(answer) == 3:
                     answers.append(answer)
                     continue
