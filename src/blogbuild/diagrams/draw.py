@@ -1,7 +1,9 @@
 """Drawing diagrams: their text in, SVG out, a document's diagrams in one batch given to the
 process's drawer (blogbuild.diagrams.drawer), which stops a diagram that takes too long or
-too much memory. Results are cached by kind, text, theme and the renderers' versions (a
-syntax error too: the same text fails the same way).
+too much memory. A Mermaid diagram mmdr refuses is put to Mermaid's own parser
+(blogbuild.diagrams.verdict). Results are cached by kind, text, theme and the renderers'
+versions (a syntax error and Mermaid's verdict too: the same text fails the same way), but
+not a drawing or a verdict that was stopped (that may be the machine's fault).
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ import hashlib
 import json
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from blogbuild import diskcache
 from blogbuild.diagrams import drawer
+from blogbuild.diagrams.fallback import VENDOR_DIR
 
 #: Bumped when the SVG made of the same text changes.
 DRAW_VERSION = "3"
@@ -30,6 +33,10 @@ class Drawn:
     svg: str = ""
     error: str = ""  # what the renderer said (its first lines)
     line: int = 0  # the line of the diagram's text it names (1-based), 0: none
+    #: What Mermaid's own parser says of a Mermaid diagram mmdr refused: verdict.ACCEPTS,
+    #: verdict.REFUSES, verdict.NONE (it was asked and gave no verdict), "" (not asked).
+    mermaid: str = ""
+    said: str = ""  # what Mermaid's parser said when it refused the diagram
 
 
 @functools.cache
@@ -42,7 +49,8 @@ def versions() -> str:
             found.append(f"{name} {metadata.version(name)}")
         except metadata.PackageNotFoundError:
             found.append(f"{name} missing")
-    return ", ".join(found)
+    mermaid = (VENDOR_DIR / "VERSION").read_text(encoding="utf-8").strip()
+    return ", ".join([*found, f"mermaid {mermaid}"])
 
 
 #: A diagram to draw: its kind ("mermaid" or "dot"), its text, the theme ("default" or
@@ -68,11 +76,38 @@ def draw_many(jobs: list[Job]) -> list[Drawn]:
                 found[key] = Drawn(**json.loads(cached))
     missing = list(dict.fromkeys(key for key in keys if key not in found))
     todo = [jobs[keys.index(key)] for key in missing]
-    for key, drawn in zip(missing, _drawn(todo), strict=True):
+    for key, drawn in zip(missing, _judged(todo, _drawn(todo)), strict=True):
         found[key] = drawn
-        if drawn.error != _STOPPED:  # a stopped run may be the machine's fault: try again
+        if _lasting(drawn):
             diskcache.put(TABLE, key, json.dumps(drawn.__dict__))
     return [found[key] for key in keys]
+
+
+def _judged(jobs: list[Job], drawn: list[Drawn]) -> list[Drawn]:
+    """`drawn`, with Mermaid's verdict on each Mermaid diagram mmdr refused (not one it
+    stopped: too long, too big), each text asked once."""
+    asked = [index for index, ((kind, _, _), one) in enumerate(zip(jobs, drawn, strict=True))
+             if kind == "mermaid" and not one.svg and not one.error.startswith(_LIMITS)]
+    if not asked:
+        return drawn
+    from blogbuild.diagrams import verdict  # only when mmdr refused a diagram
+
+    found = verdict.verdicts(list(dict.fromkeys(jobs[index][1] for index in asked)),
+                             timeout=TIMEOUT)
+    out = list(drawn)
+    for index in asked:
+        said, message, line = found.get(jobs[index][1], (verdict.NONE, "", 0))
+        out[index] = replace(drawn[index], mermaid=said, said=message,
+                             line=drawn[index].line or line)
+    return out
+
+
+def _lasting(drawn: Drawn) -> bool:
+    """Whether `drawn` is what the same text gives every time: not stopped at a limit, nor
+    left without Mermaid's verdict (a busy machine, a process that could not start)."""
+    from blogbuild.diagrams.verdict import NONE
+
+    return not drawn.error.startswith(_LIMITS) and drawn.mermaid != NONE
 
 
 def _drawn(jobs: list[Job]) -> list[Drawn]:
@@ -101,6 +136,8 @@ def _drawn(jobs: list[Job]) -> list[Drawn]:
 
 
 _STOPPED = drawer.STOPPED
+#: How the messages of a drawing stopped at a limit begin.
+_LIMITS = ("took longer than", "needed more than")
 
 
 def _stopped(code: int, err: str) -> Drawn | None:
@@ -138,7 +175,7 @@ def _mermaid_answer(code: int, out: str, err: str, added: int) -> Drawn:
 
 #: A Mermaid diagram's own front matter: `---` on its first line (blank lines before it
 #: aside, as Mermaid trims them), its YAML, and `---` on a line of its own.
-_FRONT = re.compile(r"\A((?:[ \t]*\n)*)---[ \t]*\n(.*?)^---[ \t]*$", re.DOTALL | re.MULTILINE)
+FRONT = re.compile(r"\A((?:[ \t]*\n)*)---[ \t]*\n(.*?)^---[ \t]*$", re.DOTALL | re.MULTILINE)
 
 
 def themed(text: str, theme: str) -> tuple[str, int]:
@@ -148,7 +185,7 @@ def themed(text: str, theme: str) -> tuple[str, int]:
     on the first line, and settles a directive over front matter); one without gets
     Mermaid's directive before the author's own (a later directive wins)."""
     ours: dict[str, object] = {"theme": theme, "themeVariables": {"fontFamily": FONT}}
-    front = _FRONT.match(text)
+    front = FRONT.match(text)
     if front is None:
         return f"%%{{init: {json.dumps(ours)}}}%%\n{text}", 1
     import yaml  # only for diagrams with front matter

@@ -7,6 +7,9 @@ It runs under a cap on its memory and dies with its parent (limited.py); each di
 take at most `draw.TIMEOUT` seconds: one that takes longer, or whose drawing ends the
 process (out of memory), stops the process, and the diagrams after it go to a new one. A
 cancelled run (the live server, SIGTERM) kills it at once.
+
+Mermaid's own parser (checker.py) is a second such process, started the first time mmdr
+refuses a diagram, under the same rules but for its memory, which V8 holds itself.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from blogbuild import cancel, childproc
 from blogbuild.perprocess import CHILDREN, after_fork_in_child, at_close
 
 _RUNNER = Path(__file__).with_name("runner.py")
+_CHECKER = Path(__file__).with_name("checker.py")
 _LIMITED = Path(__file__).with_name("limited.py")
 
 #: What a diagram's drawing gave: exit status, SVG, what the renderer said.
@@ -43,9 +47,11 @@ def launch(command: list[str], memory: int, env: dict[str, str],
 
 
 class Drawer:
-    """One drawing process (see the module's docstring), used by one thread at a time."""
+    """One drawing process (see the module's docstring), used by one thread at a time:
+    `program` is what it runs (runner.py, checker.py)."""
 
-    def __init__(self) -> None:
+    def __init__(self, program: Path) -> None:
+        self.program = program
         self.lock = threading.Lock()
         self.process: subprocess.Popen[bytes] | None = None
         self.memory = 0  # the cap it started with
@@ -87,7 +93,7 @@ class Drawer:
             self.close()
         if self.process is None:
             self.errors = tempfile.TemporaryFile()  # noqa: SIM115  closed with the process
-            self.process = launch([sys.executable, "-I", str(_RUNNER)], memory,
+            self.process = launch([sys.executable, "-I", str(self.program)], memory,
                                   {"PATH": os.environ.get("PATH", "")}, self.errors)
             self.memory = memory
             at_close(CHILDREN, close)
@@ -118,7 +124,8 @@ class Drawer:
             errors.close()
 
 
-_drawer = Drawer()
+_drawer = Drawer(_RUNNER)
+_checker = Drawer(_CHECKER)
 
 
 def draw(batch: list[tuple[str, str, str]], *, timeout: float, memory: int) -> list[Answer]:
@@ -126,15 +133,22 @@ def draw(batch: list[tuple[str, str, str]], *, timeout: float, memory: int) -> l
     return _drawer.draw(batch, timeout=timeout, memory=memory)
 
 
+def check(texts: list[str], *, timeout: float) -> list[Answer]:
+    """Mermaid's parser on each of `texts`, in this process's checker (see checker.py)."""
+    return _checker.draw([("parse", text, "") for text in texts], timeout=timeout, memory=0)
+
+
 def close() -> None:
-    """End this process's drawer (the command ends; the next diagram starts another)."""
+    """End this process's drawer and checker (the command ends; the next diagram starts
+    another)."""
     _drawer.close()
+    _checker.close()
 
 
 def _after_fork_in_child() -> None:
-    """A forked child has its parent's handle, not the process: it makes its own."""
-    global _drawer
-    _drawer = Drawer()
+    """A forked child has its parent's handles, not the processes: it makes its own."""
+    global _drawer, _checker
+    _drawer, _checker = Drawer(_RUNNER), Drawer(_CHECKER)
 
 
 after_fork_in_child(_after_fork_in_child)

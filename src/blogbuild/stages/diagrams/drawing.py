@@ -6,10 +6,12 @@ the build cannot draw, or the fence as code with an error."""
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 from markdown_it.token import Token
 
-from blogbuild.diagrams.draw import Drawn, draw_many
+from blogbuild.diagrams.draw import FRONT, Drawn, draw_many
+from blogbuild.diagrams.verdict import ACCEPTS, NONE, REFUSES
 from blogbuild.markdown.env import Env, need, report, report_error, source_line
 
 #: What mmdr says of a type of diagram it does not know (Mermaid may: a newer type).
@@ -40,18 +42,10 @@ def _shown(env: Env, token: Token, drawings: list[Drawn], number: int) -> bool:
     assert token.map is not None
     what = "this Mermaid diagram" if kind == "mermaid" else "this Graphviz graph"
     failed = next((d for d in drawings if not d.svg), None)
-    if failed is not None and kind == "mermaid" and failed.error == UNKNOWN_TYPE:
-        first = token.content.strip().split(maxsplit=1)[0]
-        report(env, source_line(env, token.map[0]), f"blogbuild cannot draw Mermaid "
-               f"diagrams of the type {first!r}: the reader's browser draws this one "
-               "with Mermaid's own script (5 MB, loaded by this page only); if it is a "
-               "misspelt type, fix it")
-        need(env, "mermaid")
-        need(env, "diagram")
-        token.type = "diagram_fallback"
+    if failed is not None and kind == "mermaid" and _left_to_mermaid(env, token, failed):
         return False
     if failed is not None:
-        _problem(env, token, failed, what)
+        _problem(env, token, _refused(token, failed) if kind == "mermaid" else failed, what)
         return False
     if drawings[0].error:  # drawn, with the renderer's warnings
         report(env, source_line(env, token.map[0]), f"{what} was drawn with warnings: "
@@ -72,6 +66,54 @@ def _shown(env: Env, token: Token, drawings: list[Drawn], number: int) -> bool:
     need(env, "diagram")
     token.meta["svgs"] = svgs
     return True
+
+
+def _left_to_mermaid(env: Env, token: Token, failed: Drawn) -> bool:
+    """Leave a Mermaid diagram mmdr refused to Mermaid's own script in the reader's browser,
+    with a warning, when Mermaid's parser accepts it (or gave no verdict on a type mmdr does
+    not know, which may be newer than mmdr); whether it did."""
+    assert token.map is not None
+    unknown = failed.error == UNKNOWN_TYPE
+    if not (failed.mermaid == ACCEPTS or (unknown and failed.mermaid == NONE)):
+        return False
+    script = ("the reader's browser draws it with Mermaid's own script (5 MB, loaded by "
+              "this page only)")
+    if unknown:
+        message = (f"blogbuild cannot draw Mermaid diagrams of the type {_type(token)!r}: "
+                   f"{script}" + ("" if failed.mermaid == ACCEPTS
+                                  else "; if it is a misspelt type, fix it"))
+    else:
+        message = (f"blogbuild cannot draw this Mermaid diagram, which Mermaid accepts "
+                   f"(mmdr says: {failed.error}): {script}; to have it drawn when the site is "
+                   "built, write it in a form mmdr reads")
+    report(env, source_line(env, token.map[0]), message)
+    need(env, "mermaid")
+    need(env, "diagram")
+    token.type = "diagram_fallback"
+    return True
+
+
+def _refused(token: Token, failed: Drawn) -> Drawn:
+    """Why a Mermaid diagram neither mmdr nor Mermaid's parser accepts cannot be drawn, in
+    both their words."""
+    if failed.mermaid != REFUSES:
+        return failed
+    if failed.error == UNKNOWN_TYPE:
+        return replace(failed, error=f"neither blogbuild's renderer nor Mermaid knows a type "
+                       f"of diagram {_type(token)!r}; check its spelling (flowchart, "
+                       "sequenceDiagram, classDiagram, …)", line=0)
+    return replace(failed, error=f"{failed.error} (Mermaid's parser refuses it too: "
+                   f"{failed.said})")
+
+
+def _type(token: Token) -> str:
+    """The first word of a Mermaid diagram, its type (after its front matter, directives and
+    comments, if any)."""
+    front = FRONT.match(token.content)
+    for line in token.content[front.end() if front else 0:].splitlines():
+        if line.strip() and not line.lstrip().startswith("%%"):
+            return line.split()[0]
+    return ""
 
 
 def _fallback(kind: str) -> str:
