@@ -247,7 +247,7 @@ def test_drawings_are_the_same_bytes_every_time_in_the_themes_face() -> None:
     dot = [draw_module._dot(graph).svg for _ in range(2)]
     assert mermaid[0] and mermaid[0] == mermaid[1] and dot[0] and dot[0] == dot[1]
     assert "font-family:system-ui,-apple-system" in mermaid[0]  # the theme's face
-    assert 'font-family="sans-serif"' in dot[0]
+    assert 'font-family="Helvetica,sans-Serif"' in dot[0]  # sized by its metrics
 
 
 def test_a_page_of_every_kind_of_diagram_is_valid_html(tmp_path: Path) -> None:

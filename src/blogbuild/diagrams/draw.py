@@ -22,7 +22,7 @@ from blogbuild.diagrams import drawer
 from blogbuild.diagrams.fallback import VENDOR_DIR
 
 #: Bumped when the SVG made of the same text changes.
-DRAW_VERSION = "3"
+DRAW_VERSION = "4"
 TABLE = "diagrams"
 TIMEOUT = 15.0  # seconds a diagram may take
 MEMORY = 1024 * 1024 * 1024  # bytes of address space a renderer may use

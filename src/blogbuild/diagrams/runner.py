@@ -25,10 +25,16 @@ def _mermaid(text: str) -> tuple[int, str, str]:
         return 1, "", "".join(traceback.format_exception_only(type(exc), exc))
 
 
+#: The face labels are sized and drawn in where the graph names none (its own fontname
+#: wins): Helvetica, whose metrics graphviz-pure has, and so are Arial's, Liberation Sans's
+#: and Arimo's, in which the page draws it (static/css/diagram.css). With sans-serif it
+#: sized them by Times's, and the theme's face spilled out of the nodes.
+FACE = "Helvetica"
+
+
 def _dot(text: str, program: str) -> tuple[int, str, str]:
     # SERVER_NAME: dot then reads no file a graph names (image=, shapefile=).
-    # The theme's kind of face, where the graph names none (its own fontname wins).
-    faces = [f"-{part}fontname=sans-serif" for part in ("G", "N", "E")]
+    faces = [f"-{part}fontname={FACE}" for part in ("G", "N", "E")]
     done = subprocess.run([program, "-Tsvg", *faces], input=text.encode("utf-8"),
                           capture_output=True, check=False,
                           env={"SERVER_NAME": "blogbuild", "PATH": os.environ.get("PATH", "")})
