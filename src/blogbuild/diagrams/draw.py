@@ -22,7 +22,7 @@ from blogbuild.diagrams import drawer
 from blogbuild.diagrams.fallback import VENDOR_DIR
 
 #: Bumped when the SVG made of the same text changes.
-DRAW_VERSION = "4"
+DRAW_VERSION = "5"
 TABLE = "diagrams"
 TIMEOUT = 15.0  # seconds a diagram may take
 MEMORY = 1024 * 1024 * 1024  # bytes of address space a renderer may use
@@ -126,7 +126,9 @@ def _drawn(jobs: list[Job]) -> list[Drawn]:
             out[index] = Drawn(error="graphviz-pure is not installed (pip install "
                                "graphviz-pure)")
         else:
-            batch.append(("dot", text, program))
+            from blogbuild.diagrams.layout import faced  # only for Graphviz
+
+            batch.append(("dot", faced(text), program))
             places.append((index, 0))
     answers = drawer.draw(batch, timeout=TIMEOUT, memory=MEMORY) if batch else []
     for (index, added), (code, svg, err) in zip(places, answers, strict=True):
@@ -166,7 +168,8 @@ def _mermaid_answer(code: int, out: str, err: str, added: int) -> Drawn:
     if stopped is not None:
         return stopped
     if code != 0:
-        message = err.strip().splitlines()[-1] if err.strip() else "cannot be drawn"
+        message = (err.strip().splitlines()[-1] if err.strip()
+                   else f"mmdr stopped with exit status {code}")
         message = message.removeprefix("ValueError: ")
         line = _line_of(message)
         return Drawn(error=message, line=line - added if line > added else 0)
@@ -231,19 +234,23 @@ def _dot(text: str) -> Drawn:
 
 
 def _dot_answer(code: int, out: str, err: str) -> Drawn:
-    """What the drawing of a Graphviz graph gave."""
+    """What the drawing of a Graphviz graph gave: its SVG, with what it lost and what the
+    renderer said (blogbuild.diagrams.layout) as warnings."""
+    from blogbuild.diagrams import layout  # only for Graphviz
+
     stopped = _stopped(code, err)
     if stopped is not None:
         return stopped
-    if not out.strip():
-        message = err.strip().splitlines()[0] if err.strip() else "cannot be drawn"
-        return Drawn(error=message.removeprefix("Error: "), line=_line_of(message))
-    return Drawn(svg=out, error="" if code == 0 else _warning(err))
-
-
-def _warning(err: str) -> str:
-    lines = [line.removeprefix("Warning: ") for line in err.strip().splitlines()]
-    return "; ".join(lines[:2]) if lines else ""
+    svg, laid = layout.split(out)
+    said = layout.said(err)
+    if not svg.strip():
+        if said:
+            return Drawn(error=said[0], line=_line_of(said[0]))
+        return Drawn(error="the text holds no graph; write one as `digraph { a -> b }`"
+                     if code == 0 else f"graphviz-pure stopped with exit status {code}")
+    lost = [f"{part} is not drawn (graphviz-pure could not lay it out; another port or "
+            "layout may)" for part in layout.lost(laid)]
+    return Drawn(svg=svg, error="; ".join(lost + said))
 
 
 _LINE = re.compile(r"\bline (\d+)")

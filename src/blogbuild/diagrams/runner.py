@@ -5,7 +5,8 @@ graphviz-pure's program. Run isolated (`python -I`), under a memory cap (limited
 
 A batch is a list of (kind, text, program): kind "mermaid" with the text to draw as it is,
 or "dot" with graphviz-pure's program to run. An answer is (exit status, SVG, what the
-renderer said), as a process of the renderer alone would give them.
+renderer said), as a process of the renderer alone would give them (a Graphviz drawing's
+SVG followed by its layout: blogbuild.diagrams.layout).
 """
 
 from __future__ import annotations
@@ -25,17 +26,11 @@ def _mermaid(text: str) -> tuple[int, str, str]:
         return 1, "", "".join(traceback.format_exception_only(type(exc), exc))
 
 
-#: The face labels are sized and drawn in where the graph names none (its own fontname
-#: wins): Helvetica, whose metrics graphviz-pure has, and so are Arial's, Liberation Sans's
-#: and Arimo's, in which the page draws it (static/css/diagram.css). With sans-serif it
-#: sized them by Times's, and the theme's face spilled out of the nodes.
-FACE = "Helvetica"
-
-
 def _dot(text: str, program: str) -> tuple[int, str, str]:
     # SERVER_NAME: dot then reads no file a graph names (image=, shapefile=).
-    faces = [f"-{part}fontname={FACE}" for part in ("G", "N", "E")]
-    done = subprocess.run([program, "-Tsvg", *faces], input=text.encode("utf-8"),
+    # Two outputs of one layout: the SVG, then the layout, which says what was not drawn
+    # (blogbuild.diagrams.layout, which also gave the graph its face).
+    done = subprocess.run([program, "-Tsvg", "-Tjson0"], input=text.encode("utf-8"),
                           capture_output=True, check=False,
                           env={"SERVER_NAME": "blogbuild", "PATH": os.environ.get("PATH", "")})
     return (done.returncode, done.stdout.decode("utf-8", "replace"),
