@@ -98,6 +98,20 @@ def test_a_syntax_error_is_an_error_at_its_line_and_the_text_stays_as_code() -> 
     assert html.count('<pre class="highlight">') == 2 and "A --&gt; B[oops" in html
 
 
+
+def test_quartos_fences_are_code_not_diagrams() -> None:
+    """`{dot}` is a block Quarto runs, `{{dot}}` one it shows as code: neither is drawn
+    (a Quarto reader comes later); Pandoc's class form `{.mermaid}` is a diagram."""
+    fences = ["{dot}", "{{dot}}", "{mermaid}", "{{mermaid}}", "{graphviz}"]
+    source = "\n".join(f"```{info}\ndigraph {{ a -> b }}\n```\n" for info in fences)
+    html, problems = _render(source + "\n```{.mermaid}\nflowchart LR\n  A --> B\n```\n")
+    assert html.count('<pre class="highlight">') == len(fences)
+    assert html.count("digraph { a -&gt; b }") == len(fences)
+    assert html.count("<svg") == 2 and 'class="diagram diagram-mermaid"' in html
+    # What the code blocks say of any info string they do not read, and nothing else.
+    assert all(message.startswith("the code block's info string has '{")
+               for _, message in problems)
+
 #: Diagrams that begin with their own front matter, as Mermaid's documentation writes most
 #: of its examples: a title, settings of the diagram's type, the look, a theme of its own.
 FRONT_MATTER = {

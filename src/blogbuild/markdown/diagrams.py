@@ -34,9 +34,16 @@ KINDS = {"mermaid": "mermaid", "dot": "dot", "graphviz": "dot"}
 _ID = re.compile(r"(?:(?<=\s)|(?<=\{))#([\w:.-]+)")
 
 
+#: Quarto's fences: `{mermaid}` runs the block when Quarto renders the page, `{{mermaid}}`
+#: shows it as code. Neither is a diagram of ours (the page shows its text as code).
+_QUARTO = re.compile(r"\{+[^{}.#\s]+\}+")
+
+
 def _kind(info: str) -> str | None:
     words = info.strip().split(maxsplit=1)
-    return KINDS.get(words[0].strip("{}.").lower()) if words else None
+    if not words or _QUARTO.fullmatch(words[0]):
+        return None
+    return KINDS.get(words[0].strip("{}.").lower())
 
 
 def diagrams(state: StateCore) -> None:
