@@ -40,6 +40,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.math import math_plugin
     from blogbuild.markdown.more import more_plugin
     from blogbuild.markdown.notebook import notebook_plugin
+    from blogbuild.markdown.positions import positions_plugin
     from blogbuild.markdown.previews import previews_plugin
     from blogbuild.markdown.statements import statements_plugin
     from blogbuild.markdown.tasks import tasks_plugin
@@ -59,6 +60,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(tasks_plugin)
     md.use(gfm_autolink_plugin)
     md.use(footnote_plugin)
+    md.use(positions_plugin)  # after the footnote plugin: its inline notes get lines too
     md.use(previews_plugin)
     md.use(deflist_plugin)
     md.use(attrs_plugin)

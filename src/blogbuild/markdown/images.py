@@ -30,7 +30,8 @@ from markdown_it.utils import OptionsDict
 
 from blogbuild.images.process import MIME, ImageInfo
 from blogbuild.markdown.attrs import apply, parse_attributes, report_problems
-from blogbuild.markdown.env import Env, report, token_line
+from blogbuild.markdown.env import Env, report
+from blogbuild.markdown.positions import inline_lines
 from blogbuild.urls import UrlBuilder, encode_path
 
 #: The theme's column: 44rem less its padding (static/css/main.css, `--measure`).
@@ -42,24 +43,23 @@ EAGER_BLOCKS = 3
 _THEME_FRAGMENTS = {"gh-dark-mode-only": "only-dark", "gh-light-mode-only": "only-light"}
 
 
-def _images(tokens: list[Token]) -> list[tuple[Token, Token, int]]:
-    """(image, its block, index of its top-level block) in document order."""
-    found = []
+def _images(env: Env, tokens: list[Token]) -> list[tuple[Token, int, int]]:
+    """(image, its source line, index of its top-level block) in document order."""
+    tops = {}
     top = -1
     for token in tokens:
         if token.level == 0 and token.nesting >= 0:
             top += 1
-        for child in token.children or ():
-            if child.type == "image":
-                found.append((child, token, top))
-    return found
+        tops[id(token)] = top
+    return [(child, line, tops[id(block)]) for child, block, line in inline_lines(env, tokens)
+            if child.type == "image"]
 
 
 def images(state: StateCore) -> None:
     env = state.env
     links = env.get("links")
     first = not env.get("cover")  # a cover above the body is the page's first picture
-    for image, block, top in _images(state.tokens):
+    for image, line, top in _images(env, state.tokens):
         meta = dict(image.meta or {})
         src = str(image.attrGet("src") or "")
         path, _, fragment = src.partition("#")
@@ -79,7 +79,6 @@ def images(state: StateCore) -> None:
         if source is None:
             continue
         info: ImageInfo = links.images[source]
-        line = token_line(env, block)
         if info.misnamed:
             report(env, line, f"image {written!r} is a {info.misnamed} file, which its "
                    "name does not say; rename it")
@@ -116,23 +115,23 @@ _INLINE_ATTRS = re.compile(r"\{([^{}\n]*)\}")
 def image_attrs(state: StateCore) -> None:
     """`![alt](x.png){width=300 .wide}`: the attribute list right after an image is the
     image's (Pandoc, kramdown). A lone `{#fig-id}` is left to the figures plugin."""
-    for token in state.tokens:
-        children = token.children or []
-        for i, child in enumerate(children[:-1]):
-            after = children[i + 1]
-            if child.type != "image" or after.type != "text":
-                continue
-            match = _INLINE_ATTRS.match(after.content)
-            if match is None:
-                continue
-            found = parse_attributes(match[1])
-            ident = found.attrs.pop("id", None)
-            if not found.attrs and not found.refused:
-                continue
-            report_problems(state.env, token_line(state.env, token), match[0], found)
-            apply(child, found.attrs)
-            rest = after.content[match.end():]
-            after.content = (f"{{#{ident}}}" if ident else "") + rest
+    image: tuple[Token, Token, int] | None = None  # the child before, when an image
+    for after, block, line in inline_lines(state.env, state.tokens):
+        before, image = image, (after, block, line) if after.type == "image" else None
+        if before is None or after.type != "text" or before[1] is not block:
+            continue
+        child, _, child_line = before
+        match = _INLINE_ATTRS.match(after.content)
+        if match is None:
+            continue
+        found = parse_attributes(match[1])
+        ident = found.attrs.pop("id", None)
+        if not found.attrs and not found.refused:
+            continue
+        report_problems(state.env, child_line, match[0], found)
+        apply(child, found.attrs)
+        rest = after.content[match.end():]
+        after.content = (f"{{#{ident}}}" if ident else "") + rest
 
 
 def _number(value: Any) -> int | None:

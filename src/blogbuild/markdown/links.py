@@ -12,15 +12,14 @@ absolute URL) in ``meta["feed_attrs"]``, used by the feed rendering of the page.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
-from markdown_it.token import Token
 
-from blogbuild.markdown.env import Env, add_ref, report_error, token_line
+from blogbuild.markdown.env import Env, add_ref, report_error
+from blogbuild.markdown.positions import inline_lines
 from blogbuild.urls import (
     UrlBuilder,
     encode_path,
@@ -32,13 +31,6 @@ from blogbuild.urls import (
 
 if TYPE_CHECKING:
     from blogbuild.content.linkmap import LinkMap
-
-
-def _walk(tokens: list[Token]) -> Iterator[tuple[Token, Token]]:
-    """Yield (inline child, its block token) so children can report the block's line."""
-    for token in tokens:
-        for child in token.children or []:
-            yield child, token
 
 
 def content_rel(path: str, source_dir: str) -> str | None:
@@ -97,12 +89,11 @@ def feed_target(url: str, env: Env, urls: UrlBuilder) -> str:
 def make_links_rule(urls: UrlBuilder):  # type: ignore[no-untyped-def]
     def links(state: StateCore) -> None:
         env = state.env
-        for child, block in _walk(state.tokens):
+        for child, _, line in inline_lines(env, state.tokens):
             attr = "href" if child.type == "link_open" else "src" if child.type == "image" else ""
             if not attr:
                 continue
             url = str(child.attrGet(attr) or "")
-            line = token_line(env, block)
             if not is_safe_url(url):
                 report_error(env, line, unsafe_url_message(url, "links and images"))
                 child.attrSet(attr, "#")

@@ -259,6 +259,8 @@ def resolve_wikilinks(state: StateCore) -> None:
             counted = meta["offset"]
             link = _Link(state.env, links, line, child.markup, meta["target"], meta["shown"])
             made = _embed(link) if meta["embed"] else _note(link)
+            if made:  # where the link starts, for the messages of the links plugin
+                made[0].meta = {**(made[0].meta or {}), "offset": meta["offset"]}
             children += [t for t in made if t.type not in ("link_open", "link_close")] \
                 if depth else made
         block.children = children
