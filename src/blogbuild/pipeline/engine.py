@@ -40,7 +40,7 @@ from blogbuild.output.files import FileSpec, claim_files, staged_itself
 from blogbuild.output.outdir import CACHE_DIR, MARKER, check_output
 from blogbuild.output.plan import page_owner, planned
 from blogbuild.pipeline import pages as stale
-from blogbuild.pipeline.assemble import document_post, resolve_refs
+from blogbuild.pipeline.assemble import document_post
 from blogbuild.pipeline.deps import Reads
 from blogbuild.pipeline.files import made_files, site_files, static_rels
 from blogbuild.pipeline.items import Items
@@ -54,6 +54,7 @@ from blogbuild.pipeline.quick import (
     save_summary,
     stamps_key,
 )
+from blogbuild.pipeline.refs import resolve_refs
 from blogbuild.pipeline.rendering import assemble_site, render
 from blogbuild.pipeline.run import Run
 from blogbuild.pipeline.sources import document_infos, results_of
