@@ -212,3 +212,13 @@ def test_a_url_whose_host_or_port_cannot_be_read_is_a_finding(tmp_path: Path) ->
     assert "has no closing ']'" in found[SOURCE, 5, "error"]
     assert "'[zz::1]' is not an IPv6 address" in found[SOURCE, 7, "error"]
     assert "the port 'abc'" in found[SOURCE, 9, "error"]
+
+
+def test_a_target_that_leaves_the_site_is_found_once_at_its_line(tmp_path: Path) -> None:
+    site = make_site(tmp_path / "site", "---\ntitle: Out\n---\n\nText, and\n"
+                     "![p](../../../../../etc/passwd) [q](../../../secret.md)\n")
+    outcome = check(site / "site.yaml", options=Options(portability=False))
+    found = [(f.line, f.kind, f.message.split(":")[0]) for f in outcome.findings
+             if f.file == SOURCE]
+    assert sorted(found) == [(6, "image", "image target not found"),
+                             (6, "link", "link target not found")]

@@ -9,6 +9,7 @@ import pytest
 
 from blogbuild.commands.build import build
 from blogbuild.diagnostics import BuildFailed
+from image_helpers import tiny_png
 
 BASIC = Path(__file__).parent / "sites" / "basic"
 
@@ -66,3 +67,46 @@ def test_missing_targets_fail_under_strict(site: Path) -> None:
         build(site / "site.yaml", strict=True)
     assert caught.value.strict
     assert [d.line for d in caught.value.diagnostics if d.file.endswith("source.md")] == [1, 3]
+
+
+@pytest.mark.parametrize(("link", "expected"), [
+    ("![a](../../../../../etc/passwd)", "image target not found: '../../../../../etc/passwd' "
+     "leads above the site's folder, and only files under content/ and static/ are "
+     "published; fix the path (it is relative to this file)"),
+    ("[a](../../../../etc/passwd)", "link target not found: '../../../../etc/passwd' leads "
+     "above the site's folder"),
+    ("![a](../../site.yaml)", "image target not found: '../../site.yaml' leads out of "
+     "content/, and only files"),
+    ("![a](../../static/logo.png)", "image target not found: '../../static/logo.png' leads "
+     "out of content/, to static/logo.png: the files of static/ are published at the "
+     "site's root, so write /logo.png"),
+    ("![a](C:/Users/me/a.png)", "image target not found: 'C:/Users/me/a.png' is a path on "
+     "your computer, not in the site; copy the file into content/"),
+    ("[a](C:\\Users\\me\\a.pdf)", "link target not found: 'C:\\\\Users\\\\me\\\\a.pdf' is a path"),
+    ("![a](/../../etc/passwd)", "missing image: /../../etc/passwd is not in content/ or "
+     "static/"),
+    ("![a](../posts)", "image target not found: content/posts/ is a folder, not a file; name "
+     "a file in it"),
+    ("![a](../)", "image target not found: content/ is a folder, not a file"),
+    ("![a](we%01ird%20%3C%3E.png)",
+     "image target not found: content/posts/we\\x01ird <>.png does not exist"),
+])
+def test_targets_that_no_file_of_the_site_can_be_are_warnings_with_line(
+        site: Path, link: str, expected: str) -> None:
+    (site / "static").mkdir(exist_ok=True)
+    (site / "static/logo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    found = messages(site, "Some text,\nand on its second line " + link)
+    assert len(found) == 1, found
+    assert found[0].startswith("content/posts/source.md:9: warning: " + expected), found
+    assert (site / "_site/posts/source/index.html").is_file()  # built all the same
+
+
+def test_nothing_outside_the_site_is_read_or_published(site: Path) -> None:
+    secret = site.parent / "secret.png"
+    secret.write_bytes(tiny_png())
+    found = messages(site, "![s](../../../secret.png) [t](../../../secret.png)")
+    assert len(found) == 2 and all("leads above the site's folder" in f for f in found)
+    outputs = [p for p in (site / "_site").rglob("*") if p.is_file()]
+    assert not [p for p in outputs if p.name == "secret.png" or p.read_bytes() == tiny_png()]
+    page = (site / "_site/posts/source/index.html").read_text()
+    assert 'src="../../../secret.png"' in page  # left as written: it leads nowhere on the host

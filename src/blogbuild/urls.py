@@ -14,6 +14,7 @@ import mdurl
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 _CONTROL = re.compile(r"[\x00-\x20\x7f]")
+_DRIVE = re.compile(r"^[A-Za-z]:")
 
 #: Schemes that run code or read local files when a reader follows them.
 UNSAFE_SCHEMES = frozenset({"javascript", "vbscript", "file", "data"})
@@ -30,6 +31,11 @@ def _as_browser_reads(url: str) -> str:
     """The URL as a browser parses the attribute: entities decoded, and (stricter than a
     browser, which only drops tabs and newlines inside) no control character or space."""
     return _CONTROL.sub("", html.unescape(url))
+
+
+def is_disk_path(url: str) -> bool:
+    """`C:/…` or `C:\\…`: a file on a Windows disk, not a URL (no scheme has one letter)."""
+    return bool(_DRIVE.match(url))
 
 
 def scheme_of(url: str) -> str:
@@ -197,7 +203,6 @@ def slugify(text: str, default: str = "section") -> str:
     return text or default
 
 
-_DRIVE = re.compile(r"^[A-Za-z]:")
 _PATH_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 

@@ -135,6 +135,14 @@ def resolve(value: str, page_rel: str, base_url: str, base_path: str) -> Target 
     return Target(output_path(path[len(base_path) - 1:]), unquote(parts.fragment), absolute)
 
 
+def checked_key(target: Target) -> tuple[str, str] | None:
+    """What names `target` among the targets the build checked already (see check_uses):
+    the file and fragment of a page of the site, the URL of one above the site's root."""
+    if target.outside_base:
+        return target.url, ""
+    return (target.rel, target.fragment) if target.rel is not None else None
+
+
 def ignored(patterns: Iterable[str], *values: str) -> bool:
     """True when a `check.ignore` / `--ignore` pattern (shell-style: `*`, `?`) matches."""
     return any(fnmatch.fnmatchcase(v, p) for p in patterns for v in values)
@@ -198,14 +206,14 @@ def check_uses(pages: dict[str, Page], files: set[str], base_url: str, base_path
 
 def _problem(page_rel: str, use: Use, target: Target, pages: dict[str, Page],
              files: set[str], base_path: str, skip: set[tuple[str, str]]) -> Problem | None:
+    if checked_key(target) in skip:
+        return None
     if target.outside_base:
         return Problem(page_rel, use, "link", (
             f"{use.value} leads outside the site: the site lives under {base_path}; "
             "write the URL from the site's root with the base path, or a relative one"),
             use.value)
     assert target.rel is not None
-    if (target.rel, target.fragment) in skip:
-        return None
     rel = target.rel
     if not _exists(rel, files):
         kind = _kind(use, rel)

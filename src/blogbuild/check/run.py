@@ -182,8 +182,9 @@ def _markdown_targets(engine: Engine, config: Config) -> dict[str, set[tuple[str
                 values.append(config.urls.url(url) + (f"#{fragment}" if fragment else ""))
             for value in values:
                 target = crawl.resolve(value, page, base_url, base_path)
-                if target is not None and target.rel is not None:
-                    keys.add((target.rel, target.fragment))
+                key = crawl.checked_key(target) if target is not None else None
+                if key is not None:
+                    keys.add(key)
     return skip
 
 

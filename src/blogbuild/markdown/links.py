@@ -24,6 +24,7 @@ from blogbuild.urls import (
     UrlBuilder,
     encode_path,
     has_scheme,
+    is_disk_path,
     is_safe_url,
     normalize,
     unsafe_url_message,
@@ -38,6 +39,19 @@ def content_rel(path: str, source_dir: str) -> str | None:
     file of `source_dir` names, or None when it leads out of content/."""
     rel = posixpath.normpath(posixpath.join(source_dir, unquote(path)))
     return None if rel.startswith("../") or rel == ".." else rel
+
+
+def leaves_site(url: str, env: Env) -> bool:
+    """True for a local path no file of the site can be at: relative but leading out of
+    content/ (`../../../etc/passwd`), or a path on a disk (`C:/Users/…`). It is written as
+    it is and reported after assembly, like a target that is missing."""
+    if env.get("source_dir") is None:
+        return False
+    if is_disk_path(url):
+        return True
+    if not url or url.startswith(("#", "?", "/")) or has_scheme(url):
+        return False
+    return content_rel(url.partition("#")[0].partition("?")[0], env["source_dir"]) is None
 
 
 def rewrite_target(url: str, env: Env, urls: UrlBuilder) -> tuple[str, str | None]:
@@ -108,7 +122,7 @@ def make_links_rule(urls: UrlBuilder):  # type: ignore[no-untyped-def]
                 child.meta = {**meta, "feed_attrs": {**meta.get("feed_attrs", {}), attr: feed}}
             kind = "image" if attr == "src" else "link"
             if rel is not None or (url.startswith("/") and not url.startswith("//")) \
-                    or (url.startswith("#") and len(url) > 1):
+                    or (url.startswith("#") and len(url) > 1) or leaves_site(url, env):
                 add_ref(env, kind, url if rel is not None else new, line, rel=rel)
     return links
 

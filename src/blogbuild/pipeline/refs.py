@@ -3,6 +3,7 @@ is built, and every `#anchor` is an id on the page it points at. Pure functions.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Collection
 from urllib.parse import unquote
 
@@ -10,6 +11,7 @@ from blogbuild.config import Config
 from blogbuild.content.models import Post, Ref, Site
 from blogbuild.content.records import RenderResult
 from blogbuild.diagnostics import Diagnostic, warning
+from blogbuild.urls import is_disk_path
 
 #: Fragments every page answers to without an id in the body: the top of the page, and the
 #: theme's skip-link target.
@@ -58,24 +60,62 @@ def _check_ref(ref: Ref, post: Post, documents: dict[str, Post], by_url: dict[st
                 else None
         if ref.rel in site.assets:
             return None
-        draft = results.get(ref.rel)
-        if draft is not None and draft.meta is not None and draft.meta.draft:
-            return (f"{what} target content/{ref.rel} is a draft, built only with --drafts; "
-                    "publish it or remove the link")
-        return (f"{what} target not found: content/{ref.rel} does not exist; fix the path "
-                "(it is relative to this file)")
+        return _not_in_content(ref.rel, what, documents, site, results)
     if not path:  # "#fragment" on the same page
         return _missing_anchor(fragment, post, results, "this page")
+    if not path.startswith("/"):  # relative, but out of content/, or a path on a disk
+        return _outside(ref.target, what, post, known_paths)
     path = unquote(path)
     site_path = "/" + path[len(prefix):] if path.startswith(prefix) else path
     if not _exists(site_path, known_paths):
         if ref.kind == "image":
-            return f"missing image: {site_path} is not in content/ or static/"
-        return f"broken link: nothing is built at {site_path}"
+            return f"missing image: {_printable(site_path)} is not in content/ or static/"
+        return f"broken link: nothing is built at {_printable(site_path)}"
     other_post = by_url.get(site_path) or by_url.get(site_path.rstrip("/") + "/")
     if fragment and other_post is not None:
         return _missing_anchor(fragment, other_post, results, other_post.display)
     return None
+
+
+def _not_in_content(rel: str, what: str, documents: dict[str, Post], site: Site,
+                    results: dict[str, RenderResult]) -> str:
+    """Why a relative target inside content/ is not built: a draft, a folder, or nothing."""
+    draft = results.get(rel)
+    if draft is not None and draft.meta is not None and draft.meta.draft:
+        return (f"{what} target content/{rel} is a draft, built only with --drafts; "
+                "publish it or remove the link")
+    folder = "" if rel == "." else rel + "/"
+    if any(path.startswith(folder) for path in [*documents, *site.assets]):
+        return (f"{what} target not found: content/{_printable(folder)} is a folder, not a "
+                "file; name a file in it (the path is relative to this file)")
+    return (f"{what} target not found: content/{_printable(rel)} does not exist; fix the "
+            "path (it is relative to this file)")
+
+
+def _outside(target: str, what: str, post: Post, known_paths: set[str]) -> str:
+    """Why a relative target that leads out of content/ (or a path on a disk) is not
+    built: nothing outside content/ and static/ is published, and nothing is read there."""
+    written = unquote(target)
+    if is_disk_path(target):
+        return (f"{what} target not found: {written!r} is a path on your computer, not in "
+                "the site; copy the file into content/ and write its path relative to this "
+                "file")
+    path = posixpath.normpath(posixpath.join(
+        "content", posixpath.dirname(post.source), unquote(target.partition("#")[0])))
+    static = path.removeprefix("static/")
+    if path.startswith("static/") and static in known_paths:
+        return (f"{what} target not found: {written!r} leads out of content/, to {path}: "
+                f"the files of static/ are published at the site's root, so write /{static}")
+    where = "above the site's folder" if path.startswith("../") or path == ".." \
+        else "out of content/"
+    return (f"{what} target not found: {written!r} leads {where}, and only files under "
+            "content/ and static/ are published; fix the path (it is relative to this file)")
+
+
+def _printable(text: str) -> str:
+    """`text` with its control characters written as escapes (`\\x00`), for a message."""
+    return text if text.isprintable() else "".join(
+        c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _missing_anchor(fragment: str, target: Post, results: dict[str, RenderResult],
