@@ -136,6 +136,32 @@ def test_tag_pages_archive_and_404(basic_site: Path) -> None:
     assert 'href="/blogs/"' in not_found
 
 
+def test_tags_of_emoji_or_symbols_alone_get_a_page_each(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    (site / "content/posts").mkdir(parents=True)
+    (site / "site.yaml").write_text("title: T\nbase_url: https://example.org/\n")
+    for name, tags in (("a", '["🚀", "python"]'), ("b", '["🎉"]'), ("c", '["!!!", "🚀"]')):
+        (site / f"content/posts/2024-01-0{'abc'.index(name) + 1}-{name}.md").write_text(
+            f"---\ntitle: Post {name}\ntags: {tags}\n---\n\nBody.\n")
+    build(site / "site.yaml")
+    out = site / "_site"
+    pages = {"u1f680": ("🚀", ["/posts/c/", "/posts/a/"]), "u1f389": ("🎉", ["/posts/b/"]),
+             "u21-21-21": ("!!!", ["/posts/c/"]), "python": ("python", ["/posts/a/"])}
+    for slug, (name, posts) in pages.items():
+        document = html5lib.parse((out / f"tags/{slug}/index.html").read_bytes(),
+                                  namespaceHTMLElements=False)
+        assert document.find(".//h1").text == f"Posts tagged “{name}”"
+        listed = [a.get("href") for a in document.iter("a") if a.get("href", "").startswith(
+            "/posts/") and a.get("href").count("/") == 3]
+        assert list(dict.fromkeys(listed)) == posts, slug
+    index = html5lib.parse((out / "tags/index.html").read_bytes(), namespaceHTMLElements=False)
+    shown = {a.get("href"): "".join(a.itertext()) for a in index.iter("a")
+             if a.get("href", "").startswith("/tags/") and a.get("href") != "/tags/"}
+    assert {href: text.split()[0] for href, text in shown.items()} == {
+        f"/tags/{slug}/": name for slug, (name, _) in pages.items()}
+    assert not (out / "tags/tag").exists()
+
+
 def test_same_inputs_same_bytes(tmp_path: Path, basic_site: Path) -> None:
     site = tmp_path / "site"
     shutil.copytree(BASIC, site, ignore=shutil.ignore_patterns("expected"))

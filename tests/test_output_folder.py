@@ -321,7 +321,9 @@ def test_ordinary_paths_are_safe(rel: str) -> None:
 @pytest.mark.parametrize("name,slug", [
     ("C++", "c-plus-plus"), ("C#", "c-sharp"), ("F#", "f-sharp"), (".NET", "dot-net"),
     ("Q&A", "q-and-a"), ("Python", "python"), ("python", "python"),
-    ("machine learning", "machine-learning"), ("日本語", "日本語"), ("???", "tag"),
+    ("machine learning", "machine-learning"), ("日本語", "日本語"), ("???", "u3f-3f-3f"),
+    ("🚀", "u1f680"), ("🎉", "u1f389"), ("👩\u200d💻", "u1f469-200d-1f4bb"), ("!!!", "u21-21-21"),
+    ("🚀 launch", "launch"),
 ])
 def test_tag_slugs_keep_meaningful_symbols(name: str, slug: str) -> None:
     assert tag_slug(name) == slug

@@ -33,10 +33,14 @@ _TAG_SYMBOLS = {"+": " plus ", "#": " sharp ", "&": " and ", "@": " at "}
 
 
 def tag_slug(name: str) -> str:
-    """The URL segment of a tag: `C++` -> c-plus-plus, `C#` -> c-sharp, `.NET` -> dot-net."""
+    """The URL segment of a tag: `C++` -> c-plus-plus, `C#` -> c-sharp, `.NET` -> dot-net.
+    A tag with no letter or digit (`🚀`, `!!!`) is named by its code points (u1f680,
+    u21-21-21): two such tags never share a page, and the segment never changes."""
     text = "dot " + name[1:] if name.startswith(".") else name
     text = re.sub(r"[+#&@]", lambda m: _TAG_SYMBOLS[m.group()], text)
-    return slugify(text, default="tag")
+    spelled = name.strip()
+    return slugify(text, default="") or (
+        "u" + "-".join(f"{ord(c):x}" for c in spelled) if spelled else "tag")
 
 
 @functools.lru_cache(maxsize=4096)
