@@ -142,10 +142,21 @@ def test_a_cover_is_the_preview_picture_with_its_size_and_alt(tmp_path: Path) ->
     assert (m["og:image:width"], m["og:image:height"]) == (["800"], ["420"])
     assert m["og:image:alt"] == m["twitter:image:alt"] == ["A blue field"]
     assert json_ld(doc)[0]["image"] == BASE + "assets/cover.png"
-    # Without any picture, a page is a small summary card and names no image.
+    # A page without a picture of its own shares the site's card.
     about = metas(head(root / "_site/about/index.html"))
-    assert about["twitter:card"] == ["summary"] and "og:image" not in about
+    assert about["og:image"] == about["twitter:image"] == [BASE + "card.png"]
+    assert about["twitter:card"] == ["summary_large_image"]
     assert "og:locale" in about
+
+
+def test_without_cards_or_a_site_image_a_page_names_no_image(tmp_path: Path) -> None:
+    root = make_site(tmp_path, "social_cards: false\n")
+    build(root / "site.yaml")
+    for rel in ("index.html", "about/index.html", "tags/ml/index.html",
+                "posts/plain/index.html"):
+        m = metas(head(root / "_site" / rel))
+        assert m["twitter:card"] == ["summary"] and "og:image" not in m, rel
+    assert not list((root / "_site").rglob("*.png"))
 
 
 @pytest.mark.parametrize(("yaml", "key"), [

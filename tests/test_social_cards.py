@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from blogbuild.commands.build import build
-from blogbuild.diagnostics import ConfigError
+from blogbuild.diagnostics import BuildFailed, ConfigError
 from blogbuild.output import cards
 from test_social import head, metas
 from test_social import json_ld as page_json_ld
@@ -45,13 +45,18 @@ def json_ld(path: Path) -> list[Any]:
     return page_json_ld(head(path))
 
 
-@pytest.mark.parametrize("rel", ["about/index.html", "index.html", "tags/python/index.html"])
+@pytest.mark.parametrize("rel", ["about/index.html", "index.html", "tags/python/index.html",
+                                 "tags/index.html", "archive/index.html", "page/2/index.html"])
 def test_other_pages_are_websites_with_absolute_urls(built: Path, rel: str) -> None:
     meta = head_meta(built / rel)
     assert meta["og:type"] == ["website"]
     assert meta["og:url"] == [ORIGIN + rel.removesuffix("index.html")]
     assert meta["og:title"] and meta["og:description"] and meta["twitter:title"]
-    assert meta["twitter:card"] == ["summary"] and "og:image" not in meta
+    # No picture of their own and no social.image: the site's card, as posts share theirs.
+    assert meta["og:image"] == meta["twitter:image"] == [ORIGIN + "card.png"]
+    assert (meta["og:image:width"], meta["og:image:height"]) == (["1200"], ["630"])
+    assert meta["og:image:alt"] == meta["twitter:image:alt"] == ["Test Blog"]
+    assert meta["twitter:card"] == ["summary_large_image"]
     assert "article:tag" not in meta
     kinds = [ld["@type"] for ld in json_ld(built / rel)]
     assert kinds == (["WebSite"] if rel == "index.html" else [])
@@ -87,6 +92,43 @@ def test_social_cards_can_be_turned_off(site: Path) -> None:
     build(site / "site.yaml", use_cache=False)
     assert not list((site / "_site").rglob("*.png"))
     assert head_meta(site / "_site/posts/first/index.html")["twitter:card"] == ["summary"]
+
+
+def test_the_site_card_shows_the_site_and_is_drawn_once(built: Path) -> None:
+    with Image.open(built / "card.png") as image:
+        assert image.size == (cards.WIDTH, cards.HEIGHT)
+    site = cards.Card(cards.SITE_CARD, "Test Blog", "user.github.io/blogs", "")
+    assert (built / "card.png").read_bytes() == cards.draw_card(site)
+    assert cards.SITE_CARD == "card.png"
+
+
+def test_a_site_image_replaces_the_site_card(site: Path) -> None:
+    (site / "site.yaml").write_text((site / "site.yaml").read_text()
+                                    + "social:\n  image: /assets/logo.svg\n")
+    build(site / "site.yaml", use_cache=False)
+    for rel in ("index.html", "tags/python/index.html", "about/index.html"):
+        meta = head_meta(site / "_site" / rel)
+        assert meta["og:image"] == meta["twitter:image"] == [f"{ORIGIN}assets/logo.svg"]
+    assert head_meta(site / "_site/posts/first/index.html")["og:image"] == [
+        f"{ORIGIN}posts/first/card.png"]  # posts keep their own cards
+    assert not (site / "_site/card.png").exists()
+
+
+def test_a_file_of_the_site_where_the_site_card_goes_is_an_error_saying_what_to_do(
+        site: Path) -> None:
+    (site / "static").mkdir(exist_ok=True)
+    (site / "static/card.png").write_bytes(b"mine")
+    with pytest.raises(BuildFailed) as failed:
+        build(site / "site.yaml", use_cache=False)
+    [problem] = [d for d in failed.value.diagnostics if "card.png" in d.message]
+    assert problem.file == "static/card.png" and "the site's social card" in problem.message
+    assert "'social: {image: /card.png}' in site.yaml" in problem.message
+    assert "social_cards: false" in problem.message
+    (site / "site.yaml").write_text((site / "site.yaml").read_text()
+                                    + "social: {image: /card.png}\n")  # as the message says
+    build(site / "site.yaml", use_cache=False)
+    assert (site / "_site/card.png").read_bytes() == b"mine"
+    assert head_meta(site / "_site/index.html")["og:image"] == [f"{ORIGIN}card.png"]
 
 
 def test_card_is_a_small_deterministic_png() -> None:

@@ -1,7 +1,9 @@
-"""Social card images: a 1200x630 PNG per post without its own `image:`, drawn with Pillow.
+"""Social card images: a 1200x630 PNG per post without its own `image:`, drawn with Pillow,
+and one for the site (`SITE_CARD`).
 
 A card shows the site's name, the post's title (wrapped, shrunk to fit, cut with an
-ellipsis after four lines), the date and the tags, in the theme's light colours. The bytes
+ellipsis after four lines), the date and the tags, in the theme's light colours; the
+site's card shows its address above the site's name. The bytes
 depend only on `Card` and `card_fingerprint()`, so a card is cached under that key and two
 builds give the same file. Pillow is imported only when a card is drawn or measured.
 """
@@ -67,6 +69,11 @@ def card_rel(url: str) -> str:
 def card_url(url: str) -> str:
     """The site-root URL of the card of the post at `url` (what templates link)."""
     return "/" + card_rel(url)
+
+
+#: The site's own card, beside the home page: the picture of the pages that have none of
+#: their own (the home page, lists, pages) when site.yaml names no `social.image`.
+SITE_CARD = card_rel("/")
 
 
 @functools.cache

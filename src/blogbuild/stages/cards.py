@@ -18,15 +18,19 @@ from blogbuild.config import Config
 from blogbuild.content.models import Post, Site
 from blogbuild.diagnostics import Diagnostic, warning
 from blogbuild.fileio import write_atomically
-from blogbuild.output.cards import Card, card_rel, draw_card, missing_glyphs
+from blogbuild.output.cards import SITE_CARD, Card, card_rel, draw_card, missing_glyphs
 from blogbuild.output.claims import Owner
 from blogbuild.output.files import FileSpec
 from blogbuild.pool import run_jobs
 from blogbuild.stages import Step
 from blogbuild.stages.context import KEEP_SECONDS, BuildContext, StageBase
+from blogbuild.urls import split_url
 
 _CARD_FIX = ("rename the other file, or give the post an 'image:' of its own (then it gets "
              "no card) or set 'social_cards: false' in site.yaml")
+_SITE_CARD_FIX = (f"rename your file, or make it the picture of the site's pages with "
+                  f"'social: {{image: /{SITE_CARD}}}' in site.yaml (the site's card is then "
+                  "not drawn), or set 'social_cards: false'")
 #: Below these many cards to draw, they are drawn in this process.
 CARD_POOL_MIN = 32
 
@@ -40,12 +44,21 @@ def _date(post: Post, config: Config) -> str:
         return post.date.strftime("%Y-%m-%d")
 
 
+def _address(config: Config) -> str:
+    """The site's address as a reader types it: `example.org/blog`."""
+    parts = split_url(config.base_url)
+    return (parts.netloc + parts.path).rstrip("/")
+
+
 def site_cards(config: Config, site: Site) -> tuple[list[Card], list[Diagnostic]]:
-    """A card for every post without `image:` (none when `social_cards` is off); warnings
-    for titles with letters the card font cannot draw (they are left out of the card)."""
+    """A card for every post without `image:`, and the site's own card unless site.yaml
+    names a `social.image` (none when `social_cards` is off); warnings for titles with
+    letters the card font cannot draw (they are left out of the card)."""
     if not config.social_cards:
         return [], []
     cards, problems = [], []
+    if not config.social.image:
+        cards.append(Card(SITE_CARD, config.title, _address(config), ""))
     for post in site.posts:
         if post.meta.image:
             continue
@@ -100,9 +113,10 @@ def card_files(cards: list[Card], folder: Path, site: Site) -> list[FileSpec]:
     by_rel = {card_rel(post.url): post for post in site.posts}
     specs = []
     for card in cards:
-        post = by_rel[card.rel]
-        owner = Owner(f"the social card of {post.display}", post.display,
-                      post.meta.title_line, fix=_CARD_FIX)
+        post = by_rel.get(card.rel)
+        owner = Owner("the site's social card", "", fix=_SITE_CARD_FIX) if post is None \
+            else Owner(f"the social card of {post.display}", post.display,
+                       post.meta.title_line, fix=_CARD_FIX)
         specs.append(FileSpec(card.rel, folder / f"{card.key}.png", owner, addressed=True))
     return specs
 
@@ -123,7 +137,8 @@ class Cards:
 
 
 class CardsStage(StageBase):
-    """A card for every post without a picture of its own, drawn where the cache lacks it."""
+    """A card for every post without a picture of its own, and one for the site, drawn
+    where the cache lacks them."""
 
     name = "cards"
     step = Step.SITE
