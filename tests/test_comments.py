@@ -79,11 +79,23 @@ def test_opt_in_when_the_default_is_off(tmp_path: Path) -> None:
     assert box is not None and box.get("data-giscus-term") == "on"  # the post's slug
 
 
-def test_no_block_keeps_comments_to_the_sites_own_templates(tmp_path: Path) -> None:
-    site = make_site(tmp_path, "", {"2024-01-01-on.md": "comments: true\n"})
+def test_asking_for_comments_without_a_block_says_what_to_add(tmp_path: Path) -> None:
+    site = make_site(tmp_path, "", {"2024-01-01-on.md": "date: 2024-01-01\ncomments: true\n",
+                                    "2024-01-02-off.md": "date: 2024-01-02\ncomments: false\n",
+                                    "2024-01-03-quiet.md": "date: 2024-01-03\n"})
+    report = build(site / "site.yaml", output=tmp_path / "out")
+    [warning] = report.diagnostics
+    assert (warning.file, warning.line, warning.severity) == (
+        "content/posts/2024-01-01-on.md", 4, "warning")
+    assert "site.yaml has no 'comments:' block" in warning.message
+    assert section(tmp_path / "out", "on") is None
+    # The block the message shows, pasted into site.yaml as it is, is a working one.
+    block = warning.message.split("there, ")[1].split(" (giscus.app")[0]
+    (site / "site.yaml").write_text((site / "site.yaml").read_text() + block + "\n")
     report = build(site / "site.yaml", output=tmp_path / "out")
     assert report.diagnostics == []
-    assert section(tmp_path / "out", "on") is None
+    assert section(tmp_path / "out", "on") is not None
+    assert section(tmp_path / "out", "off") is None
 
 
 def test_a_post_asking_without_the_ids_fails_at_its_line(tmp_path: Path) -> None:

@@ -33,6 +33,9 @@ _UNSAFE_URL_CHARS = re.compile(r"[\x00-\x20\"'<>\\^`{|}\x7f]")
 #: giscus' page-to-discussion mappings; "number" is refused (each post would need its own).
 COMMENT_MAPPINGS = ("pathname", "url", "title", "og:title", "specific")
 COMMENT_REQUIRED = ("repo", "repo_id", "category", "category_id")
+#: The smallest `comments:` block of site.yaml, as messages show it (one line of YAML).
+COMMENTS_EXAMPLE = ("comments: {repo: OWNER/NAME, repo_id: R_ID, category: Announcements, "
+                    "category_id: DIC_ID}")
 _REPO = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}")
 _GISCUS_ID = re.compile(r"[A-Za-z0-9_=-]+")
 _GISCUS_THEME = re.compile(r"[A-Za-z0-9_-]+")

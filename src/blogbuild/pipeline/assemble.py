@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from blogbuild.config import Config
-from blogbuild.config_checks import missing_comment_keys
+from blogbuild.config_checks import COMMENTS_EXAMPLE, missing_comment_keys
 from blogbuild.content.dates import instant
 from blogbuild.content.frontmatter import PostMeta
 from blogbuild.content.linkmap import (
@@ -211,8 +211,15 @@ def document_post(result: RenderResult, config: Config, bodies: Bodies | None,
 def _wants_comments(meta: PostMeta, config: Config, display: str,
                     diagnostics: list[Diagnostic]) -> bool:
     """Whether the post shows comments: its `comments:`, else the site's default. Without
-    a `comments:` block in site.yaml the key is left to a site's own templates."""
+    a `comments:` block in site.yaml none is shown, and a post's `comments: true` is told
+    what to add."""
     if config.comments is None:
+        if meta.comments:
+            diagnostics.append(warning(
+                display, meta.comments_line,
+                "comments: true shows no comments, because site.yaml has no 'comments:' "
+                f"block; add the giscus block there, {COMMENTS_EXAMPLE} (giscus.app shows "
+                "the ids of your repository), or remove comments: true"))
         return False
     wanted = config.comments.enabled_by_default if meta.comments is None else meta.comments
     missing = missing_comment_keys(config.comments)
