@@ -70,6 +70,8 @@ PATTERNS: dict[str, Callable[[int], str]] = {
     "strike": repeat("~~a "),
     "nested brackets": nest("[", "a", "]"),
     "nested links": nest("[", "a", "](u)"),
+    "links on many lines": repeat("a [b](c.md) ![d](e.png)\n"),
+    "inline footnotes with links": repeat("t^[a\n[b](c.md)] "),
     "blockquote depth": repeat(">"),
     "blockquote lines": repeat("> " * 30 + "a\n"),
     "list depth": lambda size: "".join("  " * i + "- a\n" for i in range(int((size / 1.0) ** 0.5))),

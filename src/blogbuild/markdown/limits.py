@@ -66,11 +66,13 @@ def block_depth_guard(state: StateBlock, start_line: int, end_line: int, silent:
 
 def _brackets(state: StateInline) -> tuple[int, frozenset[int]]:
     """The offset of the last `]` in the inline source and the `[`s nested more than
-    `BRACKET_DEPTH` deep (computed once per source)."""
-    cached = state.env.get("limits_brackets")
-    if cached is not None and cached[0] is state.src:
-        return cached[1], cached[2]
+    `BRACKET_DEPTH` deep (computed once per source: an inline footnote's text is a source
+    of its own, parsed in the middle of its paragraph's, which keeps its answer)."""
     src = state.src
+    known: dict[str, tuple[int, frozenset[int]]] = state.env.setdefault("limits_brackets", {})
+    cached = known.get(src)
+    if cached is not None:
+        return cached
     depth, last, deep = 0, -1, set()
     for match in _BRACKET.finditer(src):
         at = match.start(1)
@@ -80,8 +82,7 @@ def _brackets(state: StateInline) -> tuple[int, frozenset[int]]:
             depth += 1
             if depth > BRACKET_DEPTH:
                 deep.add(at)
-    found = (last, frozenset(deep))
-    state.env["limits_brackets"] = (src, *found)
+    found = known[src] = (last, frozenset(deep))
     return found
 
 
