@@ -185,8 +185,10 @@ def test_quotes_in_an_image_path_never_leave_the_attribute(tmp_path: Path) -> No
     page = tmp_path / "out/posts/a/index.html"
     doc = html5lib.parse(page.read_text(encoding="utf-8"), namespaceHTMLElements=False)
     assert not [el for el in doc.iter() if any(k.startswith("on") for k in el.attrib)]
-    # No such file: no cover and no preview picture (the build warned at its line).
-    assert not [m for m in doc.iter("meta") if m.get("property") == "og:image"]
+    # No such file: no cover, and the preview picture is the site's card (the build warned
+    # at its line).
+    previews = [m.get("content") for m in doc.iter("meta") if m.get("property") == "og:image"]
+    assert previews == ["https://example.org/blog/card.png"]
     assert not [i for i in doc.iter("img") if "onerror" in (i.get("src") or "")]
 
 
