@@ -16,6 +16,7 @@ import pytest
 
 from blogbuild import diskcache
 from blogbuild.markdown.highlight import highlight_code
+from blogbuild.markdown.linenums import LineNumbers
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 
@@ -123,6 +124,19 @@ def test_the_key_covers_language_and_highlighted_lines(tmp_path: Path,
     assert [highlight_code(*case) for case in cases] == uncached  # read back
     diskcache.flush()
     assert code_rows(tmp_path) == 5  # "PYTHON" is "python"
+
+
+def test_the_key_covers_the_line_numbers(tmp_path: Path, restore_cache_env: None) -> None:
+    diskcache.set_cache_dir(None)
+    code = "x = 1\ny = 2\n"
+    cases = [None, LineNumbers(1), LineNumbers(9), LineNumbers(1, 2)]
+    uncached = [highlight_code(code, "python", numbers=numbers) for numbers in cases]
+    assert len(set(uncached)) == 4
+    diskcache.set_cache_dir(tmp_path)
+    assert [highlight_code(code, "python", numbers=numbers) for numbers in cases] == uncached
+    assert [highlight_code(code, "python", numbers=numbers) for numbers in cases] == uncached
+    diskcache.flush()
+    assert code_rows(tmp_path) == 4
 
 
 def test_set_cache_dir_none_turns_the_cache_off(tmp_path: Path,

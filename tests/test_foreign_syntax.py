@@ -124,10 +124,17 @@ WARNED = [
     ("{:note: .warning}\n", 1, "attribute list definition"),
     ("A *word*{: .red} here.\n", 1, "span attribute list"),
     ("Text.\n\n::: {.note}\nBody.\n:::\n", 3, "fenced div (::: name)"),
-    ("Intro.\n\n```python linenos\nx\n```\n", 3,
-     "the code block's info string has 'linenos', which blogbuild does not read"),
-    ('```go {linenos=table,hl_lines=[8,"15-17"]}\nx\n```\n', 1,
-     "info string has 'linenos=table', which"),
+    ("Intro.\n\n```python linenos .no-copy\nx\n```\n", 3,
+     "the code block's info string has '.no-copy', which blogbuild does not read"),
+    ('```go {linenos=table,hl_lines=[8,"15-17"],style=emacs}\nx\n```\n', 1,
+     "info string has 'style=emacs', which"),
+    ('Intro.\n\n```python linenums="x"\nx\n```\n', 3,
+     'linenums="x" is not a line number from 0 to 1000000'),
+    ('```{.python .numberLines startFrom="-3"}\nx\n```\n', 1,
+     'startFrom="-3" is not a line number'),
+    ("```go {linenos=true,linenostart=1000001}\nx\n```\n", 1,
+     "linenostart=1000001 is not a line number"),
+    ("```text linenums=\"1 0\"\nx\n```\n", 1, 'linenums="1 0" is not a line number'),
 ]
 
 
@@ -156,6 +163,14 @@ NOT_WARNED = [
 def test_code_block_info_that_is_read_is_not_warned_about() -> None:
     source = '```python {2,4-6} title="a b.py" hl_lines="1"\nx\n```\n\n```python{3}\ny\n```\n'
     assert warnings_of(source) == []
+
+
+@pytest.mark.parametrize("info", ['python linenums="1"', 'python linenums="1000000 3"',
+                                  "go {linenos=table,linenostart=199}", "go {LineNos=inline}",
+                                  '{#code .python .numberLines startFrom="0"}',
+                                  "{.number-lines .c}", "python linenos", "go {linenos=false}"])
+def test_line_numbers_in_every_generator_form_are_read(info: str) -> None:
+    assert warnings_of(f"```{info}\nx\n```\n") == []
 
 
 @pytest.mark.parametrize("source", NOT_WARNED)

@@ -38,6 +38,7 @@ JEKYLL = [
     # (body, what the body becomes)
     ("{% highlight ruby %}\nputs 1\n{% endhighlight %}", "```ruby\nputs 1\n```"),
     ('{% highlight py hl_lines="1 3-4" %}\na\n{% endhighlight %}', "```py {1,3-4}\na\n```"),
+    ("{% highlight py linenos %}\na\n{% endhighlight %}", '```py linenums="1"\na\n```'),
     ("{% highlight js %}let a = `x`;\n```\n{% endhighlight %}", "````js\nlet a = `x`;\n```\n````"),
     ("{% raw %}{{ x }}{% endraw %}", "{{ x }}"),
     ("`{{ site.baseurl }}` stays", "`{{ site.baseurl }}` stays"),
@@ -79,7 +80,9 @@ def test_liquid(tmp_path: Path, text: str, expected: str) -> None:
 HUGO_POST = "content/posts/a.md"
 HUGO = [
     ('{{< highlight go "hl_lines=2 3,linenos=table" >}}\nx\n{{< /highlight >}}',
-     "```go {2,3}\nx\n```"),
+     "```go {2,3} linenums=\"1\"\nx\n```"),
+    ('{{< highlight go "linenos=true,linenostart=199" >}}\nx\n{{< /highlight >}}',
+     '```go linenums="199"\nx\n```'),
     ("{{< youtube abcdefghijk >}}",
      '<div class="video-embed" data-src="https://www.youtube.com/watch?v=abcdefghijk"></div>'),
     ('{{< youtube id="abcdefghijk" >}}',

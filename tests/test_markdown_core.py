@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from markdown_it.utils import read_fixture_file
@@ -11,11 +12,11 @@ from markdown_it.utils import read_fixture_file
 from blogbuild.config import Config
 from blogbuild.content.linkmap import LinkMap
 from blogbuild.markdown import create_markdown
-from blogbuild.markdown.highlight import parse_info, parse_line_spec
+from blogbuild.markdown.fenceinfo import parse_info, parse_line_spec
 from blogbuild.pipeline.render import render_markdown
 
 FIXTURES = Path(__file__).parent / "fixtures"
-CORE = ["code", "figures", "toc", "links", "mark", "tasks"]
+CORE = ["code", "linenums", "figures", "toc", "links", "mark", "tasks"]
 CASES = [
     pytest.param(name, *case[1:], id=f"{name}-{case[0]}-{case[1]}")
     for name in CORE
@@ -136,9 +137,9 @@ def test_code_is_highlighted_once_for_page_and_feed(monkeypatch: pytest.MonkeyPa
     calls = []
     real = highlight.highlight_code
 
-    def counting(code: str, lang: str, hl_lines: Sequence[int] = ()) -> str:
+    def counting(code: str, lang: str, hl_lines: Sequence[int] = (), **options: Any) -> str:
         calls.append(code)
-        return real(code, lang, hl_lines)
+        return real(code, lang, hl_lines, **options)
 
     monkeypatch.setattr(highlight, "highlight_code", counting)
     rendered = render_markdown(create_markdown(), "```python\nx = 1\n```\n",

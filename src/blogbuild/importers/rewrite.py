@@ -41,8 +41,9 @@ def fenced(lang: str, options: dict[str, str], code: list[str], line: int,
     marked = line_ranges(options.get("hl_lines", ""))
     if marked:
         info += " " + marked
-    if "linenos" in options:
-        outcome.note(line, "line numbers (linenos) are not shown by blogbuild; dropped")
+    if "linenos" in options:  # MkDocs' spelling, which blogbuild reads from the start
+        start = options.get("linenostart", "1")
+        info += f' linenums="{start if start.isascii() and start.isdigit() else 1}"'
     outcome.counts["highlight"] += 1
     fence = fence_for(code)
     return [fence + info, *code, fence]

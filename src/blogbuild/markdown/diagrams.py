@@ -26,7 +26,7 @@ from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
 from blogbuild.markdown.env import Env
-from blogbuild.markdown.highlight import parse_info
+from blogbuild.markdown.fenceinfo import parse_info
 from blogbuild.markdown.statements import split_id
 
 KINDS = {"mermaid": "mermaid", "dot": "dot", "graphviz": "dot"}
