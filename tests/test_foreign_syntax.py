@@ -135,6 +135,8 @@ WARNED = [
     ("```go {linenos=true,linenostart=1000001}\nx\n```\n", 1,
      "linenostart=1000001 is not a line number"),
     ("```text linenums=\"1 0\"\nx\n```\n", 1, 'linenums="1 0" is not a line number'),
+    ('[^x]: nothing refers to it\n', 1,
+     "the footnote [^x] is defined here but nothing refers to it; refer to it with [^x]"),
 ]
 
 

@@ -31,6 +31,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.dispatch import dispatch_plugin
     from blogbuild.markdown.feed import feed_plugin
     from blogbuild.markdown.figures import figures_plugin
+    from blogbuild.markdown.footnotes import footnotes_plugin
     from blogbuild.markdown.foreign import foreign_plugin
     from blogbuild.markdown.highlight import highlight_plugin
     from blogbuild.markdown.images import images_plugin
@@ -61,6 +62,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(gfm_autolink_plugin)
     md.use(footnote_plugin)
     md.use(positions_plugin)  # after the footnote plugin: its inline notes get lines too
+    md.use(footnotes_plugin)
     md.use(previews_plugin)
     md.use(deflist_plugin)
     md.use(attrs_plugin)
