@@ -222,7 +222,7 @@ def test_version(tmp_path: Path) -> None:
     proc = run_cli("--version", cwd=tmp_path)
     assert proc.returncode == 0
     assert proc.stdout == f"blogbuild {__version__}\n"
-    assert re.fullmatch(r"\d+\.\d+\.\d+", __version__)
+    assert re.fullmatch(r"\d+\.\d+\.\d+(\.dev\d+)?", __version__)  # a release, or between two
 
 
 SUMMARY = re.compile(

@@ -202,6 +202,9 @@ def _init(args: argparse.Namespace) -> int:
                   force=args.force)
     for rel in report.written:
         print(f"wrote {_shown(report.root / rel)}")
+    if report.warning is not None:
+        print(f"{_shown(report.root / 'requirements.txt')}: warning: {report.warning}",
+              file=sys.stderr)
     print("\nYour blog is ready. Next, preview it and start a post:")
     if report.root != Path.cwd().resolve():
         print(f"  cd {_shown(report.root)}")

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 from blogbuild import __version__, scaffold
 from blogbuild.config import CONFIG_NAME, Config
 from blogbuild.diagnostics import BlogbuildError
+from blogbuild.scaffold import pin
 from blogbuild.urls import url_problem
 
 FIRST_POST_SLUG = "hello-world"
@@ -19,6 +20,9 @@ FIRST_POST_SLUG = "hello-world"
 class InitReport:
     root: Path  # the blog's folder (absolute)
     written: tuple[Path, ...]  # the files written, relative to root, in writing order
+    #: Why the deploy workflow cannot install requirements.txt as written (a development
+    #: version of blogbuild), or None.
+    warning: str | None = None
 
 
 def normalize_base_url(url: str) -> str:
@@ -34,7 +38,8 @@ def normalize_base_url(url: str) -> str:
     return url if url.endswith("/") else url + "/"
 
 
-def _files(title: str, base_url: str, author: str, today: dt.date) -> dict[str, str]:
+def _files(title: str, base_url: str, author: str, today: dt.date,
+           requirements: str) -> dict[str, str]:
     """Relative path → text of every file that init writes."""
     post_name = scaffold.dated_name(today, FIRST_POST_SLUG)
     site_yaml = scaffold.fill(scaffold.read("site.yaml"), {
@@ -46,11 +51,6 @@ def _files(title: str, base_url: str, author: str, today: dt.date) -> dict[str, 
         "date": today.isoformat(),
         "file_name": post_name,
     })
-    requirements = (
-        "# The blogbuild version this blog was started with; the deploy workflow installs it.\n"
-        "# Raise it to upgrade (then check the site with: blogbuild build --strict).\n"
-        f"blogbuild=={__version__}\n"
-    )
     return {
         CONFIG_NAME: site_yaml,
         f"content/posts/{post_name}": post,
@@ -79,11 +79,13 @@ def init(
     if root.exists() and not root.is_dir():
         raise BlogbuildError(f"{directory} is a file, not a folder; give a folder for the blog")
     defaults = Config()
+    pinned = pin.requirements(__version__, pin.installed_commit())
     files = _files(
         title if title is not None else defaults.title,
         normalize_base_url(base_url) if base_url is not None else defaults.base_url,
         author if author is not None else defaults.author,
         today or dt.date.today(),
+        pinned.text,
     )
     existing = [rel for rel in files if (root / rel).exists() or (root / rel).is_symlink()]
     if existing and not force:
@@ -104,4 +106,4 @@ def init(
         except OSError as exc:
             raise BlogbuildError(f"cannot write {path}: {exc.strerror or exc}") from None
         written.append(Path(rel))
-    return InitReport(root, tuple(written))
+    return InitReport(root, tuple(written), pinned.warning)
