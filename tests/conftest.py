@@ -125,6 +125,22 @@ def example_site_subpath(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def release(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The record of a run of the release workflow's build job on these sources
+    (scripts/release_check.py): .ci/run's, named by BLOGBUILD_RELEASE_CHECK, when its
+    sources are these; else a run of this session's (some 70 s)."""
+    import os
+    import sys
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import release_check
+
+    given = os.environ.get("BLOGBUILD_RELEASE_CHECK")
+    record = release_check.recorded(Path(given)) if given else None
+    return record or release_check.check(tmp_path_factory.mktemp("release"))
+
+
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (.ci/run does)")

@@ -32,7 +32,8 @@ def test_installed_wheel_builds_a_site_outside_the_repo(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=300, env={"PATH": "/usr/bin"})
     assert proc.returncode == 0, proc.stderr
     located = subprocess.run([str(python), "-c", "import blogbuild.themefiles as t; "
-                              "print(t.theme_dir())"], capture_output=True, text=True, cwd=site)
+                              "print(t.theme_dir())"], capture_output=True, text=True, cwd=site,
+                             env={"PATH": "/usr/bin"})
     assert str(env_dir) in located.stdout  # the theme inside the installed wheel, not the repo
     out = site / "_site"
     assert (out / "css/main.css").read_bytes() == (ROOT / "static/css/main.css").read_bytes()
