@@ -37,10 +37,6 @@ import release_notes  # noqa: E402
 
 WORKFLOW = ROOT / ".github" / "workflows" / "release.yml"
 DEPLOY = ROOT / ".github" / "workflows" / "deploy.yml"
-#: The wheel measured 9.71 MB at 0.3.0 (Pyodide's runtime is 6.4 MB of it once compressed,
-#: Mermaid's bundle 1.5 MB, the fonts 0.7 MB); a new vendored runtime or a stray file
-#: should be a decision, not an accident.
-WHEEL_BUDGET = 10_500_000
 
 pytestmark = pytest.mark.xdist_group("release")
 
