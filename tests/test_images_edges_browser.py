@@ -113,18 +113,8 @@ def test_a_picture_and_its_copies_are_turned_the_same_way(
     assert len(pictures(out / POST / "index.html").images) == len(TURNED)
     files = {name: [out / POST / name, *copies_of(out, index)]
              for index, name in enumerate(TURNED)}
-    page = "".join(f'<img src="/blog/{p.relative_to(out).as_posix()}">'
-                   for paths in files.values() for p in paths)
-    (out / "look.html").write_text(f"<!doctype html><body>{page}</body>")
-    context = browser.new_context()
-    try:
-        view = context.new_page()
-        view.goto(http_server(out, "/blog/") + "look.html")
-        view.wait_for_load_state("load")
-        seen = {src.rsplit("/", 1)[-1]: (w, h, corners)
-                for src, w, h, corners in view.evaluate(_LOOK)}
-    finally:
-        context.close()
+    seen = {src.rsplit("/", 1)[-1]: (w, h, corners)
+            for src, w, h, corners in _shown(out, files, browser, http_server, _LOOK)}
     for name, (_, turned) in TURNED.items():
         # Turned 90° clockwise, the red block stored top left is shown top right.
         expected = (40, 60, "BRBB") if turned else (60, 40, "RBBB")
@@ -154,8 +144,10 @@ def _swatches(mode: str = "RGB") -> Image.Image:
     return image.convert(mode)
 
 
-def _shown(out: Path, files: dict[str, list[Path]], browser: Any,
-           http_server: Any) -> dict[str, list[int]]:
+def _shown(out: Path, files: dict[str, list[Path]], browser: Any, http_server: Any,
+           script: str = _COLOURS) -> Any:
+    """What `script` finds in Chromium on a page that shows every file of `files` (the
+    pictures of a build in `out`, served under /blog/)."""
     page = "".join(f'<img src="/blog/{p.relative_to(out).as_posix()}">'
                    for paths in files.values() for p in paths)
     (out / "look.html").write_text(f"<!doctype html><body>{page}</body>")
@@ -164,7 +156,7 @@ def _shown(out: Path, files: dict[str, list[Path]], browser: Any,
         view = context.new_page()
         view.goto(http_server(out, "/blog/") + "look.html")
         view.wait_for_load_state("load")
-        return dict(view.evaluate(_COLOURS))
+        return view.evaluate(script)
     finally:
         context.close()
 
