@@ -171,7 +171,7 @@ def _mermaid_answer(code: int, out: str, err: str, added: int) -> Drawn:
         message = (err.strip().splitlines()[-1] if err.strip()
                    else f"mmdr stopped with exit status {code}")
         message = message.removeprefix("ValueError: ")
-        line = _line_of(message)
+        line = drawer.line_of(message)
         return Drawn(error=message, line=line - added if line > added else 0)
     return Drawn(svg=out)
 
@@ -245,17 +245,9 @@ def _dot_answer(code: int, out: str, err: str) -> Drawn:
     said = layout.said(err)
     if not svg.strip():
         if said:
-            return Drawn(error=said[0], line=_line_of(said[0]))
+            return Drawn(error=said[0], line=drawer.line_of(said[0]))
         return Drawn(error="the text holds no graph; write one as `digraph { a -> b }`"
                      if code == 0 else f"graphviz-pure stopped with exit status {code}")
     lost = [f"{part} is not drawn (graphviz-pure could not lay it out; another port or "
             "layout may)" for part in layout.lost(laid)]
     return Drawn(svg=svg, error="; ".join(lost + said))
-
-
-_LINE = re.compile(r"\bline (\d+)")
-
-
-def _line_of(message: str) -> int:
-    found = _LINE.search(message)
-    return int(found[1]) if found else 0

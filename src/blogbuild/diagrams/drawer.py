@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -34,6 +35,14 @@ _LIMITED = Path(__file__).with_name("limited.py")
 Answer = tuple[int, str, str]
 #: What `Drawer.draw` answers for a diagram stopped at the time limit.
 STOPPED = "stopped"
+#: Where a renderer's or Mermaid's message names a line of the diagram's text.
+_LINE = re.compile(r"\bline (\d+)")
+
+
+def line_of(message: str) -> int:
+    """The line of the diagram's text `message` names (its first "line N"), 0 when none."""
+    found = _LINE.search(message)
+    return int(found[1]) if found else 0
 
 
 def launch(command: list[str], memory: int, env: dict[str, str],

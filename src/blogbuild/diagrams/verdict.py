@@ -30,7 +30,7 @@ def verdicts(texts: list[str], *, timeout: float) -> dict[str, Verdict]:
         if code == 0:
             found[text] = (ACCEPTS, "", 0)
         elif code == 1 and said != drawer.STOPPED and not said.startswith("MemoryError"):
-            found[text] = (REFUSES, condensed(said), author_line(text, _line_of(said)))
+            found[text] = (REFUSES, condensed(said), author_line(text, drawer.line_of(said)))
     return found
 
 
@@ -50,13 +50,7 @@ def condensed(said: str) -> str:
     return text if len(text) <= _SAID else text[:_SAID - 1].rstrip() + "…"
 
 
-_LINE = re.compile(r"\bline (\d+)")
 _AT = re.compile(r"on line \d+, column (\d+)")
-
-
-def _line_of(said: str) -> int:
-    found = _LINE.search(said)
-    return int(found[1]) if found else 0
 
 
 # Mermaid's preprocessing (mermaid's preprocessDiagram), whose result its parsers number
