@@ -81,7 +81,7 @@ def test_the_built_in_stages_run_in_their_order() -> None:
     names = {step: [stage.name for stage in stages.stages(step)] for step in Step}
     assert names[Step.SOURCES] == ["images"]
     assert names[Step.FRONT] == ["bibliography"] and names[Step.CELLS] == ["notebook-run"]
-    assert names[Step.PARSED] == ["diagrams", "execution"]
+    assert names[Step.PARSED] == ["diagrams", "execution", "charts"]
     assert names[Step.SITE] == ["covers", "cards", "stylesheets"]
     assert names[Step.PAGES] == ["search"]
     assert all(stage.step is step for step in Step for stage in stages.stages(step))

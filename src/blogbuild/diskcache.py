@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 CACHE_ENV = "BLOGBUILD_KATEX_CACHE"
 CACHE_FILE = "katex-formulas.sqlite"
 #: One table per kind of result, each a (key, result) text pair.
-TABLES = ("formulas", "code", "search_pages", "image_probes", "diagrams")
+TABLES = ("formulas", "code", "search_pages", "image_probes", "diagrams", "charts")
 
 #: Seconds to wait for another process's lock: workers of one build take turns quickly,
 #: while a lock held longer (another program, a stuck build) only turns the cache off.

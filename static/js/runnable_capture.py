@@ -18,6 +18,8 @@ Output items (JSON-able dicts), in the order they happened:
   figure's suptitle or first axes title, else "Figure N" (N counts the block's figures).
 - ``{"type": "html", "html": str}``: a final value with ``_repr_html_`` (a pandas
   DataFrame or Styler), markup of the block's own making.
+- ``{"type": "chart", "mime": str, "data": JSON}``: a final value that is a chart the page
+  draws itself: an Altair chart's Vega-Lite spec, a Plotly figure's JSON.
 - ``{"type": "result", "text": str}``: the repr of any other final value (none for None,
   for matplotlib artists, or after a trailing semicolon).
 - ``{"type": "error", "name": str, "text": str}``: the exception that ended the block, its
@@ -41,8 +43,10 @@ import contextlib
 import importlib.abc
 import importlib.machinery
 import io
+import json
 import linecache
 import os
+import re
 import struct
 import sys
 import traceback
@@ -222,6 +226,9 @@ def value_item(value: object, figure_number: int = 1) -> Item | None:
         return figure_item(figure, figure_number)
     if _is_artist_value(value):
         return None
+    chart = _chart_item(value)
+    if chart is not None:
+        return chart
     html: object = _pandas_table(value)
     if html is None:
         html = _rich(value, "_repr_html_")
@@ -238,6 +245,38 @@ def value_item(value: object, figure_number: int = 1) -> Item | None:
     if isinstance(png, bytes) and png.startswith(b"\x89PNG"):
         return png_item(png, _alt(value))
     return {"type": "result", "text": repr(value)}
+
+
+#: The output forms of charts the page draws itself (Altair's, Plotly's): preferred to
+#: their HTML, which loads the chart's library from a CDN.
+_CHART_MIMES = re.compile(r"application/vnd\.(vegalite|vega)\.v\d+\+json|"
+                          r"application/vnd\.plotly\.v1\+json")
+
+
+def _chart_item(value: object) -> Item | None:
+    """A chart's item, ``{"type": "chart", "mime": str, "data": its JSON}``: an Altair
+    chart's Vega-Lite spec (what its ``_repr_mimebundle_`` gives), a Plotly figure's JSON."""
+    module = (type(value).__module__ or "").partition(".")[0]
+    if module == "plotly" and callable(getattr(value, "to_json", None)):
+        try:
+            figure = json.loads(value.to_json())  # type: ignore[attr-defined]
+        except Exception:  # not a figure after all
+            return None
+        return {"type": "chart", "mime": "application/vnd.plotly.v1+json", "data": figure}
+    if module == "altair" and callable(getattr(value, "to_dict", None)):
+        try:  # its spec, whichever renderer Altair has (outside Jupyter: its HTML)
+            spec = json.loads(json.dumps(value.to_dict()))  # type: ignore[attr-defined]
+        except Exception:  # an invalid chart: Altair says why in its repr
+            return None
+        return {"type": "chart", "mime": "application/vnd.vegalite.v5+json", "data": spec}
+    bundle = _rich(value, "_repr_mimebundle_")
+    if isinstance(bundle, tuple) and bundle:
+        bundle = bundle[0]
+    if isinstance(bundle, dict):
+        for mime, data in bundle.items():
+            if isinstance(mime, str) and _CHART_MIMES.fullmatch(mime):
+                return {"type": "chart", "mime": mime, "data": data}
+    return None
 
 
 def _pandas_table(value: object) -> str | None:

@@ -29,6 +29,8 @@ from blogbuild.perprocess import CHILDREN, after_fork_in_child, at_close
 
 _RUNNER = Path(__file__).with_name("runner.py")
 _CHECKER = Path(__file__).with_name("checker.py")
+#: The chart drawer's program (vl-convert: V8 holds its own memory, so no cap).
+_CHARTS = Path(__file__).resolve().parent.parent / "charts" / "runner.py"
 _LIMITED = Path(__file__).with_name("limited.py")
 
 #: What a diagram's drawing gave: exit status, SVG, what the renderer said.
@@ -135,6 +137,7 @@ class Drawer:
 
 _drawer = Drawer(_RUNNER)
 _checker = Drawer(_CHECKER)
+_charts = Drawer(_CHARTS)
 
 
 def draw(batch: list[tuple[str, str, str]], *, timeout: float, memory: int) -> list[Answer]:
@@ -147,17 +150,23 @@ def check(texts: list[str], *, timeout: float) -> list[Answer]:
     return _checker.draw([("parse", text, "") for text in texts], timeout=timeout, memory=0)
 
 
+def charts(batch: list[tuple[str, str, str]], *, timeout: float) -> list[Answer]:
+    """Each chart of `batch` drawn by this process's chart drawer (blogbuild.charts.runner)."""
+    return _charts.draw(batch, timeout=timeout, memory=0)
+
+
 def close() -> None:
-    """End this process's drawer and checker (the command ends; the next diagram starts
-    another)."""
+    """End this process's drawers and checker (the command ends; the next diagram or chart
+    starts another)."""
     _drawer.close()
     _checker.close()
+    _charts.close()
 
 
 def _after_fork_in_child() -> None:
     """A forked child has its parent's handles, not the processes: it makes its own."""
-    global _drawer, _checker
-    _drawer, _checker = Drawer(_RUNNER), Drawer(_CHECKER)
+    global _drawer, _checker, _charts
+    _drawer, _checker, _charts = Drawer(_RUNNER), Drawer(_CHECKER), Drawer(_CHARTS)
 
 
 after_fork_in_child(_after_fork_in_child)

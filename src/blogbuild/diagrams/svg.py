@@ -61,8 +61,11 @@ def _safe_link(url: str) -> bool:
     return not has_scheme(url) or url.lower().startswith(("http:", "https:", "mailto:"))
 
 
-def adapt(svg: str, prefix: str, *, title: str = "", desc: str = "") -> str:
-    """`svg` for a page (see the module's docstring); `prefix` makes its ids unique."""
+def adapt(svg: str, prefix: str, *, title: str = "", desc: str = "",
+          fixed: bool = False) -> str:
+    """`svg` for a page (see the module's docstring); `prefix` makes its ids unique;
+    `fixed`: it keeps the size it was drawn at (a chart, made live at that size), its box
+    scrolls when the column is narrower."""
     try:
         root = ET.fromstring(svg)
     except ET.ParseError as exc:
@@ -91,7 +94,8 @@ def adapt(svg: str, prefix: str, *, title: str = "", desc: str = "") -> str:
         if element.tag == f"{{{SVG}}}style" and element.text:
             element.text = _rename_selectors(element.text, renamed)
     _label(root, prefix, title, desc)
-    _size(root)
+    if not fixed:
+        _size(root)
     return ET.tostring(root, encoding="unicode", short_empty_elements=True)
 
 

@@ -25,6 +25,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.admonitions import admonitions_plugin
     from blogbuild.markdown.attrs import attrs_plugin
     from blogbuild.markdown.callouts import callouts_plugin
+    from blogbuild.markdown.charts import charts_plugin
     from blogbuild.markdown.citations import citations_plugin
     from blogbuild.markdown.comments import comments_plugin
     from blogbuild.markdown.diagrams import diagrams_plugin
@@ -77,6 +78,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(highlight_plugin)
     md.use(figures_plugin)
     md.use(diagrams_plugin)
+    md.use(charts_plugin)
     md.use(toc_plugin)
     md.use(xrefs_plugin)
     md.use(citations_plugin)

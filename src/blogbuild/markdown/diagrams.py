@@ -54,16 +54,21 @@ def diagrams(state: StateCore) -> None:
         kind = _kind(token.info) if token.type == "fence" else None
         if kind is None or not token.content.strip() or token.map is None:
             continue
-        info = token.info
-        ident_match = _ID.search(info)
-        ident = ident_match[1] if ident_match else None
-        # `{#fig-flow title="…"}` or the words themselves: the braces hold no more.
-        _lang, attrs, _lines = parse_info(_ID.sub("", info).replace("{", " ").replace("}", " "))
-        bad = ident is not None and split_id(f"{{#{ident}}}") is None
         token.type, token.tag, token.nesting = "diagram", "div", 0
-        token.meta = {"kind": kind, "id": None if bad else ident, "bad_id": ident if bad else None,
-                      "title": " ".join(attrs.get("title", "").split())}
+        token.meta = {"kind": kind, **fence_meta(token.info)}
         found.append(token)
+
+
+def fence_meta(info: str) -> dict[str, Any]:
+    """The id and title a drawn fence's info string gives (`{#fig-flow title="…"}`, or the
+    words themselves): {"id", "bad_id" (an id that cannot be one, for a warning), "title"}."""
+    ident_match = _ID.search(info)
+    ident = ident_match[1] if ident_match else None
+    # The braces hold no more than the id and the attributes.
+    _lang, attrs, _lines = parse_info(_ID.sub("", info).replace("{", " ").replace("}", " "))
+    bad = ident is not None and split_id(f"{{#{ident}}}") is None
+    return {"id": None if bad else ident, "bad_id": ident if bad else None,
+            "title": " ".join(attrs.get("title", "").split())}
 
 
 def _render(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,

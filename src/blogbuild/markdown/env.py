@@ -25,6 +25,10 @@ Keys of env (all optional; ``render_markdown`` fills them):
   xref_labels: dict[str, tuple[str, str]]  this page's labelled ids -> (kind, label)
   bibliography: Library|None  the entries citations find (blogbuild.bib.library)
   citation_style: str  the CSL style: "author-year", "numeric" or a .csl path
+  source_path, site_root: Path  the document's file and the site's folder (a chart's data
+                       files are read beside the document by the chart stage)
+  inputs: dict[str, str]  files other than the source a stage read: path from the site
+                       folder -> sha256 (blogbuild.content.records.Rendered.inputs)
 """
 
 from __future__ import annotations

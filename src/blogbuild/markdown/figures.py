@@ -59,6 +59,11 @@ def _take_id(state: StateCore, opening: Token, inline: Token) -> None:
         opening.attrSet("id", ident)
 
 
+#: Tokens of figures drawn at build time (blogbuild.markdown.diagrams, .charts): numbered
+#: when their fence names them (an id or a title).
+DRAWN = ("diagram", "chart")
+
+
 def figures(state: StateCore) -> None:
     tokens = state.tokens
     count = int(state.env.get("figure_count", 0))
@@ -70,7 +75,7 @@ def figures(state: StateCore) -> None:
             if tokens[i].attrGet("id") is None:
                 tokens[i].attrSet("id", f"figure-{count}")
             continue
-        if tokens[i].type == "diagram":  # blogbuild.markdown.diagrams: a figure when named
+        if tokens[i].type in DRAWN:  # diagrams and charts: a figure when named
             meta = tokens[i].meta
             if meta.get("id") or meta.get("title"):
                 count += 1

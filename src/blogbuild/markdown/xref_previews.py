@@ -29,6 +29,7 @@ from markdown_it.token import Token
 
 from blogbuild.markdown.diagrams import preview_html
 from blogbuild.markdown.env import Env, html_renderer, need
+from blogbuild.markdown.figures import DRAWN
 
 __all__ = ["SNIPPET_CAP", "Snippet", "preview_id", "snippet_digest", "snippets", "templates"]
 
@@ -61,7 +62,7 @@ def _ranges(tokens: list[Token], labels: dict[str, Any]) -> Iterator[tuple[str, 
                     and tokens[end + 1].type == "paragraph_open":
                 end = _close_of(tokens, end + 1)  # the section's first paragraph too
             yield str(ident), tokens[index:end + 1]
-        if token.type == "diagram" and ident in labels:
+        if token.type in DRAWN and ident in labels:
             yield str(ident), [token]
         blocks = [token] if token.type == "math_block" else token.children or [] \
             if token.type == "inline" else []
@@ -120,7 +121,7 @@ def snippets(md: MarkdownIt, tokens: list[Token], env: Env,
     env["snippet_base"] = page_url
     try:
         for ident, part in _ranges(tokens, labels):
-            html = preview_html(part[0]) if part[0].type == "diagram" else \
+            html = preview_html(part[0]) if part[0].type in DRAWN else \
                 _render(md, part, env, page_url)
             if len(html) > SNIPPET_CAP and part[0].type == "figure_open":
                 html = _render(md, [part[0], part[-1]], env, page_url)  # the caption alone

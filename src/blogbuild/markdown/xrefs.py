@@ -33,6 +33,7 @@ from markdown_it.token import Token
 
 from blogbuild.content.linkmap import LOST
 from blogbuild.markdown.env import Env, need, report, token_line
+from blogbuild.markdown.figures import DRAWN
 from blogbuild.markdown.links import content_rel
 from blogbuild.markdown.previews import PREVIEWS
 from blogbuild.markdown.xref_previews import preview_id
@@ -98,7 +99,7 @@ def _block_target(tokens: list[Token], index: int) -> _Target | None:
             pieces = _label_pieces(_inline_after(tokens, index, "callout_title_open"))
             pieces = pieces or [_text(str(meta.get("label") or meta.get("name") or ""))]
         return _Target(str(meta.get("name") or "callout"), pieces, _plain(pieces), token)
-    if token.type == "figure_open" or (token.type == "diagram" and meta.get("number")):
+    if token.type == "figure_open" or (token.type in DRAWN and meta.get("number")):
         pieces = [_text(f"Figure {meta['number']}")]
         return _Target("figure", pieces, _plain(pieces), token)
     if token.type == "heading_open":

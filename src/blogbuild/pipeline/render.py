@@ -186,7 +186,8 @@ def _record(tokens: list[Token], env: dict[str, Any],
                        for ident, html, needs in made.previews),
         snippets=tuple((ident, html) for ident, html, _ in made.previews),
         xrefs=tuple(sorted(env["xrefs"].items())),
-        inputs=env["bibliography"].files if env["bibliography"] is not None else (),
+        inputs=(env["bibliography"].files if env["bibliography"] is not None else ())
+        + tuple(sorted(env.get("inputs", {}).items())),  # a chart's data files
         execution=execution,
         images=tuple(sorted(env["images"].items())),
         files=tuple(sorted(env.get("files", {}).items())),
@@ -297,7 +298,7 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None, digest: s
         runnable=config.runnable,
         cover=bool(meta.image),
         images=options_of(config),
-        extra_env=document.env,
+        extra_env={**document.env, "source_path": job.path, "site_root": config.root},
         folders=folders,
     )
     rendered, diagnostics = document.finish(

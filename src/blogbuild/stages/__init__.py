@@ -89,6 +89,7 @@ _BUILT_IN: list[tuple[str, Step, str]] = [
     ("notebook-run", Step.CELLS, "blogbuild.stages.notebook_run"),
     ("diagrams", Step.PARSED, "blogbuild.stages.diagrams"),
     ("execution", Step.PARSED, "blogbuild.stages.execution"),
+    ("charts", Step.PARSED, "blogbuild.stages.charts"),  # after execution: its charts too
     ("covers", Step.SITE, "blogbuild.stages.covers"),
     ("cards", Step.SITE, "blogbuild.stages.cards"),
     ("stylesheets", Step.SITE, "blogbuild.stages.stylesheets"),

@@ -137,7 +137,8 @@ def _code_cell(block: StateBlock, part: Part, page: NotebookPage) -> None:
         block.push("nb_outputs_open", "div", 1)
         # Outputs are compared by identity: two outputs may hold the same picture.
         figures = {id(o): i for i, o in enumerate(o for o in visible
-                                                  if o.choice.mime in _FIGURES)}
+                                                  if o.choice.mime in _FIGURES
+                                                  or o.choice.chart is not None)}
         for found in visible:
             _output_tokens(block, part, found, page, figures.get(id(found)), len(figures))
         block.push("nb_outputs_close", "div", -1)
@@ -187,6 +188,9 @@ def _output_tokens(block: StateBlock, part: Part, found: OutputPart, page: Noteb
     token = block.push("nb_output", "div", 0)
     token.map = [part.start, part.end]
     token.meta = prepare(block.env, part, found, page, figure, bare=frame is not None)
+    if "chart" in token.meta:  # drawn by the chart stage (blogbuild.stages.charts)
+        token.type, token.tag, token.meta = "chart", "figure", token.meta["chart"]
+        block.env.setdefault("charts", []).append(token)
     if frame is not None:
         closer = block.push("figure_close", "figure", -1)
         closer.meta = frame.meta

@@ -73,6 +73,13 @@ class Choice:
     note: str = ""
     #: The output's text was cut (a warning says so, once per output).
     cut: bool = False
+    #: A chart the page draws (mime CHART): (kind, what the chart stage reads: a Vega
+    #: spec, a Plotly figure's or Bokeh document's output data).
+    chart: tuple[str, Any] | None = None
+
+
+#: The `mime` of a Choice that is a chart (blogbuild.stages.charts draws it).
+CHART = "chart"
 
 
 def interactive_kind(data: Mapping[str, Any]) -> str | None:
@@ -86,8 +93,13 @@ def interactive_kind(data: Mapping[str, Any]) -> str | None:
 
 
 def choose(output: Output, scripts: bool) -> Choice:
-    """The form of a display_data or execute_result output that the page shows."""
+    """The form of a display_data or execute_result output that the page shows: a chart
+    the build draws whatever the site's `scripts` (its data, never its script), else as
+    the module's docstring says."""
     data = output.data
+    chart = chart_of(data)
+    if chart is not None:
+        return Choice(CHART, chart=chart)
     interactive = interactive_kind(data)
     html = data.get("text/html")
     if isinstance(html, str) and html.strip():
@@ -117,6 +129,25 @@ def choose(output: Output, scripts: bool) -> Choice:
         return Choice("", f"An output in a form this page cannot show ({', '.join(other)}) "
                           "was left out.")
     return Choice("")
+
+
+def chart_of(data: Mapping[str, Any]) -> tuple[str, Any] | None:
+    """(kind, value) of a chart in an output: a Vega or Vega-Lite spec (its MIME type, or
+    the classic HTML that draws it with vega-embed), a Plotly figure, a Bokeh document."""
+    for mime, value in data.items():
+        if _VEGA.fullmatch(mime):
+            if isinstance(value, str):
+                try:
+                    value = json.loads(value)
+                except (ValueError, RecursionError):
+                    continue
+            return ("vega-lite" if "vegalite" in mime else "vega"), value
+    html = data.get("text/html")
+    if isinstance(html, str) and ("vegaEmbed" in html or "vega-embed" in html):
+        from blogbuild.charts.classic import vega_in_html
+
+        return vega_in_html(html[:HTML_LIMIT])
+    return None
 
 
 def _usable(data: Mapping[str, Any], mime: str) -> bool:

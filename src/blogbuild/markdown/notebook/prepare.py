@@ -36,6 +36,11 @@ def prepare(env: Env, part: Part, found: OutputPart, page: NotebookPage,
         html, cut = shown.error_html(output)
     elif choice.mime == "":
         return {"html": note}
+    elif choice.mime == shown.CHART and choice.chart is not None:
+        kind, value = choice.chart
+        alt = (options.alt(figure or 0) if (options := part.options) else "") or ""
+        return {"chart": {"kind": kind, "value": value, "alt": alt,
+                          "outputs_line": part.outputs_line + 1, "bare": bare}}
     elif choice.mime == "text/html":
         html, cut, removed = shown.html_output(str(output.data["text/html"]), page.scripts)
         removed = tuple(r for r in removed if r != "a style sheet")  # only looks: no word

@@ -69,6 +69,12 @@ def _item(item: Mapping[str, Any]) -> str:
         return f'<div class="runnable-html">\n{_text(item, "html")}\n</div>\n'
     if kind == "image":
         return _image(item)
+    if kind == "chart" and item.get("token") is not None:  # made ready by the chart stage
+        from blogbuild.charts.markup import chart_html
+
+        token = item["token"]
+        return chart_html(token.meta, feed=False) if token.type == "chart" else \
+            str(token.meta.get("html", ""))
     return ""
 
 

@@ -85,7 +85,7 @@ def run_blocks(found: list[Found], page: Page) -> Execution:
     failed_at = 0
     for item, run in zip(found, ran.runs, strict=True):
         if run.status in ("ok", "error"):
-            item.close.meta["outputs"] = [_as_files(i, env) for i in run.items]
+            item.close.meta["outputs"] = [_as_files(i, env, item.line) for i in run.items]
         if run.fails(item.block) and not failed_at:
             failed_at = item.line
         _diagnose(env, item, run, failed_at, runnable.timeout)
@@ -95,8 +95,11 @@ def run_blocks(found: list[Found], page: Page) -> Execution:
     return Execution(sum(r.status != "skipped" for r in ran.runs), 0, ran.seconds)
 
 
-def _as_files(item: dict[str, Any], env: Env) -> dict[str, Any]:
-    """`item`, with the copies of the PNG it holds when it is one (see images.outputs)."""
+def _as_files(item: dict[str, Any], env: Env, line: int) -> dict[str, Any]:
+    """`item`, with the copies of the PNG it holds when it is one (see images.outputs), or
+    the token of the chart it is, for the chart stage to draw (blogbuild.stages.charts)."""
+    if item.get("type") == "chart":
+        return _chart(item, env, line)
     if item.get("type") != "image" or item.get("mime") != "image/png":
         return item
     try:
@@ -126,3 +129,19 @@ def _diagnose(env: Env, item: Found, run: BlockRun, failed_at: int, timeout: int
     elif run.status == "skipped":
         report(env, item.line, f"this Python block was not run: the block at line "
                f"{failed_at} failed first, and the blocks of a page run in order")
+
+
+def _chart(item: dict[str, Any], env: Env, line: int) -> dict[str, Any]:
+    """A chart item of a block at `line` with the chart token the chart stage makes ready
+    (the charts stage runs after this one)."""
+    from markdown_it.token import Token
+
+    from blogbuild.markdown.notebook.outputs import chart_of
+
+    found = chart_of({str(item.get("mime", "")): item.get("data")})
+    if found is None:
+        return {"type": "result", "text": "A chart whose data could not be read"}
+    token = Token("chart", "figure", 0)
+    token.meta = {"kind": found[0], "value": found[1], "outputs_line": line}
+    env.setdefault("charts", []).append(token)
+    return {**item, "token": token}

@@ -142,6 +142,8 @@ def _output(item: dict[str, Any]) -> Output:
                       metadata={mime: size} if size else {})
     if kind == "html":
         return Output("execute_result", data={"text/html": str(item.get("html", ""))})
+    if kind == "chart":  # drawn by the chart stage, as a stored chart output is
+        return Output("execute_result", data={str(item.get("mime", "")): item.get("data")})
     return Output("execute_result", data={"text/plain": str(item.get("text", ""))})
 
 
