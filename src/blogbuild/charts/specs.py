@@ -236,10 +236,20 @@ def _text(value: Any) -> str:
 
 
 def with_config(spec: dict[str, Any], theme: dict[str, Any]) -> dict[str, Any]:
-    """`spec` drawn in `theme`: the theme's configuration under the spec's own (what the
-    author configured wins)."""
+    """`spec` as the build draws it in `theme`: the theme's configuration under the spec's
+    own (what the author configured wins), without its links (`href` channels and
+    properties: the renderer cannot draw them without a browser; the live chart has them)."""
     own = spec.get("config")
-    return {**spec, "config": merged(theme, own if isinstance(own, dict) else {})}
+    return {**_unlinked(spec), "config": merged(theme, own if isinstance(own, dict) else {})}
+
+
+def _unlinked(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: v if k == "values" else _unlinked(v)  # inline rows: the data as it is
+                for k, v in value.items() if k != "href"}
+    if isinstance(value, list):
+        return [_unlinked(v) for v in value]
+    return value
 
 
 def merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

@@ -151,8 +151,13 @@ def check(texts: list[str], *, timeout: float) -> list[Answer]:
 
 
 def charts(batch: list[tuple[str, str, str]], *, timeout: float) -> list[Answer]:
-    """Each chart of `batch` drawn by this process's chart drawer (blogbuild.charts.runner)."""
-    return _charts.draw(batch, timeout=timeout, memory=0)
+    """Each chart of `batch` drawn by this process's chart drawer (blogbuild.charts.runner).
+    After a chart it could not draw, the drawer is ended (the next chart starts another):
+    vl-convert's V8 may fail every later chart the same way once one has failed."""
+    answers = _charts.draw(batch, timeout=timeout, memory=0)
+    if any(code != 0 for code, _, _ in answers):
+        _charts.close()
+    return answers
 
 
 def close() -> None:
