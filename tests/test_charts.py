@@ -310,3 +310,45 @@ def test_charts_are_cached_by_spec(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     build(config, output=tmp_path / "_site")
     assert drawn[-1] == 2  # light and dark, drawn anew
     assert diskcache.TABLES.count("charts") == 1
+
+
+def test_plotly_and_bokeh_outputs_carry_their_data_and_a_stand_in(tmp_path: Path) -> None:
+    go = pytest.importorskip("plotly.graph_objects")  # in the test extras
+    bokeh_plotting = pytest.importorskip("bokeh.plotting")
+    from bokeh.embed import components
+
+    scatter = go.Figure(go.Scatter(x=[1, 2, 3], y=[4, 1, 2], name="runs"),
+                        layout={"title": {"text": "Loss"}, "xaxis": {"title": {"text": "Epoch"}}})
+    heat = go.Figure(go.Heatmap(z=[[1, 2], [3, 4]]))
+    plot = bokeh_plotting.figure(title="Bokeh lines", width=400, height=300)
+    plot.line([1, 2, 3], [3, 1, 2])
+    script, div = components(plot)
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "language": "python",
+                                 "display_name": "Python 3"}
+    nb.cells = [nbformat.v4.new_code_cell("fig", outputs=[nbformat.v4.new_output(
+                    "display_data", data={"application/vnd.plotly.v1+json":
+                                          json.loads(scatter.to_json())})]),
+                nbformat.v4.new_code_cell("heat", outputs=[nbformat.v4.new_output(
+                    "display_data", data={"text/html": heat.to_html(include_plotlyjs="cdn",
+                                                                    full_html=False)})]),
+                nbformat.v4.new_code_cell("show(plot)", outputs=[nbformat.v4.new_output(
+                    "display_data", data={"text/html": div + script})])]
+    config = _site(tmp_path, {"posts/2026-01-01-nb.ipynb": nbformat.writes(nb)})
+    out = tmp_path / "_site"
+    report = build(config, output=out)
+    assert [d.message for d in report.diagnostics] == []
+    page = (out / "posts/nb/index.html").read_text()
+    figures = _figures(page)
+    boxes = [next(e for e in f.iter() if e.get("class") == "chart-box") for f in figures]
+    assert [(b.get("data-chart"), b.get("data-bundle")) for b in boxes] == [
+        ("plotly", "basic"), ("plotly", "cartesian"), ("bokeh", None)]
+    first = _data(figures[0])
+    assert first["data"][0]["name"] == "runs" and first["dark"]["template"]
+    words = next(e for e in figures[0].iter() if e.get("class") == "chart-words")
+    assert words.text == "Loss. Shows Epoch."
+    table = next(figures[0].iter(f"{H}table"))  # the data, readable before the library
+    assert "runs" in "".join(table.itertext()) or "4" in "".join(table.itertext())
+    assert _data(figures[2])["kind"] == "bokeh"
+    assert "cdn.plot.ly" not in page and "cdn.bokeh.org" not in page
+    assert '<script src="https://' not in page

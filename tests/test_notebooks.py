@@ -265,7 +265,12 @@ def test_scripts_in_outputs_never_run_unless_the_site_allows_them(tmp_path: Path
     assert not any(k.startswith("on") for _, attrs, _ in page.elements for k in attrs)
     assert "javascript:" not in body
     assert "bold" in body and "a link" in body
-    assert page.by_class("nb-figure")  # the plot's PNG instead of its script
+    # The plot is drawn by the page's own Plotly (data, never its script), its stored PNG
+    # shown until then.
+    [box] = [attrs for _, attrs, _ in page.by_class("chart-box")]
+    assert box["data-chart"] == "plotly"
+    assert any(src.endswith(".png") for _, attrs, _ in page.elements
+               for src in [attrs.get("src", "")])
     notes = [text for _, _, text in page.by_class("nb-note")]
     assert any("Jupyter widget" in note for note in notes)
     assert "IntSlider" not in body
@@ -275,7 +280,10 @@ def test_scripts_in_outputs_never_run_unless_the_site_allows_them(tmp_path: Path
                         extra="notebooks:\n  scripts: true\n")
     build(allowed / "site.yaml")
     html, _ = page_of(allowed, "/posts/scripts/")
-    assert 'Plotly.newPlot("plot")' in html and "<script>alert(2)</script>" in html
+    assert "<script>alert(2)</script>" in html  # the author allowed outputs' scripts
+    # A chart is drawn by the page's self-hosted library even then: no CDN, no script of
+    # the notebook's.
+    assert 'Plotly.newPlot("plot")' not in html and 'data-chart="plotly"' in html
 
 
 def test_bad_notebooks_are_reported_at_their_line(tmp_path: Path) -> None:

@@ -7,49 +7,23 @@ text is read for the JSON object that is the spec.
 from __future__ import annotations
 
 import json
-from html.parser import HTMLParser
 from typing import Any
+
+from blogbuild.charts.embedded import scripts_of
 
 #: Places in a script's text where a JSON object is tried as the spec, at most.
 _TRIES = 200
-
-
-class _Scripts(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.scripts: list[str] = []
-        self._inside = False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "script":
-            self._inside = True
-            self.scripts.append("")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "script":
-            self._inside = False
-
-    def handle_data(self, data: str) -> None:
-        if self._inside:
-            self.scripts[-1] += data
-
-
-def scripts_of(html: str) -> list[str]:
-    """The text of every <script> of `html`."""
-    parser = _Scripts()
-    try:
-        parser.feed(html)
-        parser.close()
-    except (AssertionError, ValueError):  # markup the parser gives up on
-        pass
-    return parser.scripts
 
 
 def vega_in_html(html: str) -> tuple[str, dict[str, Any]] | None:
     """(kind, spec) of the chart a classic vega-embed output draws, or None when its
     scripts hold none: the first JSON object in a script that calls vega-embed and that is
     a Vega or Vega-Lite spec (its `$schema` says which; `"mode": "vega"` too)."""
-    for script in scripts_of(html):
+    try:
+        scripts = [script.text for script in scripts_of(html)[0]]
+    except (AssertionError, ValueError):  # markup the parser gives up on
+        return None
+    for script in scripts:
         if "vegaEmbed" not in script and "vega-embed" not in script:
             continue
         found = _spec_in(script)

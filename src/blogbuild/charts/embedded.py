@@ -53,6 +53,17 @@ def script_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+def merged(base: Any, over: Any) -> Any:
+    """`over` merged into `base`, object by object (anything else in `over` replaces what
+    `base` has: a list a list)."""
+    if not isinstance(base, dict) or not isinstance(over, dict):
+        return over
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = merged(out[key], value) if key in out else value
+    return out
+
+
 def compact_size(value: Any) -> int:
     """Characters of `value`'s JSON as a page carries it."""
     return len(json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False))

@@ -17,16 +17,9 @@ A feed gets the light drawing alone. The words are the drawing's accessible desc
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from markdown_it.common.utils import escapeHtml
-
-
-def script_json(value: Any) -> str:
-    """`value` as JSON inside a <script> element: no `<`, `>` or `&` that could end it."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def chart_html(meta: dict[str, Any], *, feed: bool) -> str:
@@ -37,11 +30,12 @@ def chart_html(meta: dict[str, Any], *, feed: bool) -> str:
     family = "vega" if kind in ("vega", "vega-lite") else kind
     words_id = f'{meta["prefix"]}-words'
     label = escapeHtml(str(meta.get("label") or "Chart"))
+    bundle = f' data-bundle="{escapeHtml(str(meta["bundle"]))}"' if meta.get("bundle") else ""
     if feed:
         inner = str(meta.get("feed_body", meta["body"]))
     else:
         inner = (f'<div class="chart-scroll" tabindex="0" role="group" aria-label="{label}">'
-                 f'<div class="chart-box" data-chart="{escapeHtml(kind)}" '
+                 f'<div class="chart-box" data-chart="{escapeHtml(kind)}"{bundle} '
                  f'data-width="{int(meta.get("width", 0))}" '
                  f'data-height="{int(meta.get("height", 0))}">{meta["body"]}</div></div>\n')
     words = str(meta.get("words") or "")

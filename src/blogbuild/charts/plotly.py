@@ -33,6 +33,7 @@ from blogbuild.charts.embedded import (
     decode_at,
     finite,
     loads,
+    merged,
     script_json,
     scripts_of,
     skip_to,
@@ -330,23 +331,13 @@ def layout_themes() -> tuple[dict[str, Any], dict[str, Any]]:
     return _theme(_LIGHT, dark=False), _theme(_DARK, dark=True)
 
 
-def _merged(base: Any, over: Any) -> Any:
-    """`over` merged into `base`, object by object (a list replaces a list)."""
-    if not isinstance(base, dict) or not isinstance(over, dict):
-        return over
-    out = dict(base)
-    for key, value in over.items():
-        out[key] = _merged(out.get(key), value) if key in out else value
-    return out
-
-
 def data_json(figure: Figure, light: dict[str, Any], dark: dict[str, Any]) -> str:
     """The JSON a page carries for `figure`, escaped for a <script> element:
     `{"kind": "plotly", "data", "layout", "config", "light", "dark"}` and `frames` when the
     figure is animated. `light` and `dark` (layout_themes()) are each merged over the
     figure's own value of every key they set, so the page applies one with
     `{...layout, ...light}`; the layout leaves out what both replace."""
-    themes = {name: {key: _merged(figure.layout.get(key), value)
+    themes = {name: {key: merged(figure.layout.get(key), value)
                      for key, value in over.items()}
               for name, over in (("light", light), ("dark", dark))}
     replaced = set(light) & set(dark)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from blogbuild.charts.embedded import merged
 from blogbuild.urls import has_scheme
 
 #: Characters of a spec's JSON, its inline data included, that a page carries at most
@@ -250,12 +251,3 @@ def _unlinked(value: Any) -> Any:
     if isinstance(value, list):
         return [_unlinked(v) for v in value]
     return value
-
-
-def merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    """`over` merged into `base`, object by object."""
-    out = dict(base)
-    for key, value in over.items():
-        out[key] = merged(out[key], value) if isinstance(value, dict) and \
-            isinstance(out.get(key), dict) else value
-    return out

@@ -57,6 +57,11 @@ def _render(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
         return render_codeblock(str(meta.get("source", "")), "json")
     from blogbuild.charts.markup import chart_html
 
+    if meta.get("stand_in") is not None:  # the picture a notebook stored beside the chart
+        from blogbuild.markdown.notebook import output_html
+
+        picture = output_html(meta["stand_in"], env)
+        meta = {**meta, "body": picture, "feed_body": picture}
     return chart_html(meta, feed=bool(env.get("feed")))
 
 

@@ -272,7 +272,12 @@ def _cell_open(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDic
 
 def _output(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
             env: Env) -> str:
-    meta = tokens[idx].meta
+    return output_html(tokens[idx].meta, env)
+
+
+def output_html(meta: dict[str, Any], env: Env) -> str:
+    """The HTML of an output's meta (blogbuild.markdown.notebook.prepare): its HTML, or its
+    picture (a chart's stored stand-in too: blogbuild.markdown.charts)."""
     if "html" in meta:
         return str(meta["html"])
     alt = escapeHtml(str(meta["alt"]))

@@ -97,7 +97,9 @@ def choose(output: Output, scripts: bool) -> Choice:
     the build draws whatever the site's `scripts` (its data, never its script), else as
     the module's docstring says."""
     data = output.data
-    chart = chart_of(data)
+    if "application/vnd.bokehjs_load.v0+json" in data:
+        return Choice("")  # BokehJS's loader: the page has its own, nothing to show
+    chart = chart_of(data, output.metadata, scripts=scripts)
     if chart is not None:
         return Choice(CHART, chart=chart)
     interactive = interactive_kind(data)
@@ -131,9 +133,12 @@ def choose(output: Output, scripts: bool) -> Choice:
     return Choice("")
 
 
-def chart_of(data: Mapping[str, Any]) -> tuple[str, Any] | None:
+def chart_of(data: Mapping[str, Any], metadata: Mapping[str, Any] | None = None, *,
+             scripts: bool = False) -> tuple[str, Any] | None:
     """(kind, value) of a chart in an output: a Vega or Vega-Lite spec (its MIME type, or
-    the classic HTML that draws it with vega-embed), a Plotly figure, a Bokeh document."""
+    the classic HTML that draws it with vega-embed), a Plotly figure or a Bokeh document
+    (blogbuild.charts.plotly, .bokeh: the figure, or the Problem that keeps it off the
+    page); None when the output holds no chart."""
     for mime, value in data.items():
         if _VEGA.fullmatch(mime):
             if isinstance(value, str):
@@ -142,11 +147,35 @@ def chart_of(data: Mapping[str, Any]) -> tuple[str, Any] | None:
                 except (ValueError, RecursionError):
                     continue
             return ("vega-lite" if "vegalite" in mime else "vega"), value
+    if "application/vnd.plotly.v1+json" in data:
+        from blogbuild.charts.plotly import figure_from_bundle
+
+        return "plotly", figure_from_bundle(data)
+    if "application/vnd.bokehjs_exec.v0+json" in data:
+        from blogbuild.charts.bokeh import document_from_bundle
+
+        found = document_from_bundle(data, metadata or {}, scripts=scripts)
+        return ("bokeh", found) if found is not None else None
     html = data.get("text/html")
-    if isinstance(html, str) and ("vegaEmbed" in html or "vega-embed" in html):
+    return _chart_in_html(html[:HTML_LIMIT], scripts) if isinstance(html, str) else None
+
+
+def _chart_in_html(html: str, scripts: bool) -> tuple[str, Any] | None:
+    """A chart in the HTML a library wrote for a page (its scripts read, never run)."""
+    if "vegaEmbed" in html or "vega-embed" in html:
         from blogbuild.charts.classic import vega_in_html
 
-        return vega_in_html(html[:HTML_LIMIT])
+        return vega_in_html(html)
+    if "Plotly." in html:
+        from blogbuild.charts.plotly import figure_from_html
+
+        figure = figure_from_html(html)
+        return ("plotly", figure) if figure is not None else None
+    if "docs_json" in html:
+        from blogbuild.charts.bokeh import document_from_html
+
+        document = document_from_html(html, scripts=scripts)
+        return ("bokeh", document) if document is not None else None
     return None
 
 

@@ -37,10 +37,7 @@ def prepare(env: Env, part: Part, found: OutputPart, page: NotebookPage,
     elif choice.mime == "":
         return {"html": note}
     elif choice.mime == shown.CHART and choice.chart is not None:
-        kind, value = choice.chart
-        alt = (options.alt(figure or 0) if (options := part.options) else "") or ""
-        return {"chart": {"kind": kind, "value": value, "alt": alt,
-                          "outputs_line": part.outputs_line + 1, "bare": bare}}
+        return {"chart": _chart(env, part, found, figure, bare=bare)}
     elif choice.mime == "text/html":
         html, cut, removed = shown.html_output(str(output.data["text/html"]), page.scripts)
         removed = tuple(r for r in removed if r != "a style sheet")  # only looks: no word
@@ -74,6 +71,28 @@ def prepare(env: Env, part: Part, found: OutputPart, page: NotebookPage,
         warn(env, part, "an output is longer than the page shows; "
               "it is cut, with a note (clear or shorten the output in the notebook)")
     return {"html": html + note}
+
+
+def _chart(env: Env, part: Part, found: OutputPart, figure: int | None, *,
+           bare: bool) -> dict[str, Any]:
+    """A chart's meta for the chart stage: its kind and value, and, for a library the
+    build cannot draw with (Plotly, Bokeh), the picture the notebook stored beside it,
+    which the page shows until the library draws the chart."""
+    import blogbuild.markdown.notebook.outputs as shown
+    from blogbuild.markdown.notebook.document import OutputPart
+
+    assert found.choice.chart is not None
+    kind, value = found.choice.chart
+    alt = (options.alt(figure or 0) if (options := part.options) else "") or ""
+    meta: dict[str, Any] = {"kind": kind, "value": value, "alt": alt,
+                            "outputs_line": part.outputs_line + 1, "bare": bare}
+    stored = next((m for m in shown.PICTURES if shown.picture_bytes(found.output.data, m)),
+                  None)
+    if kind in ("plotly", "bokeh") and stored is not None:
+        picture = _picture(env, part, OutputPart(found.output, shown.Choice(stored)), figure)
+        if "html" not in picture:  # a picture that could be read
+            meta["stand_in"] = {**picture, "bare": True}
+    return meta
 
 
 def _svg(env: Env, part: Part, output: Any, *, bare: bool = False) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from markdown_it.token import Token
 
 from blogbuild.charts import markup
+from blogbuild.charts.embedded import script_json
 from blogbuild.charts.specs import Spec, SpecError, kind_of, parse, prepared, with_config
 from blogbuild.charts.themes import THEMES
 from blogbuild.markdown.env import Env, need, report, source_line
@@ -26,20 +27,26 @@ _NAMES = {"vega-lite": "Vega-Lite chart", "vega": "Vega chart", "plotly": "Plotl
 
 def draw_all(env: Env, tokens: list[Token]) -> int:
     """Make the charts `tokens` (in page order) ready to render; how many are shown."""
-    ready: list[tuple[Token, Spec]] = []
+    ready: list[tuple[int, Token, Spec]] = []
     shown = 0
-    for token in tokens:
+    for number, token in enumerate(tokens, start=1):
         try:
-            ready.append((token, _spec(env, token)))
+            if token.meta["kind"] in ("vega", "vega-lite"):
+                ready.append((number, token, _spec(env, token)))
+                continue
+            from blogbuild.stages.charts.others import made
+
+            made(env, token, number, _line(env, token))
+            shown += 1
         except SpecError as exc:
             _problem(env, token, str(exc), exc.line)
     if ready:
         from blogbuild.charts.vega import draw_many
 
         jobs = [(spec.kind, json.dumps(with_config(spec.spec, look), ensure_ascii=False))
-                for _, spec in ready for _, look in THEMES]
+                for _, _, spec in ready for _, look in THEMES]
         drawn = iter(draw_many(jobs))
-        for number, (token, spec) in enumerate(ready, start=shown + 1):
+        for number, token, spec in ready:
             pair = [next(drawn) for _ in THEMES]
             failed = next((d for d in pair if not d.svg), None)
             if failed is not None:
@@ -109,7 +116,7 @@ def _shown(env: Env, token: Token, spec: Spec, svgs: list[str], number: int) -> 
         body=f'<div class="chart-light only-light">{light}</div>'
              f'<div class="chart-dark only-dark">{dark}</div>',
         feed_body=light,
-        data=markup.script_json({"kind": spec.kind, "spec": spec.spec,
+        data=script_json({"kind": spec.kind, "spec": spec.spec,
                                  **{name: look for name, look in THEMES}}))
     _bad_id(env, token)
     need(env, "chart")
