@@ -97,8 +97,8 @@ def choose(output: Output, scripts: bool) -> Choice:
     the build draws whatever the site's `scripts` (its data, never its script), else as
     the module's docstring says."""
     data = output.data
-    if "application/vnd.bokehjs_load.v0+json" in data:
-        return Choice("")  # BokehJS's loader: the page has its own, nothing to show
+    if "application/vnd.bokehjs_load.v0+json" in data or _plotly_loader(data):
+        return Choice("")  # a library's loader: the page has its own, nothing to show
     chart = chart_of(data, output.metadata, scripts=scripts)
     if chart is not None:
         return Choice(CHART, chart=chart)
@@ -131,6 +131,14 @@ def choose(output: Output, scripts: bool) -> Choice:
         return Choice("", f"An output in a form this page cannot show ({', '.join(other)}) "
                           "was left out.")
     return Choice("")
+
+
+def _plotly_loader(data: Mapping[str, Any]) -> bool:
+    """Whether the output is plotly.py's notebook loader: plotly.js itself in a <script>
+    (some 4.8 MB), which its notebook renderer writes before the first figure."""
+    html = data.get("text/html")
+    return isinstance(html, str) and "window.PlotlyConfig" in html[:1000] \
+        and "Plotly.newPlot" not in html[-100_000:]
 
 
 def chart_of(data: Mapping[str, Any], metadata: Mapping[str, Any] | None = None, *,
