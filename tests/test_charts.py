@@ -352,3 +352,17 @@ def test_plotly_and_bokeh_outputs_carry_their_data_and_a_stand_in(tmp_path: Path
     assert _data(figures[2])["kind"] == "bokeh"
     assert "cdn.plot.ly" not in page and "cdn.bokeh.org" not in page
     assert '<script src="https://' not in page
+
+
+def test_search_finds_a_charts_title_description_and_axes(tmp_path: Path) -> None:
+    import gzip
+
+    config = _site(tmp_path, {"posts/a.md": _post("Words.\n\n" + _fence(BARS))})
+    (tmp_path / "site.yaml").write_text(config.read_text().replace("search: false",
+                                                                   "search: true"))
+    out = tmp_path / "_site"
+    build(config, output=out)
+    fragments = [gzip.decompress(p.read_bytes()).decode("utf-8", "replace")
+                 for p in (out / "pagefind" / "fragment").iterdir()]
+    [text] = [f for f in fragments if "/blog/posts/a/" in f]
+    assert "Monthly sales in 2025. Shows Month, Sales." in text
