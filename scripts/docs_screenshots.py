@@ -149,6 +149,10 @@ def _diagrams(page: Page, out: Path) -> None:
     _shot(page, out, "diagrams", "#fig-build")
 
 
+def _charts(page: Page, out: Path) -> None:
+    _shot(page, out, "charts", "#fig-runs")
+
+
 def _notebook(page: Page, out: Path) -> None:
     _shot(page, out, "notebooks", "#the-fit", ".nb-cell:has(figure)")
 
@@ -161,6 +165,7 @@ SHOTS: dict[str, list[Callable[[Page, Path], None]]] = {
     "/posts/universal-approximation/": [_statements, _preview, _citations, _build_output],
     "/posts/a-walk-in-pictures/": [_images],
     "/posts/diagrams/": [_diagrams],
+    "/posts/charts/": [_charts],
     "/posts/least-squares/": [_notebook],
 }
 
