@@ -18,12 +18,16 @@ from blogbuild.fileio import exchange, folder_beside, put_in_place, write_atomic
 from blogbuild.output.entries import files_under
 from blogbuild.output.outdir import MARKER, MARKER_TEXT, is_previous_output
 
-#: need -> (module, folder under the output). The module's ``site_files()`` returns
-#: ``[(source Path, path relative to that folder), …]``; copied only when a page has the need.
+#: need -> (module, folder under the output). The module's ``site_files()`` (or the function
+#: named after a colon, "module:function") returns ``[(source Path, path relative to that
+#: folder), …]``; copied only when a page has the need.
 BUNDLES: dict[str, tuple[str, str]] = {
     "math": ("blogbuild.runtimes.katex", "vendor/katex"),
     "runnable": ("blogbuild.runtimes.pyodide", "vendor/pyodide"),
     "mermaid": ("blogbuild.diagrams.fallback", "vendor/mermaid"),
+    "chart-vega": ("blogbuild.charts.vendored:vega_files", "vendor/vega"),
+    "chart-plotly": ("blogbuild.charts.vendored:plotly_files", "vendor/plotly"),
+    "chart-bokeh": ("blogbuild.charts.vendored:bokeh_files", "vendor/bokeh"),
 }
 
 
@@ -31,9 +35,10 @@ def bundle_files(need: str) -> list[tuple[Path, str]]:
     """Files (source, output-relative path) of the vendored bundle for `need`, if any."""
     if need not in BUNDLES:
         return []
-    module_name, folder = BUNDLES[need]
-    module = importlib.import_module(module_name)
-    return [(src, f"{folder}/{rel}") for src, rel in module.site_files()]
+    name, folder = BUNDLES[need]
+    module_name, _, function = name.partition(":")
+    site_files = getattr(importlib.import_module(module_name), function or "site_files")
+    return [(src, f"{folder}/{rel}") for src, rel in site_files()]
 
 
 @dataclass(frozen=True)
