@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from blogbuild.charts.markup import script_json
+from blogbuild.charts.embedded import script_json
 from blogbuild.charts.themes import DARK, LIGHT
 from blogbuild.output.bundles import join
 from blogbuild.output.writer import bundle_files
@@ -61,47 +61,45 @@ def _size(svg: str) -> tuple[str, str]:
 
 
 def plotly_figure() -> str:
-    data = {
-        "kind": "plotly",
-        "data": [{"type": "scatter", "mode": "lines+markers", "name": f"run {n}",
-                  "x": list(range(10)), "y": [(x * (n + 2)) % 7 for x in range(10)]}
-                 for n in range(3)],
-        "layout": {"title": {"text": "Loss </script> & more"}, "margin": {"t": 40}},
-        "config": {},
-        "light": {"paper_bgcolor": "#fdfdfc", "plot_bgcolor": "#fdfdfc",
-                  "font": {"color": "#1d1f23"}},
-        "dark": {"paper_bgcolor": "#16181c", "plot_bgcolor": "#16181c",
-                 "font": {"color": "#e4e6ea"}},
-    }
+    """A figure of three scatter traces as the build writes it (blogbuild.charts.plotly)."""
+    go = pytest.importorskip("plotly.graph_objects")
+    from blogbuild.charts import plotly
+
+    fig = go.Figure([go.Scatter(x=list(range(10)), y=[(x * (n + 2)) % 7 for x in range(10)],
+                                mode="lines+markers", name=f"run {n}") for n in range(3)],
+                    layout={"title": {"text": "Loss </script> & more"}, "height": 400})
+    figure = plotly.figure_from_bundle({plotly.MIME: fig.to_plotly_json()})
+    assert isinstance(figure, plotly.Figure)
+    data = plotly.data_json(figure, *plotly.layout_themes())
     return (
         '<figure class="chart chart-plotly" id="fig-loss">\n'
         '<div class="chart-scroll" tabindex="0">\n'
-        '<div class="chart-box" data-chart="plotly" data-bundle="basic" data-width="0"'
-        ' data-height="400">\n<div class="chart-static"><p>Loss</p><details><summary>Data'
-        "</summary><table><tr><td>0</td></tr></table></details><p>Interactive when the "
-        "reader reaches it.</p></div>\n</div>\n</div>\n"
-        f'<script type="application/json" class="chart-data">{script_json(data)}</script>\n'
-        "</figure>")
+        f'<div class="chart-box" data-chart="plotly" data-bundle="{plotly.bundle_for(figure)}"'
+        f' data-width="{figure.width}" data-height="{figure.height}">\n'
+        f"{plotly.static_html(figure)}</div>\n</div>\n"
+        f'<script type="application/json" class="chart-data">{data}</script>\n</figure>')
 
 
-def bokeh_figure() -> str:
+def bokeh_figure(*, slider: bool = False) -> str:
+    """A Bokeh plot (above a slider) as the build writes it (blogbuild.charts.bokeh)."""
     plotting = pytest.importorskip("bokeh.plotting")
-    from bokeh.document import Document
-    from bokeh.embed.util import standalone_docs_json_and_render_items
+    from bokeh.embed import components
+    from bokeh.layouts import column
+    from bokeh.models import Slider
+
+    from blogbuild.charts import bokeh
 
     plot = plotting.figure(width=480, height=300, title="Bokeh points")
     plot.scatter([1, 2, 3, 4], [4, 6, 5, 7], size=12)
-    Document().add_root(plot)
-    docs_json, items = standalone_docs_json_and_render_items([plot])
-    item = items[0].to_json()
-    data = {"kind": "bokeh", "version": next(iter(docs_json.values()))["version"],
-            "docs_json": docs_json, "roots": item["roots"], "root_ids": item["root_ids"]}
+    root = column(plot, Slider(start=0, end=10, value=3, title="n")) if slider else plot
+    document = bokeh.document_from_html("".join(components(root)))
+    assert isinstance(document, bokeh.Document)
     return (
         '<figure class="chart chart-bokeh">\n<div class="chart-scroll" tabindex="0">\n'
-        '<div class="chart-box" data-chart="bokeh" data-width="480" data-height="300">\n'
-        "<p>A Bokeh plot: interactive when the reader reaches it.</p>\n</div></div>\n"
-        f'<script type="application/json" class="chart-data">{script_json(data)}</script>\n'
-        "</figure>")
+        f'<div class="chart-box" data-chart="bokeh" data-width="{document.width}"'
+        f' data-height="{document.height}">\n{bokeh.note_html(document)}</div></div>\n'
+        f'<script type="application/json" class="chart-data">{bokeh.data_json(document)}'
+        "</script>\n</figure>")
 
 
 def write_site(folder: Path, figures: str) -> Path:
@@ -258,11 +256,11 @@ def test_a_plotly_figure_draws_its_traces_with_the_bundle_it_names(
     assert box_size(box)[0] == pytest.approx(column, abs=2)
     # The title is text, not markup.
     assert box.locator(".gtitle").text_content() == "Loss </script> & more"
-    paper = "b => getComputedStyle(b.querySelector('.main-svg')).backgroundColor"
-    assert box.evaluate(paper) == "rgb(253, 253, 252)"
+    title = "b => getComputedStyle(b.querySelector('.gtitle')).fill"
+    assert box.evaluate(title) == "rgb(29, 31, 35)"  # the theme's text colour
     set_theme(page, "dark")
-    page.wait_for_function(f"() => ({paper})(document.querySelector('.chart-box'))"
-                           " === 'rgb(22, 24, 28)'")
+    page.wait_for_function(f"() => ({title})(document.querySelector('.chart-box'))"
+                           " === 'rgb(228, 230, 234)'")
     assert box.locator(".scatterlayer .trace").count() == 3
     box.scroll_into_view_if_needed()  # it grew to its height below the viewport's edge
     point = box.locator(".scatterlayer path.point").nth(4).bounding_box()
@@ -282,6 +280,18 @@ def test_a_bokeh_document_draws_with_bokehjs_alone(serve: Callable[..., Any]) ->
     # A plain figure needs no widgets build.
     assert vendor_requests(page) == [f"{PREFIX}vendor/bokeh/bokeh.min.js"]
     assert box_size(box)[1] == pytest.approx(300, abs=2)
+    assert page.external_requests == [] and page.errors == [] and page.warnings == []
+
+
+def test_a_bokeh_document_with_a_widget_loads_the_widgets_build(
+        serve: Callable[..., Any]) -> None:
+    page = serve(bokeh_figure(slider=True))
+    box = page.locator(".chart-box")
+    box.scroll_into_view_if_needed()
+    box.locator(".bk-Slider, .bk-input-group").first.wait_for()
+    assert vendor_requests(page) == [f"{PREFIX}vendor/bokeh/{name}.min.js" for name in
+                                     ("bokeh", "bokeh-widgets", "bokeh-tables")]
+    assert box.locator("canvas").first.is_visible()
     assert page.external_requests == [] and page.errors == [] and page.warnings == []
 
 

@@ -120,15 +120,20 @@ const bokeh = {
       await scripts(["bokeh/bokeh-widgets.min.js", "bokeh/bokeh-tables.min.js"]);
     }
     await held(box, () => swap(box, async (live) => {
-      const [docid] = Object.keys(data.docs_json);
-      const ids = data.root_ids || Object.keys(data.roots || {});
-      const roots = Object.fromEntries(ids.map((id, n) => {
-        const div = document.createElement("div");
-        div.id = `chart-bokeh-root-${++bokehRoots}`;
-        live.append(div);
-        return [id, div.id];
+      // Bokeh's render items (or the contract's roots and root_ids), each root in a div of
+      // the box's own.
+      const items = data.render_items || [{ docid: Object.keys(data.docs_json)[0],
+        roots: data.roots, root_ids: data.root_ids }];
+      await window.Bokeh.embed.embed_items(data.docs_json, items.map((item) => {
+        const ids = item.root_ids || Object.keys(item.roots || {});
+        const roots = Object.fromEntries(ids.map((id) => {
+          const div = document.createElement("div");
+          div.id = `chart-bokeh-root-${++bokehRoots}`;
+          live.append(div);
+          return [id, div.id];
+        }));
+        return { docid: item.docid, roots, root_ids: ids };
       }));
-      await window.Bokeh.embed.embed_items(data.docs_json, [{ docid, roots, root_ids: ids }]);
     }));
     chart.drawn = true;
   },
