@@ -199,7 +199,10 @@ def test_a_vega_lite_chart_comes_alive_in_place_and_follows_the_theme(
     before = box_size(box)
     assert box.locator(".chart-light svg").count() == 1
     assert title_fill(box.locator(".chart-light")) == LIGHT["title"]["color"]
-    box.scroll_into_view_if_needed()
+    page.keyboard.press("Tab")  # the chart's box takes the focus, with a ring, and wakes
+    scroll = page.locator(".chart-scroll")
+    assert scroll.evaluate("s => s === document.activeElement && s.matches(':focus-visible')")
+    assert scroll.evaluate("s => getComputedStyle(s).outlineStyle") == "solid"
     page.wait_for_selector(".chart-box .chart-live.vega-embed svg")
     assert box.locator(".chart-light, .chart-dark").count() == 0  # replaced, not added to
     assert box_size(box) == pytest.approx(before, abs=1)
