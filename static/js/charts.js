@@ -34,12 +34,17 @@ function scripts(paths) {
   }));
 }
 
-// Inline data only: every URL a spec names (data, images, links) is refused.
+// Inline data only: every URL a spec would load (data, images) is refused. A link (a mark's
+// href) follows the rules of a post's links: a page of this site or another, never a
+// script (javascript:, data: and the like).
+const LINK = /^(?:https?:|mailto:|[^:]*$)/i;
 function refusingLoader() {
   const loader = window.vega.loader();
   const refuse = (uri) => Promise.reject(new Error(`charts load no URL (${uri})`));
   loader.load = refuse;
-  loader.sanitize = refuse;
+  loader.sanitize = (uri, options) => (options?.context === "href"
+    && LINK.test(String(uri).trim()) ? Promise.resolve({ href: String(uri).trim() })
+    : refuse(uri));
   return loader;
 }
 

@@ -28,6 +28,13 @@ def made(env: Env, token: Token, number: int, line: int) -> None:
         for dropped in value.dropped:
             report(env, line, f"a Plotly chart's {dropped} is left out: the page loads "
                    "nothing from other sites (put the picture beside the post and name it)")
+        geo = sorted({str(t.get("type")) for t in value.data if isinstance(t, dict)
+                      and t.get("type") in _GEO})
+        if geo:
+            report(env, line, f"a Plotly chart draws {', '.join(geo)} traces without the "
+                   "outlines of countries and coasts, which Plotly loads from its own site "
+                   "(this site loads nothing from elsewhere); draw the map with Vega-Lite "
+                   "(its data beside the post), or save the figure as a picture")
         light, dark = plotly.layout_themes()
         body, data = plotly.static_html(value), plotly.data_json(value, light, dark)
         meta["bundle"] = plotly.bundle_for(value)
@@ -43,6 +50,10 @@ def made(env: Env, token: Token, number: int, line: int) -> None:
                 data=data)
     need(env, "chart")
     need(env, f"chart-{meta['kind']}")
+
+
+#: Plotly's traces on a map of the world, whose outlines plotly.js loads from its CDN.
+_GEO = ("scattergeo", "choropleth")
 
 
 def _plotly_words(layout: dict[str, Any]) -> list[str]:
