@@ -193,19 +193,6 @@ async function draw(chart) {
   }
 }
 
-for (const box of document.querySelectorAll(".chart-box[data-chart]")) {
-  const json = box.closest(".chart")?.querySelector("script.chart-data");
-  if (!json || !KINDS[box.dataset.chart]) continue;
-  let data;
-  try {
-    data = JSON.parse(json.textContent);
-  } catch (error) {
-    warn("a chart's data could not be read", error);
-    continue;
-  }
-  charts.push({ box, data });
-}
-
 const near = window.IntersectionObserver && new IntersectionObserver((seen) => {
   for (const entry of seen) {
     if (!entry.isIntersecting) continue;
@@ -214,14 +201,31 @@ const near = window.IntersectionObserver && new IntersectionObserver((seen) => {
   }
 }, { rootMargin: "200px 0px" });
 
-for (const chart of charts) {
-  const scroll = chart.box.closest(".chart-scroll") || chart.box;
-  for (const type of ["pointerover", "pointerdown", "focusin"]) {
-    scroll.addEventListener(type, () => wake(chart), { once: true, passive: true });
+// Every chart under `root` not seen yet comes alive when it is near or touched (the page's
+// own at first; a runnable block's when it has run in the browser: js/runnable.js).
+export function watch(root = document) {
+  for (const box of root.querySelectorAll(".chart-box[data-chart]")) {
+    const json = box.closest(".chart")?.querySelector("script.chart-data");
+    if (!json || !KINDS[box.dataset.chart] || charts.some((c) => c.box === box)) continue;
+    let data;
+    try {
+      data = JSON.parse(json.textContent);
+    } catch (error) {
+      warn("a chart's data could not be read", error);
+      continue;
+    }
+    const chart = { box, data };
+    charts.push(chart);
+    const scroll = box.closest(".chart-scroll") || box;
+    for (const type of ["pointerover", "pointerdown", "focusin"]) {
+      scroll.addEventListener(type, () => wake(chart), { once: true, passive: true });
+    }
+    if (near) near.observe(box);
+    else wake(chart);
   }
-  if (near) near.observe(chart.box);
-  else wake(chart);
 }
+
+watch();
 
 addEventListener("blogbuild:theme", () => {
   for (const chart of charts) if (chart.state === "live") draw(chart);

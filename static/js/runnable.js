@@ -400,6 +400,9 @@ class RunnableBlock {
       case "image":
         this.appendNode(this.figure(item));
         break;
+      case "chart":
+        this.appendNode(this.chart(item));
+        break;
       case "html": {
         // The block's own markup, trusted as a post's raw HTML is.
         const box = el("div", { class: "runnable-html" });
@@ -410,6 +413,40 @@ class RunnableBlock {
       default:
         break;
     }
+  }
+
+  // A chart the block ended with (an Altair chart, a Plotly figure): drawn by js/charts.js
+  // in the page's look (taken from a chart the build drew), as the build's charts are; a
+  // note when the page has no chart library (it had no chart when it was built).
+  chart(item) {
+    const tag = document.querySelector("script[data-widget-script$='charts.js']");
+    const plotly = item.mime === "application/vnd.plotly.v1+json";
+    const kind = plotly ? "plotly" : item.mime.includes("vegalite") ? "vega-lite" : "vega";
+    const family = plotly ? "plotly" : "vega";
+    const built = [...document.querySelectorAll(`.chart-${family} script.chart-data`)];
+    if (!tag || !built.length) {
+      return el("p", { class: "runnable-note" },
+        "The block made a chart, which this page cannot draw in the browser: it draws the "
+        + "charts of the build only.");
+    }
+    const look = JSON.parse(built[0].textContent);
+    const data = plotly
+      ? { kind, data: item.data.data || [], layout: item.data.layout || {},
+          config: {}, light: look.light, dark: look.dark }
+      : { kind, spec: item.data, light: look.light, dark: look.dark };
+    const bundle = document.querySelector(".chart-box[data-chart=plotly]")?.dataset.bundle;
+    const box = el("div", { class: "chart-box", "data-chart": kind,
+      ...(plotly ? { "data-bundle": bundle || "full", "data-height": "450" } : {}) });
+    const json = el("script", { type: "application/json", class: "chart-data" });
+    json.textContent = JSON.stringify(data);
+    const scroll = el("div", { class: "chart-scroll", tabindex: "0" });
+    scroll.append(box);
+    const figure = el("div", { class: `chart chart-${family}` });
+    figure.append(scroll, json);
+    import(new URL(tag.dataset.widgetScript, document.baseURI).href)
+      .then((charts) => charts.watch(figure))
+      .catch((error) => console.warn("blogbuild: the chart library did not load", error));
+    return figure;
   }
 
   figure(item) {
