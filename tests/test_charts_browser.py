@@ -102,7 +102,7 @@ def bokeh_figure(*, slider: bool = False) -> str:
         "</script>\n</figure>")
 
 
-def write_site(folder: Path, figures: str) -> Path:
+def write_site(folder: Path, figures: str, intro: int = 2400) -> Path:
     """The theme's scripts and stylesheet, the charts' bundles and one page under `folder`."""
     (folder / "js").mkdir(parents=True)
     (folder / "css").mkdir()
@@ -124,7 +124,7 @@ def write_site(folder: Path, figures: str) -> Path:
         # No script from elsewhere, none inline, no eval: Vega's expressions are interpreted.
         '<meta http-equiv="Content-Security-Policy" content="script-src \'self\'">\n'
         f'<link rel="stylesheet" href="{PREFIX}css/page.css"></head>\n'
-        '<body><main class="main"><h1>Charts</h1><div style="height: 2400px">Intro</div>\n'
+        f'<body><main class="main"><h1>Charts</h1><div style="height: {intro}px">Intro</div>\n'
         f"{figures}\n</main>\n{tag}\n"
         f'<script type="module" src="{PREFIX}js/widgets.js"></script>\n</body></html>\n',
         encoding="utf-8")
@@ -138,8 +138,9 @@ def serve(tmp_path: Path, http_server: Callable[..., str],
     /blog/ that contain a string of `block` fail as a missing file would."""
     contexts: list[Any] = []
 
-    def open_page(figures: str, block: tuple[str, ...] = ()) -> Any:
-        base = http_server(write_site(tmp_path / f"site{len(contexts)}", figures), PREFIX)
+    def open_page(figures: str, block: tuple[str, ...] = (), intro: int = 2400) -> Any:
+        base = http_server(write_site(tmp_path / f"site{len(contexts)}", figures, intro),
+                           PREFIX)
         context = browser.new_context(viewport={"width": 1100, "height": 800})
         contexts.append(context)
         page = context.new_page()
@@ -315,3 +316,14 @@ def test_a_chart_whose_library_is_missing_keeps_its_drawing(serve: Callable[...,
     set_theme(page, "dark")  # nothing is tried again
     page.wait_for_timeout(200)
     assert len(page.warnings) == 2 and vega.locator(".chart-dark svg").is_visible()
+
+
+def test_a_chart_in_view_when_the_page_opens_waits_for_the_first_scroll(
+        serve: Callable[..., Any]) -> None:
+    page = serve(vega_figure() + '<div style="height: 2000px"></div>', intro=10)
+    page.wait_for_timeout(1500)
+    # In view, but not reached: a reader of the first screen loads no library.
+    assert f"{PREFIX}js/charts.js" in page.requests and vendor_requests(page) == []
+    page.mouse.wheel(0, 120)
+    page.wait_for_selector(".chart-box .chart-live svg")
+    assert f"{PREFIX}vendor/vega/vega.min.js" in vendor_requests(page)

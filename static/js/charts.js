@@ -1,8 +1,8 @@
 // Charts made live on demand (docs/charts.md). Each <figure class="chart"> holds a box the
 // build filled (Vega's SVGs in light and dark, or a Plotly or Bokeh stand-in) and the chart's
-// JSON; when a box comes within 200px of the viewport, or the pointer or focus reaches it,
-// its library is loaded once from the site's vendor/ folder and the live chart, in the
-// reader's theme, takes the static content's place in the same box. On "blogbuild:theme" the
+// JSON; when a box comes within 200px of the viewport as the reader scrolls, or the pointer
+// or focus reaches it, its library is loaded once from the site's vendor/ folder and the
+// live chart, in the reader's theme, takes the static content's place in the same box. On "blogbuild:theme" the
 // live charts are drawn again. If a library does not load or a chart does not draw, the
 // static content stays and the console says why, once.
 const tag = document.querySelector("script[data-widget-script][data-vendor-url]");
@@ -220,10 +220,20 @@ export function watch(root = document) {
     for (const type of ["pointerover", "pointerdown", "focusin"]) {
       scroll.addEventListener(type, () => wake(chart), { once: true, passive: true });
     }
-    if (near) near.observe(box);
-    else wake(chart);
+    if (!near) wake(chart);
+    else if (scrolled) near.observe(box);
   }
 }
+
+// A chart is reached when the reader scrolls to it: those in view when the page opens wait
+// for the first scroll (or a touch), so a reader who only reads the first screen loads no
+// library, and the page's first seconds are its own.
+// (js/widgets.js imports this module when a chart comes near, often after that scroll.)
+let scrolled = window.scrollY > 0;
+addEventListener("scroll", () => {
+  scrolled = true;
+  for (const chart of charts) if (!chart.state) near?.observe(chart.box);
+}, { once: true, passive: true });
 
 watch();
 
