@@ -151,6 +151,8 @@ def _diagrams(page: Page, out: Path) -> None:
 
 def _charts(page: Page, out: Path) -> None:
     _shot(page, out, "charts", "#fig-runs")
+    page.locator(".chart-plotly .chart-live .scatterlayer").first.wait_for()
+    _shot(page, out, "charts-plotly", ".chart-plotly")
 
 
 def _notebook(page: Page, out: Path) -> None:

@@ -366,3 +366,13 @@ def test_search_finds_a_charts_title_description_and_axes(tmp_path: Path) -> Non
                  for p in (out / "pagefind" / "fragment").iterdir()]
     [text] = [f for f in fragments if "/blog/posts/a/" in f]
     assert "Monthly sales in 2025. Shows Month, Sales." in text
+
+
+def test_a_chart_is_drawn_the_same_whatever_the_drawer_drew_before() -> None:
+    """Vega numbers its clip paths across the drawings of its process: the page's ids are
+    renumbered, so a chart's markup does not depend on which worker drew it, nor when."""
+    brushed = {**BARS, "params": [{"name": "brush", "select": "interval"}]}
+    first, _ = _render(_fence(brushed))
+    _render(_fence({**BARS, "params": [{"name": "other", "select": "interval"}]}))
+    again, _ = _render(_fence(brushed))
+    assert "clip" in first and first == again

@@ -22,6 +22,7 @@ import pytest
 import blogbuild
 from blogbuild import themefiles
 from blogbuild.bib import style
+from blogbuild.charts import vendored
 from blogbuild.diagrams import checker, drawer, fallback
 from blogbuild.fingerprints import RUNTIME_VERSIONS
 from blogbuild.output import cards
@@ -51,12 +52,14 @@ def wheel_names(release: dict[str, Any]) -> set[str]:
 def read_at_run_time() -> set[Path]:
     """Every packaged file the code opens, found through the names it opens them by."""
     files = {source for source, _ in (*pyodide.site_files(), *katex.site_files(),
-                                      *fallback.site_files())}
+                                      *fallback.site_files(), *vendored.vega_files(),
+                                      *vendored.plotly_files(), *vendored.bokeh_files())}
     files |= {katex_process.VENDOR_DIR / "katex.min.js", *RUNTIME_VERSIONS.values(),
               pyodide.VENDOR_DIR / "VERSION", fallback.VENDOR_DIR / "VERSION",
               PACKAGE / "runtimes" / "katex_render.js",  # katex_process.JS_RENDER
               checker.MERMAID, checker.HERE / "checker.js",
-              drawer._RUNNER, drawer._CHECKER, drawer._LIMITED, build_time.DRIVER,
+              drawer._RUNNER, drawer._CHECKER, drawer._LIMITED, drawer._CHARTS,
+              build_time.DRIVER,
               capture.capture_source(), cards.BOLD, cards.BOOK, *style.STYLES.values(),
               PACKAGE / "serve" / "livereload.js"}  # serve.http.CLIENT_JS
     # What `init` writes (commands/init.py reads each by its name).

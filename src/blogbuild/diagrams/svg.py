@@ -62,10 +62,12 @@ def _safe_link(url: str) -> bool:
 
 
 def adapt(svg: str, prefix: str, *, title: str = "", desc: str = "",
-          fixed: bool = False) -> str:
+          fixed: bool = False, renumber: bool = False) -> str:
     """`svg` for a page (see the module's docstring); `prefix` makes its ids unique;
     `fixed`: it keeps the size it was drawn at (a chart, made live at that size), its box
-    scrolls when the column is narrower."""
+    scrolls when the column is narrower; `renumber`: its ids are numbered in the order
+    they come (a renderer that counts its ids across drawings, as Vega does its clip
+    paths, would give the same drawing other ids in another process)."""
     try:
         root = ET.fromstring(svg)
     except ET.ParseError as exc:
@@ -78,7 +80,7 @@ def adapt(svg: str, prefix: str, *, title: str = "", desc: str = "",
     for element in root.iter():
         ident = element.get("id")
         if ident is not None:
-            new = f"{prefix}-{ident}"
+            new = f"{prefix}-{len(taken) + 1}" if renumber else f"{prefix}-{ident}"
             while new in taken:  # a renderer that names two elements alike (mind maps)
                 new += "-"
             taken.add(new)

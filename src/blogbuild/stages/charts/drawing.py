@@ -103,7 +103,7 @@ def _shown(env: Env, token: Token, spec: Spec, svgs: list[str], number: int) -> 
     words = markup.words_of(title, spec.description, spec.words)
     try:
         adapted = [adapt(svg, f"{prefix}-{name}", title=title or "A chart",
-                         desc=spec.description or words, fixed=True)
+                         desc=spec.description or words, fixed=True, renumber=True)
                    for svg, (name, _) in zip(svgs, THEMES, strict=True)]
     except BadSvg as exc:
         _problem(env, token, str(exc), 0)
