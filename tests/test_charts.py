@@ -238,6 +238,16 @@ def test_a_data_file_beside_the_post_is_put_in_the_spec_and_an_edit_redraws(
     assert "210,12" in json.dumps(_data(_figures(again)[0]))
 
 
+def _notebook_figures(tmp_path: Path, nb: Any) -> tuple[list[Any], str]:
+    """The chart figures of the page of notebook `nb`, built with no message, and the page."""
+    config = _site(tmp_path, {"posts/2026-01-01-nb.ipynb": nbformat.writes(nb)})
+    out = tmp_path / "_site"
+    report = build(config, output=out)
+    assert [d.message for d in report.diagnostics] == []
+    page = (out / "posts/nb/index.html").read_text()
+    return _figures(page), page
+
+
 def test_a_notebooks_vega_outputs_are_drawn_and_a_caption_numbers_them(tmp_path: Path) -> None:
     classic = ('<div id="v"></div><script>(function(spec, opt){vegaEmbed("#v", spec, opt)})('
                + json.dumps({**BARS, "title": "Classic"}) + ', {"mode": "vega-lite"});</script>')
@@ -252,12 +262,7 @@ def test_a_notebooks_vega_outputs_are_drawn_and_a_caption_numbers_them(tmp_path:
         nbformat.v4.new_code_cell("#| fig-cap: The classic form\nchart", outputs=[
             nbformat.v4.new_output("display_data", data={"text/html": classic})]),
     ]
-    config = _site(tmp_path, {"posts/2026-01-01-nb.ipynb": nbformat.writes(nb)})
-    out = tmp_path / "_site"
-    report = build(config, output=out)
-    assert [d.message for d in report.diagnostics] == []
-    page = (out / "posts/nb/index.html").read_text()
-    figures = _figures(page)
+    figures, page = _notebook_figures(tmp_path, nb)
     assert [_data(f)["spec"].get("title") for f in figures] == [None, "Classic"]
     assert "Figure 1.</span> The classic form" in page
     assert "vegaEmbed" not in page and "cdn.jsdelivr" not in page
@@ -334,12 +339,7 @@ def test_plotly_and_bokeh_outputs_carry_their_data_and_a_stand_in(tmp_path: Path
                                                                     full_html=False)})]),
                 nbformat.v4.new_code_cell("show(plot)", outputs=[nbformat.v4.new_output(
                     "display_data", data={"text/html": div + script})])]
-    config = _site(tmp_path, {"posts/2026-01-01-nb.ipynb": nbformat.writes(nb)})
-    out = tmp_path / "_site"
-    report = build(config, output=out)
-    assert [d.message for d in report.diagnostics] == []
-    page = (out / "posts/nb/index.html").read_text()
-    figures = _figures(page)
+    figures, page = _notebook_figures(tmp_path, nb)
     boxes = [next(e for e in f.iter() if e.get("class") == "chart-box") for f in figures]
     assert [(b.get("data-chart"), b.get("data-bundle")) for b in boxes] == [
         ("plotly", "basic"), ("plotly", "cartesian"), ("bokeh", None)]

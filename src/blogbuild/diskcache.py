@@ -12,13 +12,16 @@ the last rows are written when the command ends (blogbuild.perprocess).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import json
 import logging
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any, TypeVar
 
 from blogbuild.perprocess import CACHES, after_fork_in_child, at_close, keep_forever
 
@@ -314,6 +317,33 @@ def get_bytes(table: str, key: str) -> bytes | None:
     """Bytes kept by `put` under `key` in `table`, or None."""
     found = _cache.get_any(table, key)
     return found if isinstance(found, bytes) else None
+
+
+T = TypeVar("T")
+
+
+def batched(table: str, keys: list[str], make: Callable[[list[int]], list[T]],
+            kind: Callable[..., T], lasting: Callable[[T], bool]) -> list[T]:
+    """The result of each of `keys`: kept in `table` (a dataclass of JSON fields, made by
+    `kind`), else made with the other missing ones in one batch: `make` is given the place
+    in `keys` of each missing key (its first) and answers for each, in order. A result is
+    kept unless it is not `lasting` (stopped at a limit: another try may do better)."""
+    found: dict[str, T] = {}
+    for key in keys:
+        cached = get(table, key) if key not in found else None
+        if cached is not None:
+            with contextlib.suppress(TypeError, ValueError):  # not what this code wrote
+                found[key] = kind(**json.loads(cached))
+    missing = list(dict.fromkeys(key for key in keys if key not in found))
+    for key, made in zip(missing, make([keys.index(key) for key in missing]), strict=True):
+        found[key] = made
+        if lasting(made):
+            put(table, key, json.dumps(_fields(made)))
+    return [found[key] for key in keys]
+
+
+def _fields(value: Any) -> dict[str, Any]:
+    return dataclasses.asdict(value)
 
 
 def flush() -> None:

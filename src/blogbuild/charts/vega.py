@@ -7,10 +7,8 @@ look and the renderer's version; a chart stopped at the time limit is not cached
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
-import json
 from dataclasses import dataclass
 
 from blogbuild import diskcache
@@ -45,19 +43,8 @@ def draw_many(jobs: list[Job]) -> list[Drawn]:
     others in one batch."""
     keys = [hashlib.sha256(f"{DRAW_VERSION}\0{versions()}\0{kind}\0{spec}".encode())
             .hexdigest() for kind, spec in jobs]
-    found: dict[str, Drawn] = {}
-    for key in keys:
-        cached = diskcache.get(TABLE, key) if key not in found else None
-        if cached is not None:
-            with contextlib.suppress(TypeError, ValueError):  # not what this code wrote
-                found[key] = Drawn(**json.loads(cached))
-    missing = list(dict.fromkeys(key for key in keys if key not in found))
-    todo = [jobs[keys.index(key)] for key in missing]
-    for key, drawn in zip(missing, _drawn(todo), strict=True):
-        found[key] = drawn
-        if drawn.error != _STOPPED_MESSAGE:
-            diskcache.put(TABLE, key, json.dumps(drawn.__dict__))
-    return [found[key] for key in keys]
+    return diskcache.batched(TABLE, keys, lambda places: _drawn([jobs[i] for i in places]),
+                             Drawn, lambda drawn: drawn.error != _STOPPED_MESSAGE)
 
 
 _STOPPED_MESSAGE = (f"took longer than {TIMEOUT:.0f} s and was stopped; make the chart "

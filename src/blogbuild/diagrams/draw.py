@@ -8,7 +8,6 @@ not a drawing or a verdict that was stopped (that may be the machine's fault).
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import json
@@ -68,19 +67,12 @@ def draw_many(jobs: list[Job]) -> list[Drawn]:
     others in one batch."""
     keys = [hashlib.sha256(f"{DRAW_VERSION}\0{versions()}\0{kind}\0{theme}\0{text}"
                            .encode()).hexdigest() for kind, text, theme in jobs]
-    found: dict[str, Drawn] = {}
-    for key in keys:
-        cached = diskcache.get(TABLE, key) if key not in found else None
-        if cached is not None:
-            with contextlib.suppress(TypeError, ValueError):  # not what this code wrote
-                found[key] = Drawn(**json.loads(cached))
-    missing = list(dict.fromkeys(key for key in keys if key not in found))
-    todo = [jobs[keys.index(key)] for key in missing]
-    for key, drawn in zip(missing, _judged(todo, _drawn(todo)), strict=True):
-        found[key] = drawn
-        if _lasting(drawn):
-            diskcache.put(TABLE, key, json.dumps(drawn.__dict__))
-    return [found[key] for key in keys]
+
+    def make(places: list[int]) -> list[Drawn]:
+        todo = [jobs[place] for place in places]
+        return _judged(todo, _drawn(todo))
+
+    return diskcache.batched(TABLE, keys, make, Drawn, _lasting)
 
 
 def _judged(jobs: list[Job], drawn: list[Drawn]) -> list[Drawn]:
