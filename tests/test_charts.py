@@ -376,3 +376,25 @@ def test_a_chart_is_drawn_the_same_whatever_the_drawer_drew_before() -> None:
     _render(_fence({**BARS, "params": [{"name": "other", "select": "interval"}]}))
     again, _ = _render(_fence(brushed))
     assert "clip" in first and first == again
+
+
+def test_an_executed_notebooks_altair_and_plotly_results_are_charts(tmp_path: Path) -> None:
+    pytest.importorskip("altair")  # in the test extras, with plotly
+    pytest.importorskip("plotly")
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "language": "python",
+                                 "display_name": "Python 3"}
+    nb.cells = [
+        nbformat.v4.new_raw_cell("---\ntitle: Run here\nexecute: always\n---"),
+        nbformat.v4.new_code_cell("import altair as alt\nimport pandas as pd\n"
+                                  "alt.Chart(pd.DataFrame({'a': [1, 2]}), title='Ran')"
+                                  ".mark_bar().encode(x='a:Q')"),
+        nbformat.v4.new_code_cell("import plotly.graph_objects as go\n"
+                                  "go.Figure(go.Bar(x=['a', 'b'], y=[1, 3]))"),
+    ]
+    figures, _ = _notebook_figures(tmp_path, nb)
+    kinds = [next(e for e in f.iter() if e.get("class") == "chart-box").get("data-chart")
+             for f in figures]
+    assert kinds == ["vega-lite", "plotly"]
+    assert _data(figures[0])["spec"]["title"] == "Ran"
+    assert _data(figures[1])["data"][0]["type"] == "bar"
