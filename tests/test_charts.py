@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,8 @@ from typing import Any
 import html5lib
 import nbformat
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from blogbuild import diskcache
 from blogbuild.charts import specs
@@ -398,3 +401,31 @@ def test_an_executed_notebooks_altair_and_plotly_results_are_charts(tmp_path: Pa
     assert kinds == ["vega-lite", "plotly"]
     assert _data(figures[0])["spec"]["title"] == "Ran"
     assert _data(figures[1])["data"][0]["type"] == "bar"
+
+
+_WORDS = ["mark", "data", "values", "encoding", "x", "y", "field", "type", "url", "title",
+          "description", "href", "layer", "params", "transform", "calculate", "as",
+          "quantitative", "nominal", "bar", "line", "point", "</script>", "javascript:x()"]
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.sampled_from(_WORDS)
+    | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.sampled_from(_WORDS), inner, max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=10, deadline=None)
+@given(spec=st.dictionaries(st.sampled_from(_WORDS), _JSON, max_size=5),
+       broken=st.booleans())
+def test_any_spec_renders_the_same_twice_without_a_script_or_an_exception(
+        spec: dict[str, Any], broken: bool) -> None:
+    text = json.dumps(spec)[:-1] if broken and spec else json.dumps(spec)
+    started = time.monotonic()
+    first, problems = _render(f"```vega-lite\n{text}\n```\n")
+    again, _ = _render(f"```vega-lite\n{text}\n```\n")
+    assert time.monotonic() - started < 60
+    assert first == again
+    tree = html5lib.parse(first)
+    assert [s.get("type") for s in tree.iter(f"{H}script")] in ([], ["application/json"])
+    assert not [n for e in tree.iter() for n in e.attrib if str(n).lower().startswith("on")]
+    assert _figures(first) or len(problems) == 1  # drawn, or one warning and its code
