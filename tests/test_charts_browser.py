@@ -327,3 +327,25 @@ def test_a_chart_in_view_when_the_page_opens_waits_for_the_first_scroll(
     page.mouse.wheel(0, 120)
     page.wait_for_selector(".chart-box .chart-live svg")
     assert f"{PREFIX}vendor/vega/vega.min.js" in vendor_requests(page)
+
+
+def test_the_example_data_post_comes_alive_under_a_sub_path(
+        example_site_subpath: Path, http_server: Callable[..., str], browser_page: Any) -> None:
+    """The example blog as built: its Vega-Lite fence, Altair chart and Plotly figure
+    become live charts as the reader scrolls, with a tooltip, and load nothing from
+    elsewhere."""
+    base = http_server(example_site_subpath, prefix="/blog/")
+    page = browser_page
+    page.set_viewport_size({"width": 1200, "height": 900})
+    page.goto(base + "posts/charts/")
+    boxes = page.locator(".chart-box")
+    assert boxes.count() == 3
+    for index in range(3):
+        boxes.nth(index).scroll_into_view_if_needed()
+        boxes.nth(index).locator(".chart-live").wait_for(timeout=15_000)
+    bar = page.locator("#fig-runs .chart-live path[role='graphics-symbol']").first
+    bar.hover()
+    page.locator("#vg-tooltip-element.visible").wait_for(timeout=5_000)
+    assert "Final validation loss" in page.locator("#vg-tooltip-element").inner_text()
+    assert page.locator(".chart-plotly .chart-live .scatterlayer .trace").count() == 2
+    assert page.external_requests == [] and page.console_errors == []
