@@ -429,3 +429,10 @@ def test_any_spec_renders_the_same_twice_without_a_script_or_an_exception(
     assert [s.get("type") for s in tree.iter(f"{H}script")] in ([], ["application/json"])
     assert not [n for e in tree.iter() for n in e.attrib if str(n).lower().startswith("on")]
     assert _figures(first) or len(problems) == 1  # drawn, or one warning and its code
+
+
+def test_nan_in_a_spec_is_null_not_a_failed_render() -> None:
+    """Python's JSON reads NaN, which JSON (and the page's data) has not: it becomes null."""
+    html, problems = _render(_fence(BARS).replace('"s": 3', '"s": NaN'))
+    assert problems == []
+    assert _data(_figures(html)[0])["spec"]["data"]["values"][0]["s"] is None

@@ -16,15 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from blogbuild.charts.embedded import merged
+from blogbuild.charts.embedded import DEPTH_LIMIT, TooDeep, finite, merged
 from blogbuild.urls import has_scheme
 
 #: Characters of a spec's JSON, its inline data included, that a page carries at most
 #: (the page holds it for the live chart). Altair refuses more than 5,000 rows by default,
 #: about 0.5 MB for a few columns; a larger spec is refused with a message.
 SPEC_LIMIT = 2_000_000
-#: Nesting of a spec's JSON (what draws a chart is shallow).
-DEPTH_LIMIT = 64
 #: The data formats of a file a spec names, by its suffix, as Vega reads them.
 _FORMATS = {".json": "json", ".csv": "csv", ".tsv": "tsv", ".topojson": "topojson",
             ".geojson": "json", ".arrow": ""}
@@ -86,9 +84,10 @@ def prepared(value: Any, kind: str, read: ReadFile | None = None) -> Spec:
     if not isinstance(value, dict):
         raise SpecError("a chart's spec must be a JSON object ({…}), as Vega-Lite's "
                         "examples are")
-    if _depth(value) > DEPTH_LIMIT:
-        raise SpecError(f"the spec is nested more than {DEPTH_LIMIT} levels deep")
-    spec = json.loads(json.dumps(value))  # a copy the inlining may change
+    try:  # a copy the inlining may change; NaN and Infinity (which JSON has not) null
+        spec = finite(value)
+    except TooDeep:
+        raise SpecError(f"the spec is nested more than {DEPTH_LIMIT} levels deep") from None
     files = tuple(_inline(spec, read))
     size = len(json.dumps(spec, separators=(",", ":")))
     if size > SPEC_LIMIT:
@@ -130,20 +129,6 @@ def _check_marks(spec: dict[str, Any]) -> None:
                 todo.extend(item[key])
         if isinstance(item.get("spec"), dict):
             todo.append(item["spec"])
-
-
-def _depth(value: Any) -> int:
-    deepest, todo = 0, [(value, 1)]
-    while todo:
-        item, level = todo.pop()
-        deepest = max(deepest, level)
-        if level > DEPTH_LIMIT:
-            break
-        children = item.values() if isinstance(item, dict) else item \
-            if isinstance(item, list) else ()
-        todo.extend((child, level + 1) for child in children
-                    if isinstance(child, dict | list))
-    return deepest
 
 
 def _inline(spec: Any, read: ReadFile | None) -> Iterator[str]:
