@@ -54,7 +54,13 @@ _FILES: dict[tuple[str, str], tuple[list[Entry], list[Diagnostic]]] = {}
 
 
 def file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return digest_of(path.read_bytes())
+
+
+def digest_of(data: bytes) -> str:
+    """What a render's record keeps of a file it read besides its source (`Rendered.inputs`):
+    the sha256 of its bytes."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def current_digest(path: Path) -> str | None:

@@ -21,6 +21,8 @@ from typing import Any
 
 from markdown_it.common.utils import escapeHtml
 
+from blogbuild.markdown.diagrams import caption_html
+
 
 def chart_html(meta: dict[str, Any], *, feed: bool) -> str:
     """A chart token's HTML (blogbuild.markdown.charts renders it); `meta` holds what the
@@ -44,12 +46,7 @@ def chart_html(meta: dict[str, Any], *, feed: bool) -> str:
     if not feed and meta.get("data"):
         inner += f'<script type="application/json" class="chart-data">{meta["data"]}</script>\n'
     ident = f' id="{escapeHtml(str(meta["figure_id"]))}"' if meta.get("number") else ""
-    caption = ""
-    if meta.get("number"):
-        caption = f'<figcaption><span class="figure-number">Figure {int(meta["number"])}.</span>'
-        if meta.get("title"):
-            caption += f" {escapeHtml(str(meta['title']))}"
-        caption += "</figcaption>\n"
+    caption = f"<figcaption>{caption_html(meta)}</figcaption>\n" if meta.get("number") else ""
     if meta.get("bare"):  # inside a notebook's figure, which has the caption
         return f'<div class="chart chart-{family}">\n{inner}</div>\n'
     return f'<figure class="chart chart-{family}"{ident}>\n{inner}{caption}</figure>\n'

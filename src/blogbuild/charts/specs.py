@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -39,8 +39,6 @@ class Spec:
     description: str = ""
     #: The titles of its axes and legends, and its fields' names (search finds them).
     words: tuple[str, ...] = ()
-    #: Files of the site the spec's data came from (a change of one draws it again).
-    files: tuple[str, ...] = field(default=())
 
 
 class SpecError(ValueError):
@@ -88,7 +86,7 @@ def prepared(value: Any, kind: str, read: ReadFile | None = None) -> Spec:
         spec = finite(value)
     except TooDeep:
         raise SpecError(f"the spec is nested more than {DEPTH_LIMIT} levels deep") from None
-    files = tuple(_inline(spec, read))
+    _inline(spec, read)
     size = len(json.dumps(spec, separators=(",", ":")))
     if size > SPEC_LIMIT:
         raise SpecError(f"the chart's spec with its data is {size:,} characters, over the "
@@ -100,7 +98,7 @@ def prepared(value: Any, kind: str, read: ReadFile | None = None) -> Spec:
     description = spec.get("description")
     description = " ".join(description.split()) if isinstance(description, str) else ""
     words = tuple(dict.fromkeys(w for w in (subtitle, *_guide_words(spec)) if w))
-    return Spec(kind, spec, title, description, words, files)
+    return Spec(kind, spec, title, description, words)
 
 
 #: Vega-Lite's marks (its renderer's message for another is a JavaScript error).
@@ -110,12 +108,8 @@ MARKS = ("arc", "area", "bar", "boxplot", "circle", "errorband", "errorbar", "ge
 
 def _check_marks(spec: dict[str, Any]) -> None:
     """Raise SpecError naming a mark Vega-Lite does not have (`"mark": "lin"`)."""
-    todo: list[Any] = [spec]
-    while todo:
-        item = todo.pop()
-        if not isinstance(item, dict):
-            continue
-        mark = item.get("mark")
+    for view in _views(spec):
+        mark = view.get("mark")
         name = mark.get("type") if isinstance(mark, dict) else mark
         if mark is not None and name not in MARKS:
             import difflib
@@ -124,15 +118,30 @@ def _check_marks(spec: dict[str, Any]) -> None:
             hint = f"did you mean {close[0]!r}? " if close else ""
             raise SpecError(f"Vega-Lite has no mark {name!r}; {hint}its marks are "
                             f"{', '.join(MARKS)}")
-        for key in ("layer", "hconcat", "vconcat", "concat"):
+
+
+#: Where a spec holds views of its own: Vega-Lite's layers and concatenations, a facet's or
+#: repeat's `spec`, Vega's group marks.
+_COMPOSED = ("layer", "hconcat", "vconcat", "concat", "marks")
+
+
+def _views(spec: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The spec and every view inside it, outer first."""
+    todo: list[Any] = [spec]
+    while todo:
+        item = todo.pop(0)
+        if not isinstance(item, dict):
+            continue
+        yield item
+        for key in _COMPOSED:
             if isinstance(item.get(key), list):
                 todo.extend(item[key])
         if isinstance(item.get("spec"), dict):
             todo.append(item["spec"])
 
 
-def _inline(spec: Any, read: ReadFile | None) -> Iterator[str]:
-    """Put the data of every `url` the spec names in the spec (`values`); the files read."""
+def _inline(spec: Any, read: ReadFile | None) -> None:
+    """Put the data of every `url` the spec names in the spec (`values`)."""
     for holder in _url_holders(spec):
         url = holder["url"]
         if not isinstance(url, str):
@@ -157,7 +166,6 @@ def _inline(spec: Any, read: ReadFile | None) -> Iterator[str]:
         form.setdefault("type", _FORMATS[suffix])
         holder["values"] = text if form["type"] in ("csv", "tsv") else parse(text)
         del holder["url"]
-        yield url
 
 
 def _url_holders(spec: Any) -> Iterator[dict[str, Any]]:
@@ -195,26 +203,17 @@ _CHANNELS = ("x", "y", "x2", "y2", "color", "fill", "stroke", "size", "shape", "
 def _guide_words(spec: dict[str, Any]) -> Iterator[str]:
     """The titles of a Vega-Lite spec's axes and legends (a field's title, else its name),
     its layers' and views' too; a Vega spec's axes' and legends' titles."""
-    todo: list[Any] = [spec]
-    while todo:
-        item = todo.pop(0)
-        if not isinstance(item, dict):
-            continue
-        encoding = item.get("encoding")
+    for view in _views(spec):
+        encoding = view.get("encoding")
         if isinstance(encoding, dict):
             for channel in _CHANNELS:
                 found = encoding.get(channel)
                 if isinstance(found, dict):
                     yield _title(found.get("title"))[0] or _text(found.get("field"))
         for guide in ("axes", "legends"):
-            for one in item.get(guide) or () if isinstance(item.get(guide), list) else ():
+            for one in view.get(guide) or () if isinstance(view.get(guide), list) else ():
                 if isinstance(one, dict):
                     yield _title(one.get("title"))[0]
-        for key in ("layer", "hconcat", "vconcat", "concat", "marks"):
-            if isinstance(item.get(key), list):
-                todo.extend(item[key])
-        if isinstance(item.get("spec"), dict):
-            todo.append(item["spec"])
 
 
 def _text(value: Any) -> str:

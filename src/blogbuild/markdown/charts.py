@@ -43,8 +43,7 @@ def charts(state: StateCore) -> None:
             continue
         meta = fence_meta(token.info)
         token.type, token.tag, token.nesting = "chart", "figure", 0
-        token.meta = {**meta, "kind": kind, "source": token.content,
-                      "line": token.map[0] + 1}
+        token.meta = {**meta, "kind": kind, "source": token.content}
         found.append(token)
 
 

@@ -59,6 +59,15 @@ def diagrams(state: StateCore) -> None:
         found.append(token)
 
 
+def as_code(token: Token) -> None:
+    """A drawn fence that could not be drawn (a diagram, a chart) shown as the code it is:
+    a fence again, without the figure's id."""
+    token.type, token.tag, token.nesting = "fence", "code", 0
+    if token.meta.get("figure_id") is not None and token.attrGet("id") == token.meta["figure_id"]:
+        del token.attrs["id"]
+    token.meta = {}
+
+
 def fence_meta(info: str) -> dict[str, Any]:
     """The id and title a drawn fence's info string gives (`{#fig-flow title="…"}`, or the
     words themselves): {"id", "bad_id" (an id that cannot be one, for a warning), "title"}."""
@@ -85,10 +94,11 @@ def _render(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
         return f'<div class="diagram diagram-{meta["kind"]}">{inner}</div>\n'
     return (f'<figure class="figure diagram diagram-{meta["kind"]}" '
             f'id="{escapeHtml(str(meta["figure_id"]))}">\n{inner}\n'
-            f"<figcaption>{_caption(meta)}</figcaption>\n</figure>\n")
+            f"<figcaption>{caption_html(meta)}</figcaption>\n</figure>\n")
 
 
-def _caption(meta: dict[str, Any]) -> str:
+def caption_html(meta: dict[str, Any]) -> str:
+    """The caption of a numbered drawn figure (a diagram, a chart): its number and title."""
     caption = f'<span class="figure-number">Figure {meta["number"]}.</span>'
     if meta.get("title"):
         caption += f" {escapeHtml(meta['title'])}"
@@ -98,7 +108,8 @@ def _caption(meta: dict[str, Any]) -> str:
 def preview_html(token: Token) -> str:
     """What a preview of a numbered diagram shows elsewhere: its caption (its drawing is
     large, and its ids are the page's own)."""
-    return f'<figure class="figure">\n<figcaption>{_caption(token.meta)}</figcaption>\n</figure>'
+    caption = caption_html(token.meta)
+    return f'<figure class="figure">\n<figcaption>{caption}</figcaption>\n</figure>'
 
 
 def _render_fallback(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
@@ -112,7 +123,7 @@ def _render_fallback(self: Any, tokens: Sequence[Token], idx: int, options: Opti
         return f'<div class="diagram diagram-mermaid">{inner}</div>\n'
     return (f'<figure class="figure diagram diagram-mermaid" '
             f'id="{escapeHtml(str(meta["figure_id"]))}">\n{inner}\n'
-            f"<figcaption>{_caption(meta)}</figcaption>\n</figure>\n")
+            f"<figcaption>{caption_html(meta)}</figcaption>\n</figure>\n")
 
 
 def diagrams_plugin(md: MarkdownIt) -> None:

@@ -19,6 +19,7 @@ from blogbuild.charts import markup
 from blogbuild.charts.embedded import script_json
 from blogbuild.charts.specs import Spec, SpecError, kind_of, parse, prepared, with_config
 from blogbuild.charts.themes import THEMES
+from blogbuild.markdown.diagrams import as_code
 from blogbuild.markdown.env import Env, need, report, source_line
 
 _NAMES = {"vega-lite": "Vega-Lite chart", "vega": "Vega chart", "plotly": "Plotly chart",
@@ -76,7 +77,7 @@ def _reader(env: Env) -> Any:
     def read(url: str) -> bytes | None:
         from urllib.parse import unquote
 
-        from blogbuild.bib.library import MISSING
+        from blogbuild.bib.library import MISSING, digest_of
 
         path = (Path(source).parent / unquote(url)).resolve()
         site = Path(root).resolve()
@@ -88,7 +89,7 @@ def _reader(env: Env) -> Any:
         except OSError:
             env.setdefault("inputs", {})[shown] = MISSING
             return None
-        env.setdefault("inputs", {})[shown] = hashlib.sha256(data).hexdigest()
+        env.setdefault("inputs", {})[shown] = digest_of(data)
         return data
 
     return read
@@ -169,8 +170,5 @@ def _problem(env: Env, token: Token, reason: str, line: int) -> None:
     where = f" (line {line} of the spec)" if line else ""
     report(env, at, f"this {what} cannot be drawn{where}: {reason}; fix the spec (the page "
            "shows it as code until then)")
-    token.type, token.tag, token.nesting, token.info = "fence", "code", 0, "json"
-    if token.meta.get("figure_id") is not None and token.attrGet("id") == token.meta["figure_id"]:
-        del token.attrs["id"]
-    token.content = token.meta["source"]
-    token.meta = {}
+    token.info, token.content = "json", token.meta["source"]
+    as_code(token)

@@ -12,6 +12,7 @@ from markdown_it.token import Token
 
 from blogbuild.diagrams.draw import FRONT, Drawn, draw_many
 from blogbuild.diagrams.verdict import ACCEPTS, NONE, REFUSES
+from blogbuild.markdown.diagrams import as_code
 from blogbuild.markdown.env import Env, need, report, report_error, source_line
 
 #: What mmdr says of a type of diagram it does not know (Mermaid may: a newer type).
@@ -128,7 +129,4 @@ def _problem(env: Env, token: Token, drawn: Drawn, what: str) -> None:
     where = f" (line {drawn.line} of the diagram)" if drawn.line else ""
     report_error(env, line, f"{what} cannot be drawn{where}: {drawn.error}; fix the diagram "
                  "(the page shows its text as code until then)")
-    token.type, token.tag, token.nesting = "fence", "code", 0
-    if token.meta.get("figure_id") is not None and token.attrGet("id") == token.meta["figure_id"]:
-        del token.attrs["id"]
-    token.meta = {}
+    as_code(token)
