@@ -44,6 +44,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.notebook import notebook_plugin
     from blogbuild.markdown.positions import positions_plugin
     from blogbuild.markdown.previews import previews_plugin
+    from blogbuild.markdown.quarto import quarto_plugin
     from blogbuild.markdown.statements import statements_plugin
     from blogbuild.markdown.tasks import tasks_plugin
     from blogbuild.markdown.toc import toc_plugin
@@ -75,6 +76,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(admonitions_plugin, types=config.callouts)
     md.use(statements_plugin, per_type=config.statements.counters == "per-type")
     md.use(divs_plugin, urls=config.urls)
+    md.use(quarto_plugin, config=config)
     md.use(highlight_plugin)
     md.use(figures_plugin)
     md.use(diagrams_plugin)

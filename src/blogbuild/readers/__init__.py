@@ -10,9 +10,9 @@ what the build needs of it:
   metadata, the text to parse, what the reader adds to the render's environment, and how
   the reader's own messages and files join the render's (`Document.finish`).
 
-Markdown (`.md`, blogbuild.readers.markdown) and Jupyter notebooks (`.ipynb`,
-blogbuild.readers.notebook) are built in, each loaded when a file of its kind is first
-read; `register` adds another. Nothing else tests a file's suffix to know what it is.
+Markdown (`.md`, blogbuild.readers.markdown), Jupyter notebooks (`.ipynb`,
+blogbuild.readers.notebook) and Quarto documents (`.qmd`, blogbuild.readers.qmd) are built
+in, each loaded when a file of its kind is first read; `register` adds another. Nothing else tests a file's suffix to know what it is.
 """
 
 from __future__ import annotations
@@ -92,12 +92,13 @@ class Unreadable(Exception):
 
 #: The built-in readers: suffix -> the module whose `READER` reads it (imported when a
 #: file of its kind is first read: a build of Markdown posts never loads the notebook's).
-_BUILT_IN = {".md": "blogbuild.readers.markdown", ".ipynb": "blogbuild.readers.notebook"}
+_BUILT_IN = {".md": "blogbuild.readers.markdown", ".ipynb": "blogbuild.readers.notebook",
+             ".qmd": "blogbuild.readers.qmd"}
 _READERS: dict[str, Reader | str] = dict(_BUILT_IN)
 #: The built-in readers loaded so far, by suffix.
 _LOADED: dict[str, Reader] = {}
 #: What messages call a file of each suffix ("a folder named like a Markdown file").
-_KINDS = {".md": "Markdown", ".ipynb": "Jupyter notebook"}
+_KINDS = {".md": "Markdown", ".ipynb": "Jupyter notebook", ".qmd": "Quarto"}
 #: The suffixes, for str.endswith (remade when one is registered).
 _suffixes: tuple[str, ...] = tuple(_READERS)
 
