@@ -12,7 +12,8 @@ what the build needs of it:
 
 Markdown (`.md`, blogbuild.readers.markdown), Jupyter notebooks (`.ipynb`,
 blogbuild.readers.notebook) and Quarto documents (`.qmd`, blogbuild.readers.qmd) are built
-in, each loaded when a file of its kind is first read; `register` adds another. Nothing else tests a file's suffix to know what it is.
+in, each loaded when a file of its kind is first read; `register` adds another. Nothing
+else tests a file's suffix to know what it is.
 """
 
 from __future__ import annotations
