@@ -13,6 +13,7 @@ from __future__ import annotations
 from blogbuild.config import Config
 from blogbuild.content.jobs import SourceJob
 from blogbuild.content.linkmap import DocumentInfo
+from blogbuild.quarto import QuartoPage
 from blogbuild.readers import Document
 from blogbuild.readers.markdown import MarkdownReader
 from blogbuild.stages.context import Folders
@@ -31,10 +32,6 @@ class QuartoReader:
         document = self._markdown.read(job, data, config, folders)
         document.env["quarto"] = QuartoPage()
         return document
-
-
-class QuartoPage:
-    """What the Quarto plugins of a page share (`env["quarto"]`)."""
 
 
 READER = QuartoReader()
