@@ -6,20 +6,14 @@ page whose environment holds no `quarto` (a `.md` post parses as before).
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
-from typing import Any
-
 from markdown_it import MarkdownIt
 
 from blogbuild.config import Config
+from blogbuild.markdown.quarto.page import is_quarto
 
 __all__ = ["is_quarto", "quarto_plugin"]
 
 
-def is_quarto(env: MutableMapping[str, Any]) -> bool:
-    """Whether the page being parsed is a Quarto document."""
-    return env.get("quarto") is not None
-
-
 def quarto_plugin(md: MarkdownIt, *, config: Config) -> None:
-    """Quarto's additions, each gated by `is_quarto`."""
+    """Quarto's additions, each gated by `is_quarto` (blogbuild.markdown.quarto.page: the
+    plugins import it from there, not from this package, which imports them)."""
