@@ -28,6 +28,7 @@ InlineRule = Callable[[StateInline, bool], bool]
 #: at every position.
 STARTS: dict[str, str] = {
     "inline_comment": "%",
+    "quarto_ref_text": "@",
     "citation_text": "@",
     "newline": "\n",
     "math_inline": "$\\",
@@ -36,6 +37,7 @@ STARTS: dict[str, str] = {
     "strikethrough": "~",
     "mark": "=",
     "emphasis": "*_",
+    "quarto_ref_bracket": "[",
     "citation_bracket": "[",
     "wikilink": "![",
     "lone_bracket": "![",

@@ -2,7 +2,12 @@
 
 Its id is the one the author gave, `{#fig-arch}` right after the image or an attribute
 list (`{: #fig-arch}`) on the line below, else `figure-N`: an attribute of the figure's
-token from the start, so whatever reads ids (references, previews) finds it there."""
+token from the start, so whatever reads ids (references, previews) finds it there.
+
+On a Quarto page, as in Pandoc, the alt text of an image alone in its paragraph is its
+caption (`![Elephant](e.png){#fig-e}`); what the caption starts with there is Quarto's
+("Figure 1:", or nothing for a figure without a `#fig-` id: blogbuild.markdown.quarto.labels
+puts it in `meta["caption_label"]`)."""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from markdown_it.utils import OptionsDict
 
 from blogbuild.markdown.env import Env, token_line
 from blogbuild.markdown.statements import split_id, take_id
+from blogbuild.quarto import QuartoPage
 
 
 def _written_id(token: Token) -> str | None:
@@ -29,7 +35,14 @@ def _written_id(token: Token) -> str | None:
     return token.content.strip()
 
 
-def _is_figure(tokens: list[Token], i: int) -> bool:
+def _caption_of(image: Token, quarto: bool) -> str:
+    """The caption an image alone in its paragraph gives its figure ("": none)."""
+    if quarto:
+        return image.content or str(image.attrGet("title") or "")
+    return str(image.attrGet("title") or "")
+
+
+def _is_figure(tokens: list[Token], i: int, quarto: bool) -> bool:
     if i + 2 >= len(tokens):
         return False
     opening, inline, closing = tokens[i], tokens[i + 1], tokens[i + 2]
@@ -40,11 +53,8 @@ def _is_figure(tokens: list[Token], i: int) -> bool:
     ]
     if len(children) == 2 and _written_id(children[1]) is not None:
         children = children[:1]
-    return (
-        len(children) == 1
-        and children[0].type == "image"
-        and bool(children[0].attrGet("title"))
-    )
+    return len(children) == 1 and children[0].type == "image" \
+        and bool(_caption_of(children[0], quarto))
 
 
 def _take_id(state: StateCore, opening: Token, inline: Token) -> None:
@@ -67,6 +77,7 @@ DRAWN = ("diagram", "chart")
 def figures(state: StateCore) -> None:
     tokens = state.tokens
     count = int(state.env.get("figure_count", 0))
+    quarto = isinstance(state.env.get("quarto"), QuartoPage)
     for i in range(len(tokens)):
         if tokens[i].type == "figure_open" and "number" not in tokens[i].meta:
             # A figure another plugin made (a notebook's captioned output): numbered in turn.
@@ -83,13 +94,14 @@ def figures(state: StateCore) -> None:
                 meta["figure_id"] = meta.get("id") or f"figure-{count}"
                 tokens[i].attrSet("id", meta["figure_id"])
             continue
-        if not _is_figure(tokens, i):
+        if not _is_figure(tokens, i, quarto):
             continue
         count += 1
         _take_id(state, tokens[i], tokens[i + 1])
         image = next(c for c in tokens[i + 1].children or [] if c.type == "image")
-        caption = str(image.attrGet("title"))
-        image.attrs.pop("title", None)
+        caption = _caption_of(image, quarto)
+        if not quarto or caption == image.attrGet("title"):
+            image.attrs.pop("title", None)
         opening, closing = tokens[i], tokens[i + 2]
         opening.type, opening.tag = "figure_open", "figure"
         closing.type, closing.tag = "figure_close", "figure"
@@ -110,10 +122,9 @@ def _figure_close(
     self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Env
 ) -> str:
     meta = tokens[idx].meta
-    return (
-        f'\n<figcaption><span class="figure-number">Figure {meta["number"]}.</span> '
-        f"{escapeHtml(meta['caption'])}</figcaption>\n</figure>\n"
-    )
+    label = meta.get("caption_label", f"Figure {meta['number']}.")
+    number = f'<span class="figure-number">{escapeHtml(label)}</span> ' if label else ""
+    return f"\n<figcaption>{number}{escapeHtml(meta['caption'])}</figcaption>\n</figure>\n"
 
 
 def figures_plugin(md: MarkdownIt) -> None:

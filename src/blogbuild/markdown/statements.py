@@ -9,7 +9,8 @@ The callout rules (callouts.py, admonitions.py) cut the `{#id}` off the first li
 `take_id` and mark the callout of a numbered kind. The `statements` core rule runs before
 `inline`, on the block tokens in source order (nested callouts, those in lists and in
 footnote definitions included), so it can rewrite each title's Markdown before it is parsed.
-One counter is shared by every numbered type, or one per title (`statements.counters`).
+One counter is shared by every numbered type, or one per title (`statements.counters`); a
+Quarto page counts each type on its own, as Quarto does ("Theorem 1", "Lemma 1").
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from blogbuild.markdown.env import Env, report
+from blogbuild.quarto import QuartoPage
 
 __all__ = ["ID", "split_id", "statements_plugin", "take_id"]
 
@@ -68,12 +70,13 @@ def _title_inline(tokens: list[Token], index: int) -> Token | None:
 def make_statements_rule(per_type: bool):  # type: ignore[no-untyped-def]
     def statements(state: StateCore) -> None:
         counters: dict[str, int] = {}
+        each = per_type or isinstance(state.env.get("quarto"), QuartoPage)
         tokens = state.tokens
         for index, token in enumerate(tokens):
             meta = token.meta
             if token.type != "callout_open" or not meta or not meta.get("numbered"):
                 continue
-            key = _counter_key(meta, per_type)
+            key = _counter_key(meta, each)
             counters[key] = counters.get(key, 0) + 1
             number = f"{meta['label']} {counters[key]}"
             meta["number"] = number

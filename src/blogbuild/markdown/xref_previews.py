@@ -2,13 +2,14 @@
 by another.
 
 The post that has the target keeps, for each labelled id, a snippet: the statement's
-callout, the equation, the figure, or the heading with the paragraph under it, rendered
-from copies of its tokens (`snippets`). Links to the page itself (`#eq-1`, a footnote)
-point at the page's URL there, because the snippet is shown on other pages. A snippet
-above `SNIPPET_CAP` is not kept (a figure keeps its caption), so a picture stored as a
-`data:` URL does not travel into every page that refers to it. The render store keeps the
-snippets with the page's body; the build's record keeps their digests (`snippet_digest`),
-which tell whether a page that shows one must be rendered again.
+callout, the equation, the figure, the captioned table, or the heading with the paragraph
+under it, rendered from copies of its tokens (`snippets`). Links to the page itself
+(`#eq-1`, a footnote) point at the page's URL there, because the snippet is shown on other
+pages. A snippet above `SNIPPET_CAP` is not kept (a figure keeps its caption), so a
+picture stored as a `data:` URL does not travel into every page that refers to it. The
+render store keeps the snippets with the page's body; the build's record keeps their
+digests (`snippet_digest`), which tell whether a page that shows one must be rendered
+again.
 
 The post that refers to it gives the link `data-preview="xref-preview-N"` (xrefs.py, with
 `preview_id`) and its page ends with one `<template id="xref-preview-N">` per target
@@ -37,6 +38,8 @@ __all__ = ["SNIPPET_CAP", "Snippet", "preview_id", "snippet_digest", "snippets",
 SNIPPET_CAP = 8192
 #: (id, HTML, the needs its markup has: stylesheets the referring page must load).
 Snippet = tuple[str, str, tuple[str, ...]]
+#: Blocks whose id may be a label (a table: a Quarto page's captioned table).
+_BLOCKS = ("callout_open", "figure_open", "heading_open", "table_open")
 _MATH = ("math_block", "math_inline", "math_inline_double", "math_ref")
 _NEEDS = {"callout_open": "callouts", "fence": "code", "code_block": "code",
           **dict.fromkeys(_MATH, "math")}
@@ -56,7 +59,7 @@ def _ranges(tokens: list[Token], labels: dict[str, Any]) -> Iterator[tuple[str, 
     """(id, the tokens its snippet renders) for each labelled target among `tokens`."""
     for index, token in enumerate(tokens):
         ident = token.attrGet("id")
-        if token.type in ("callout_open", "figure_open", "heading_open") and ident in labels:
+        if token.type in _BLOCKS and ident in labels:
             end = _close_of(tokens, index)
             if token.type == "heading_open" and end + 1 < len(tokens) \
                     and tokens[end + 1].type == "paragraph_open":

@@ -15,7 +15,10 @@ id with text (or formula) tokens: the renderer escapes them. A link to another p
 that post's labels from the link map and records the lookup in `env["xrefs"]`, so the build
 renders the page again when the label changes; with the target's snippet, the link previews
 it (xref_previews.py). A same-page id that nothing has is a warning, and the reference shows
-as `?? (#id)` in a `.xref-missing` span, not as a link.
+as `?? (#id)` in a `.xref-missing` span, not as a link. A dialect that words its labels
+otherwise (a Quarto page's "Equation 3", "Section 1.2", "Table 2") puts its words in
+`env["xref_words"]` (id -> (kind, label)) before this rule runs: they replace the target's
+own label, and make a labelled target of an element no rule here knows (a captioned table).
 """
 
 from __future__ import annotations
@@ -132,6 +135,13 @@ def _collect(state: StateCore) -> tuple[dict[str, _Target], set[str]]:
             _duplicate(env, ident, token, targets[ident])
         else:
             targets[ident] = found
+    words: dict[str, tuple[str, str]] = env.get("xref_words", {})
+    for ident, (kind, label) in words.items():
+        if ident in targets or ident in plain_ids:
+            first = targets.get(ident)
+            targets[ident] = _Target(kind, [_text(label)], label,
+                                     first.token if first is not None else None)
+            plain_ids.discard(ident)
     return targets, plain_ids
 
 

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["QuartoPage"]
 
@@ -14,3 +14,12 @@ class QuartoPage:
     """What the Quarto plugins of one page share (`env["quarto"]`, set by the reader).
 
     Each capability keeps its own fields here (defaults for a page that has none)."""
+
+    # xrefs (blogbuild.markdown.quarto.xrefs, .labels): Quarto's cross-references.
+    #: `number-sections: true`: the headings show their numbers ("1.2 Methods").
+    number_sections: bool = False
+    #: `crossref:` words as written: `fig-title`, `eq-prefix`, `title-delim`, …
+    crossref: dict[str, str] = field(default_factory=dict)
+    #: id -> (type, number) of each numbered thing of the page (`fig-a` -> ("fig", "1")),
+    #: filled while the page is parsed, for its references.
+    xref_numbers: dict[str, tuple[str, str]] = field(default_factory=dict)

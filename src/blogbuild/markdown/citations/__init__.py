@@ -26,7 +26,7 @@ from blogbuild.markdown.citations.syntax import CiteSyntax, key_of, match_key, p
 from blogbuild.markdown.env import Env
 
 
-def _bracket_end(src: str, start: int, limit: int) -> int:
+def bracket_end(src: str, start: int, limit: int) -> int:
     """The index of the `]` that closes the `[` at `start`, or -1."""
     depth = 0
     i = start
@@ -52,7 +52,7 @@ def citation_bracket(state: StateInline, silent: bool) -> bool:
     if state.linkLevel > 0 or src[start] != "[" or src.startswith("[^", start) \
             or "@" not in src[start:start + 200]:
         return False
-    end = _bracket_end(src, start, state.posMax)
+    end = bracket_end(src, start, state.posMax)
     if end < 0 or src[end + 1:end + 2] in ("(", "["):
         return False  # a link ([@a](url)) or a reference-style link
     cites = parse_bracket(src[start + 1:end])
@@ -111,4 +111,4 @@ def citations_plugin(md: MarkdownIt) -> None:
     md.add_render_rule("citation", _render_citation)
 
 
-__all__ = ["citations_plugin"]
+__all__ = ["bracket_end", "citations_plugin"]

@@ -21,6 +21,7 @@ from blogbuild.markdown.math.tex import (
     ENV_RE,
     LABEL_RE,
     REF_RE,
+    DisplayPlan,
     Rewrite,
     label_id,
     plan_display,
@@ -173,6 +174,8 @@ def _plan(env: Env, job: _Job, labels: dict[str, tuple[str, str]], numbering: bo
     plan = plan_display(content, numbering=numbering)
     for start, end, name in plan.renames:
         rewrite.replace(start, end, name)
+    if _labelled(env, job, labels, plan):
+        return
     for row in plan.rows:
         number = row.tag
         if number is None and not (row.blank or row.nonumber) and (plan.auto or row.labels):
@@ -191,6 +194,28 @@ def _plan(env: Env, job: _Job, labels: dict[str, tuple[str, str]], numbering: bo
             else:
                 labels[label] = (number, _unique_id(env, label_id(label)))
                 job.ids.append(labels[label][1])
+
+
+def _labelled(env: Env, job: _Job, labels: dict[str, tuple[str, str]],
+              plan: DisplayPlan) -> bool:
+    """A display labelled after its closer (Quarto's `$$ … $$ {#eq-x}`, `meta["label"]`):
+    one number for the whole display, its id the label. False: no such label, or the
+    display numbers its rows itself (its `\\label`s and tags are read as usual)."""
+    label = (job.token.meta or {}).get("label")
+    if label is None or plan.auto or any(row.tag is not None or row.labels
+                                         for row in plan.rows):
+        return False
+    if label in labels:
+        line, col = job.at(env, 0)
+        report(env, line, f"duplicate equation label '{label}'", column=col)
+        return True
+    count = int(env.get("math_equation_count", 0)) + 1
+    env["math_equation_count"] = count
+    job.rewrite.insert(len(job.token.content), f"\\tag{{{count}}}")
+    job.numbered = True
+    labels[label] = (str(count), _unique_id(env, label))
+    job.ids.append(labels[label][1])
+    return True
 
 
 def _ref_tex(kind: str, target: tuple[str, str] | None) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from markdown_it import MarkdownIt
 
 from blogbuild.config import Config
+from blogbuild.markdown.quarto.crossrefs import crossrefs_plugin
 from blogbuild.markdown.quarto.page import is_quarto
 
 __all__ = ["is_quarto", "quarto_plugin"]
@@ -17,3 +18,4 @@ __all__ = ["is_quarto", "quarto_plugin"]
 def quarto_plugin(md: MarkdownIt, *, config: Config) -> None:
     """Quarto's additions, each gated by `is_quarto` (blogbuild.markdown.quarto.page: the
     plugins import it from there, not from this package, which imports them)."""
+    md.use(crossrefs_plugin)
