@@ -12,9 +12,11 @@ import html5lib
 import pytest
 from markdown_it.utils import read_fixture_file
 
+from blogbuild.commands.build import build
 from blogbuild.markdown import create_markdown
 from blogbuild.pipeline.render import Rendered, render_markdown
 from blogbuild.quarto import QuartoPage
+from image_helpers import tiny_png
 
 FIXTURES = Path(__file__).parent / "fixtures" / "quarto_xrefs.md"
 NS = "{http://www.w3.org/1999/xhtml}"
@@ -108,3 +110,39 @@ def test_a_bracket_of_citations_and_references_keeps_both() -> None:
     assert "[see @smith, p. 2]; <a" in rendered.html
     assert [d.message.split(" is a")[0] for d in rendered.diagnostics] == [
         "[see @smith, p. 2]"]
+
+
+def _site(tmp_path: Path) -> Path:
+    root = tmp_path / "site"
+    posts = root / "content" / "posts"
+    posts.mkdir(parents=True)
+    (root / "site.yaml").write_text("title: Q\nbase_url: https://example.org/\n"
+                                    "search: false\nsocial_cards: false\n")
+    (posts / "a.qmd").write_text(
+        "---\ntitle: Quarto A\ndate: 2024-01-02\nnumber-sections: true\n"
+        "crossref:\n  fig-prefix: Fig.\n  lof-title: Figures\n---\n\n"
+        "## Data {#sec-data}\n\nAs @fig-plot shows (see @sec-data).\n\n"
+        "![The plot](plot.png){#fig-plot}\n")
+    (posts / "b.md").write_text("---\ntitle: B\ndate: 2024-01-03\n---\n\n"
+                                "From [](a.qmd#fig-plot).\n")
+    (posts / "plot.png").write_bytes(tiny_png())
+    return root
+
+
+def test_a_quarto_post_builds_with_its_references_and_previews(tmp_path: Path) -> None:
+    root = _site(tmp_path)
+    report = build(root / "site.yaml", jobs=1)
+    assert [(d.file, d.line, d.message) for d in report.diagnostics] == [
+        ("content/posts/a.qmd", 7, "'crossref.lof-title' is not used: blogbuild reads the "
+         "words of a type (fig-title, fig-prefix, …), title-delim and ref-delim; Quarto's "
+         "default stays")]
+    a = (root / "_site" / "posts" / "a" / "index.html").read_text()
+    html5lib.HTMLParser(strict=True).parse(a)
+    assert _links(a) == [("#fig-plot", "Fig.\xa01"), ("#sec-data", "Section\xa01")]
+    assert "js/previews" in a  # the references preview their targets on hover
+    b = _tree((root / "_site" / "posts" / "b" / "index.html").read_text())
+    link = next(x for x in b.iter(f"{NS}a") if "xref-external" in str(x.get("class")))
+    assert "".join(link.itertext()) == "Fig.\xa01 in Quarto A"
+    template = next(t for t in b.iter(f"{NS}template") if t.get("id") == link.get(
+        "data-preview"))
+    assert "Figure\xa01:" in "".join(template.itertext())

@@ -14,6 +14,7 @@ from blogbuild.config import Config
 from blogbuild.content.jobs import SourceJob
 from blogbuild.content.linkmap import DocumentInfo
 from blogbuild.quarto import QuartoPage
+from blogbuild.quarto.crossref import read_crossref
 from blogbuild.readers import Document
 from blogbuild.readers.markdown import MarkdownReader
 from blogbuild.stages.context import Folders
@@ -30,7 +31,9 @@ class QuartoReader:
 
     def read(self, job: SourceJob, data: bytes, config: Config, folders: Folders) -> Document:
         document = self._markdown.read(job, data, config, folders)
-        document.env["quarto"] = QuartoPage()
+        page = QuartoPage()
+        document.problems.extend(read_crossref(page, document.front, document.file))
+        document.env["quarto"] = page
         return document
 
 
