@@ -11,6 +11,7 @@ patterns in a fresh process costs far more than the lookup (~90 ms for Python's)
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -202,6 +203,16 @@ def _report_info(env: Env, token: Token, fence: FenceInfo) -> LineNumbers | None
     return numbers
 
 
+def _listing(fence: FenceInfo, token: Token) -> FenceInfo:
+    """A Quarto listing (`#lst-x` and `lst-cap="…"`, numbered by
+    blogbuild.markdown.quarto.labels): its caption is the block's title."""
+    title = (token.meta or {}).get("listing")
+    if title is None:
+        return fence
+    unread = [word for word in fence.unread if not word.startswith("lst-cap=")]
+    return dataclasses.replace(fence, attrs={**fence.attrs, "title": title}, unread=unread)
+
+
 def _fence(
     self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Env
 ) -> str:
@@ -209,7 +220,7 @@ def _fence(
     # The feed renders the page's tokens a second time (feed.py): highlight only once.
     html = token.meta.get("codeblock_html") if token.meta else None
     if html is None:
-        fence = parse_fence(unescapeAll(token.info))
+        fence = _listing(parse_fence(unescapeAll(token.info)), token)
         numbers = _report_info(env, token, fence)
         with timings.section("highlighting"):
             html = render_codeblock(token.content, fence, token.attrs, numbers=numbers)

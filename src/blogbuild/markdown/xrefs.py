@@ -18,7 +18,8 @@ it (xref_previews.py). A same-page id that nothing has is a warning, and the ref
 as `?? (#id)` in a `.xref-missing` span, not as a link. A dialect that words its labels
 otherwise (a Quarto page's "Equation 3", "Section 1.2", "Table 2") puts its words in
 `env["xref_words"]` (id -> (kind, label)) before this rule runs: they replace the target's
-own label, and make a labelled target of an element no rule here knows (a captioned table).
+own label, and make a labelled target of an element no rule here knows (a captioned table,
+a code listing).
 """
 
 from __future__ import annotations
@@ -136,12 +137,11 @@ def _collect(state: StateCore) -> tuple[dict[str, _Target], set[str]]:
         else:
             targets[ident] = found
     words: dict[str, tuple[str, str]] = env.get("xref_words", {})
-    for ident, (kind, label) in words.items():
-        if ident in targets or ident in plain_ids:
-            first = targets.get(ident)
-            targets[ident] = _Target(kind, [_text(label)], label,
-                                     first.token if first is not None else None)
-            plain_ids.discard(ident)
+    for ident, (kind, label) in words.items():  # every one an id of the page
+        first = targets.get(ident)
+        targets[ident] = _Target(kind, [_text(label)], label,
+                                 first.token if first is not None else None)
+        plain_ids.discard(ident)
     return targets, plain_ids
 
 

@@ -10,8 +10,9 @@ gives every heading its section number (shown in the heading with `number-sectio
 true`), and hands the words over as `env["xref_words"]` (what a reference to the id says,
 here and from another post) and `QuartoPage.xref_numbers` (what `@fig-x` needs: the type
 and the number alone, for `[-@fig-x]` and `[see @fig-x]`). A figure's or a table's caption
-starts with the same words ("Figure 1: …", `meta["caption_label"]`); a captioned figure
-without a `#fig-` id has a caption and no number, as in Quarto.
+starts with the same words ("Figure 1: …", `meta["caption_label"]`), and so does a code
+listing's title (`{#lst-x lst-cap="…"}`, `meta["listing"]`); a captioned figure without a
+`#fig-` id has a caption and no number, as in Quarto.
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from markdown_it import MarkdownIt
-from markdown_it.common.utils import escapeHtml
+from markdown_it.common.utils import escapeHtml, unescapeAll
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
 from blogbuild.markdown.env import Env
+from blogbuild.markdown.fenceinfo import parse_fence
 from blogbuild.markdown.figures import DRAWN
 from blogbuild.markdown.quarto.page import is_quarto
 from blogbuild.quarto import QuartoPage
@@ -106,6 +108,18 @@ def _number_of(token: Token, kind: str, counter: _Counter) -> str | None:
     return None
 
 
+def _listing(token: Token, counter: _Counter, page: QuartoPage) -> None:
+    """A code block with a `#lst-` id (Pandoc's `{#lst-x .sql lst-cap="…"}`): numbered,
+    its caption shown as the block's title ("Listing 1: Customers")."""
+    fence = parse_fence(unescapeAll(token.info))
+    if type_of(fence.ident) != "lst":
+        return
+    number = counter.next("lst")
+    page.xref_numbers[fence.ident] = ("lst", number)
+    caption = fence.attrs.get("lst-cap", "")
+    token.meta["listing"] = f"{caption_words(page, 'lst', number)} {caption}".rstrip()
+
+
 def _headings(tokens: list[Token], counter: _Counter, page: QuartoPage) -> None:
     """Every heading's section number (`meta["section_number"]`), and the number of a
     `#sec-` heading for its references; unnumbered headings (`{-}`) get none."""
@@ -144,6 +158,8 @@ def quarto_labels(state: StateCore) -> None:
         ident = token.attrGet("id") if token.nesting != -1 else None
         kind = type_of(str(ident)) if ident is not None else None
         number = _number_of(token, kind, counter) if kind is not None else None
+        if token.type == "fence":
+            _listing(token, counter, page)
         if token.type == "figure_open" or (token.type == "table_open"
                                           and "caption" in (token.meta or {})):
             _caption(token, page, "fig" if token.type == "figure_open" else "tbl",
