@@ -24,12 +24,17 @@ from markdown_it.token import Token
 from blogbuild.markdown.env import Env, report
 from blogbuild.quarto import QuartoPage
 
-__all__ = ["ID", "split_id", "statements_plugin", "take_id"]
+__all__ = ["ID", "markdown_text", "split_id", "statements_plugin", "take_id"]
 
 #: An id an author may give: a letter, then letters, digits, `-`, `_`, `.` or `:`.
 ID = re.compile(r"[^\W\d_][\w.:-]*")
 _TRAILING_ID = re.compile(r"(?:^|[ \t]+)\{#([^{}]*)\}$")
 _MD_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def markdown_text(text: str) -> str:
+    """`text` as Markdown that reads as itself (its punctuation escaped): a title's words."""
+    return _MD_PUNCTUATION.sub(r"\\\1", text)
 
 
 def split_id(text: str) -> tuple[str, str] | None:
@@ -85,7 +90,7 @@ def make_statements_rule(per_type: bool):  # type: ignore[no-untyped-def]
             if inline is None:
                 continue
             own = str(meta.get("title") or "")
-            label = _MD_PUNCTUATION.sub(r"\\\1", number)
+            label = markdown_text(number)
             inline.content = f"{label} ({own})" if own else label
 
     return statements

@@ -10,9 +10,10 @@ gives every heading its section number (shown in the heading with `number-sectio
 true`), and hands the words over as `env["xref_words"]` (what a reference to the id says,
 here and from another post) and `QuartoPage.xref_numbers` (what `@fig-x` needs: the type
 and the number alone, for `[-@fig-x]` and `[see @fig-x]`). A figure's or a table's caption
-starts with the same words ("Figure 1: …", `meta["caption_label"]`), and so does a code
-listing's title (`{#lst-x lst-cap="…"}`, `meta["listing"]`); a captioned figure without a
-`#fig-` id has a caption and no number, as in Quarto.
+starts with the same words ("Figure 1: …", `meta["caption_label"]`), and so do a callout's
+title ("Tip 1: …", when its id is of its type: `#tip-a`; a rule before `inline`) and a
+code listing's title (`{#lst-x lst-cap="…"}`, `meta["listing"]`); a captioned figure
+without a `#fig-` id has a caption and no number, as in Quarto.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from blogbuild.markdown.env import Env
 from blogbuild.markdown.fenceinfo import parse_fence
 from blogbuild.markdown.figures import DRAWN
 from blogbuild.markdown.quarto.page import is_quarto
+from blogbuild.markdown.statements import markdown_text
 from blogbuild.quarto import QuartoPage
 
 __all__ = ["TYPES", "caption_words", "labels_plugin", "type_of", "words"]
@@ -172,6 +174,33 @@ def quarto_labels(state: StateCore) -> None:
                          for ident, (kind, number) in page.xref_numbers.items() if number}
 
 
+#: The callouts Quarto numbers when they have an id of their type.
+_CALLOUTS = ("nte", "tip", "wrn", "imp", "cau")
+
+
+def callout_titles(state: StateCore) -> None:
+    """A callout with an id of its type (`#tip-a`) is numbered, its title read "Tip 1:
+    Title" (or "Tip 1" alone); before `inline`, so the title's Markdown is parsed after."""
+    if not is_quarto(state.env):
+        return
+    page: QuartoPage = state.env["quarto"]
+    counts: dict[str, int] = {}
+    tokens = state.tokens
+    for index, token in enumerate(tokens):
+        ident = token.attrGet("id") if token.type == "callout_open" else None
+        kind = type_of(str(ident)) if ident is not None else None
+        if kind not in _CALLOUTS or kind is None or token.meta.get("number"):
+            continue
+        counts[kind] = counts.get(kind, 0) + 1
+        title = page.crossref.get(f"{kind}-title", TYPES[kind][1])
+        token.meta["number"] = f"{title} {counts[kind]}"
+        if index + 2 < len(tokens) and tokens[index + 1].type == "callout_title_open":
+            own = str(token.meta.get("title") or "")
+            words = caption_words(page, kind, str(counts[kind])) if own else \
+                f"{title}{NBSP}{counts[kind]}"
+            tokens[index + 2].content = " ".join(w for w in (markdown_text(words), own) if w)
+
+
 def _heading_number(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
                     env: Env) -> str:
     return f'<span class="header-section-number">{escapeHtml(tokens[idx].content)}</span> '
@@ -199,6 +228,7 @@ def labels_plugin(md: MarkdownIt) -> None:
     """Install with the Quarto plugins, after the math plugin: the rules are pushed after
     the math's (and the figures', placed after `inline`), and before the table of
     contents' and the xrefs' rules, which are pushed later."""
+    md.core.ruler.before("inline", "quarto_callout_titles", callout_titles)
     md.core.ruler.push("quarto_labels", quarto_labels)
     md.core.ruler.push("quarto_section_numbers", number_headings)
     md.add_render_rule("section_number", _heading_number)
