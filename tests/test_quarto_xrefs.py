@@ -104,6 +104,13 @@ def test_a_reference_to_nothing_is_a_warning_at_its_line() -> None:
     assert strong == ["?@fig-on", "?@thm-x"]
 
 
+def test_a_reference_in_alt_text_is_its_words() -> None:
+    rendered = _qmd("![Cat](c.png){#fig-a}\n\nText ![like @fig-a, not @fig-b](d.png).\n")
+    alts = [str(img.get("alt")) for img in _tree(rendered.html).iter(f"{NS}img")]
+    assert alts == ["Cat", "like Figure\xa01, not ?@fig-b"]
+    assert [d.line for d in rendered.diagnostics] == [7]
+
+
 def test_a_bracket_of_citations_and_references_keeps_both() -> None:
     rendered = _qmd("![A](a.png){#fig-a}\n\n[see @smith, p. 2; @fig-a]\n")
     assert _links(rendered.html) == [("#fig-a", "Figure\xa01")]

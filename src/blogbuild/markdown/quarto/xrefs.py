@@ -21,12 +21,15 @@ page (a link `[](other.qmd#fig-x)` reaches another post's label, blogbuild.markd
 from __future__ import annotations
 
 import difflib
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
+from markdown_it.utils import OptionsDict
 
 from blogbuild.markdown.citations import bracket_end
 from blogbuild.markdown.citations.syntax import CiteSyntax, key_of, match_key, parse_bracket
@@ -185,20 +188,43 @@ def _resolve(env: Env, page: QuartoPage, token: Token, line: int) -> list[Token]
     return out
 
 
+def _nested(env: Env, page: QuartoPage, children: list[Token], line: int) -> list[Token]:
+    """`children` (an image's alt text) with their references resolved."""
+    out: list[Token] = []
+    for child in children:
+        if child.type == "quarto_xref":
+            out.extend(_resolve(env, page, child, line))
+            continue
+        if child.children:
+            child.children = _nested(env, page, child.children, line)
+        out.append(child)
+    return out
+
+
 def quarto_refs(state: StateCore) -> None:
     env = state.env
     if not is_quarto(env):
         return
     page: QuartoPage = env["quarto"]
-    found = [(child, block, line) for child, block, line in inline_lines(env, state.tokens)
-             if child.type == "quarto_xref"]
-    done: dict[int, list[Token]] = {id(child): _resolve(env, page, child, line)
-                                    for child, _, line in found}
-    for block in {id(block): block for _, block, _ in found}.values():
+    done: dict[int, list[Token]] = {}
+    blocks: dict[int, Token] = {}
+    for child, block, line in inline_lines(env, state.tokens):
+        if child.type == "quarto_xref":
+            done[id(child)] = _resolve(env, page, child, line)
+            blocks[id(block)] = block
+        elif child.children:
+            child.children = _nested(env, page, child.children, line)
+    for block in blocks.values():
         children: list[Token] = []
         for child in block.children or []:
             children.extend(done.get(id(child), [child]))
         block.children = children
+
+
+def _render_unresolved(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                       env: Env) -> str:
+    """A reference no rule resolved (none should be left): its text, as written."""
+    return escapeHtml(tokens[idx].content)
 
 
 def refs_plugin(md: MarkdownIt) -> None:
@@ -208,3 +234,4 @@ def refs_plugin(md: MarkdownIt) -> None:
     md.inline.ruler.before("text", "quarto_ref_text", ref_text)
     md.inline.ruler.before("link", "quarto_ref_bracket", ref_bracket)
     md.core.ruler.push("quarto_refs", quarto_refs)
+    md.add_render_rule("quarto_xref", _render_unresolved)
