@@ -93,6 +93,12 @@ def test_crossref_words_rename_captions_and_references() -> None:
     assert "Fig.\xa01</a>; <a" in rendered.html
 
 
+def test_ref_hyperlink_false_shows_the_words_alone() -> None:
+    rendered = _qmd("![Cat](c.png){#fig-c}\n\nSee @fig-c.\n",
+                    QuartoPage(crossref={"ref-hyperlink": "false"}))
+    assert "<p>See Figure\xa01.</p>" in rendered.html and "previews" not in rendered.needs
+
+
 def test_a_reference_to_nothing_is_a_warning_at_its_line() -> None:
     rendered = _qmd("![A](a.png){#fig-one}\n\nText.\n\nSee @fig-on,\nand [-@thm-x].\n")
     assert [(d.line, d.message) for d in rendered.diagnostics] == [
@@ -141,7 +147,8 @@ def test_a_quarto_post_builds_with_its_references_and_previews(tmp_path: Path) -
     report = build(root / "site.yaml", jobs=1)
     assert [(d.file, d.line, d.message) for d in report.diagnostics] == [
         ("content/posts/a.qmd", 7, "'crossref.lof-title' is not used: blogbuild reads the "
-         "words of a type (fig-title, fig-prefix, …), title-delim and ref-delim; Quarto's "
+         "words of a type (fig-title, fig-prefix, …), title-delim, ref-delim and "
+         "ref-hyperlink; Quarto's "
          "default stays")]
     a = (root / "_site" / "posts" / "a" / "index.html").read_text()
     html5lib.HTMLParser(strict=True).parse(a)

@@ -18,7 +18,8 @@ class QuartoPage:
     # xrefs (blogbuild.markdown.quarto.xrefs, .labels): Quarto's cross-references.
     #: `number-sections: true`: the headings show their numbers ("1.2 Methods").
     number_sections: bool = False
-    #: `crossref:` words as written: `fig-title`, `eq-prefix`, `title-delim`, …
+    #: `crossref:` words as written: `fig-title`, `eq-prefix`, `title-delim`, …, and
+    #: `ref-hyperlink` ("true" or "false").
     crossref: dict[str, str] = field(default_factory=dict)
     #: id -> (type, number) of each numbered thing of the page (`fig-a` -> ("fig", "1")),
     #: filled while the page is parsed, for its references.

@@ -1,5 +1,6 @@
 """The front matter of a Quarto document that words its cross-references:
-`number-sections:` and the words of `crossref:` (`fig-title`, `tbl-prefix`, `title-delim`, …).
+`number-sections:` and the words of `crossref:` (`fig-title`, `tbl-prefix`, `title-delim`, …,
+and `ref-hyperlink: false`, kept as "false").
 
 Read by the Quarto reader into the page's `QuartoPage`; the Markdown plugins
 (blogbuild.markdown.quarto.labels) use the words.
@@ -58,10 +59,18 @@ def read_crossref(page: QuartoPage, front: FrontMatter, file: str) -> list[Diagn
                 and not isinstance(value, bool):
             page.crossref[key] = str(value)
             continue
-        what = f"'crossref.{key}'"
+        if key == "ref-hyperlink" and isinstance(value, bool):
+            page.crossref[key] = "true" if value else "false"
+            continue
+        line = _line(front, "crossref", str(key))
+        if key == "ref-hyperlink":
+            problems.append(warning(file, line, f"'crossref.ref-hyperlink' is {value!r}, not "
+                                    "true or false; write 'ref-hyperlink: false' for "
+                                    "references that are not links (they stay links)"))
+            continue
         fix = ("a word or two ('Fig.')" if key in WORD_KEYS else
-               "blogbuild reads the words of a type (fig-title, fig-prefix, …), title-delim "
-               "and ref-delim")
-        problems.append(warning(file, _line(front, "crossref", str(key)),
-                                f"{what} is not used: {fix}; Quarto's default stays"))
+               "blogbuild reads the words of a type (fig-title, fig-prefix, …), title-delim, "
+               "ref-delim and ref-hyperlink")
+        problems.append(warning(file, line, f"'crossref.{key}' is not used: {fix}; Quarto's "
+                                "default stays"))
     return problems

@@ -177,14 +177,18 @@ def _resolve(env: Env, page: QuartoPage, token: Token, line: int) -> list[Token]
         if numbered is None:
             out.extend(_missing(env, ref, line, [*page.xref_numbers]))
             continue
-        link = Token("link_open", "a", 1)
-        link.attrs = {"href": f"#{ref.ident}", "class": "xref quarto-xref",
-                      "data-xref": TYPES[numbered[0]][0]}
-        out.extend([link, _text(_shown(page, ref, *numbered)), Token("link_close", "a", -1)])
+        shown = _text(_shown(page, ref, *numbered))
+        if page.crossref.get("ref-hyperlink") == "false":  # words, not a link
+            out.append(shown)
+        else:
+            link = Token("link_open", "a", 1)
+            link.attrs = {"href": f"#{ref.ident}", "class": "xref quarto-xref",
+                          "data-xref": TYPES[numbered[0]][0]}
+            out.extend([link, shown, Token("link_close", "a", -1)])
+            need(env, "xrefs")
+            need(env, PREVIEWS)  # a reference on the page previews its target
         if ref.suffix:
             out.append(_text(f" {ref.suffix}"))
-        need(env, "xrefs")
-        need(env, PREVIEWS)  # a reference on the page previews its target
     return out
 
 
