@@ -93,6 +93,16 @@ def test_crossref_words_rename_captions_and_references() -> None:
     assert "Fig.\xa01</a>; <a" in rendered.html
 
 
+def test_a_listing_without_a_caption_is_titled_by_its_number_alone() -> None:
+    rendered = _qmd("```{#lst-a .python}\nx = 1\n```\n\n> [!NOTE] {#tbl-odd}\n> N.\n\n"
+                    "@lst-a, not @tbl-odd\n")
+    titles = ["".join(t.itertext()) for t in _tree(rendered.html).iter(f"{NS}span")
+              if t.get("class") == "codeblock-title"]
+    assert titles == ["Listing\xa01"] and _links(rendered.html) == [("#lst-a", "Listing\xa01")]
+    assert [d.message.split(":")[0] for d in rendered.diagnostics] == [
+        "cross-reference @tbl-odd"]  # a callout is no table
+
+
 def test_ref_hyperlink_false_shows_the_words_alone() -> None:
     rendered = _qmd("![Cat](c.png){#fig-c}\n\nSee @fig-c.\n",
                     QuartoPage(crossref={"ref-hyperlink": "false"}))

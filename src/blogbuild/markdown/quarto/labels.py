@@ -51,8 +51,8 @@ TYPES: dict[str, tuple[str, str]] = {
 }
 #: Between a word and its number: Quarto's no-break space ("Figure 1" never splits).
 NBSP = "\u00a0"
-#: Block tokens that a `#fig-` id makes a figure (the figure plugin's and drawn ones).
-_FIGURES = ("figure_open", *DRAWN)
+#: Types that are not statements nor callouts (a callout with such an id is not counted).
+_FLOATS = ("fig", "tbl", "lst", "eq", "sec")
 
 
 def type_of(ident: str) -> str | None:
@@ -105,8 +105,8 @@ def _number_of(token: Token, kind: str, counter: _Counter) -> str | None:
         return counter.next(kind)
     if token.type == "callout_open" and meta.get("number"):
         return str(meta["number"]).rsplit(" ", 1)[-1]  # a statement: "Theorem 2"
-    if token.type == "callout_open" and kind != "fig":
-        return counter.next(kind)  # a callout with an id (`#nte-a`)
+    if token.type == "callout_open" and kind not in _FLOATS:
+        return counter.next(kind)  # a statement nothing numbered (`#rem-a`)
     return None
 
 
@@ -119,7 +119,9 @@ def _listing(token: Token, counter: _Counter, page: QuartoPage) -> None:
     number = counter.next("lst")
     page.xref_numbers[fence.ident] = ("lst", number)
     caption = fence.attrs.get("lst-cap", "")
-    token.meta["listing"] = f"{caption_words(page, 'lst', number)} {caption}".rstrip()
+    title = page.crossref.get("lst-title", TYPES["lst"][1])
+    token.meta["listing"] = f"{caption_words(page, 'lst', number)} {caption}" if caption \
+        else f"{title}{NBSP}{number}"
 
 
 def _headings(tokens: list[Token], counter: _Counter, page: QuartoPage) -> None:
