@@ -25,13 +25,13 @@ from markdown_it.token import Token
 
 from blogbuild.markdown.env import Env, report, source_line
 
-__all__ = ["attrs_plugin", "parse_attributes", "report_problems"]
+__all__ = ["SAFE", "UNSAFE_STYLE", "attrs_plugin", "parse_attributes", "report_problems"]
 
 SAFE = frozenset({"class", "id", "title", "lang", "dir", "width", "height", "align"})
 _DATA = re.compile(r"data-[a-z0-9][a-z0-9._:-]*")
 #: What a `style` may not hold: anything that loads a resource or runs code (old IE), and
 #: backslashes, which could spell those in CSS escapes.
-_UNSAFE_STYLE = re.compile(r"url\s*\(|image-set|expression|@import|javascript|behavior|\\",
+UNSAFE_STYLE = re.compile(r"url\s*\(|image-set|expression|@import|javascript|behavior|\\",
                            re.IGNORECASE)
 # `{: …}` (kramdown) or `{.class …}` / `{#id …}` (Pandoc, Hugo); not `{::ext}`, `{:/ext}` nor
 # `{:ref: …}`.
@@ -73,7 +73,7 @@ class Attributes:
                 self.file = value.replace('"', "")
             elif name.lower() == "id" and (not value or len(value.split()) != 1):
                 self.refused.append(name)  # an id is one word
-            elif name.lower() == "style" and not _UNSAFE_STYLE.search(value):
+            elif name.lower() == "style" and not UNSAFE_STYLE.search(value):
                 self.attrs["style"] = value.strip()
             elif name.lower() in SAFE or _DATA.fullmatch(name.lower()):
                 key = name.lower()

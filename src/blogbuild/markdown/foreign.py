@@ -100,11 +100,12 @@ def _finding(match: re.Match[str], text: str) -> str | None:
     return advice(kind, "", "")
 
 
-def _scan(text: str) -> Iterator[tuple[int, str]]:
-    """(offset, warning) of each construct; what `{% raw %}` wraps is the author's text."""
+def _scan(text: str, *, quarto: bool = False) -> Iterator[tuple[int, str]]:
+    """(offset, warning) of each construct; what `{% raw %}` wraps is the author's text.
+    On a Quarto page (`quarto`) a `:::` line is no other generator's."""
     match = _FOUND.search(text)
     while match is not None:
-        message = _finding(match, text)
+        message = None if quarto and match.group("fenced_div") else _finding(match, text)
         if message is not None:
             yield match.start(), message
         end = match.end()
@@ -119,10 +120,11 @@ def foreign_syntax(state: StateCore) -> None:
         return
     env = state.env
     found: list[tuple[int, str]] = []
+    quarto = env.get("quarto") is not None  # Pandoc's `:::` divs are its own there
     for line, text in _texts(state.tokens):
         counted = 0
-        for offset, message in _scan(text):  # offsets ascend: count each line break once
-            line += text.count("\n", counted, offset)
+        for offset, message in _scan(text, quarto=quarto):  # offsets ascend: count each
+            line += text.count("\n", counted, offset)  # line break once
             counted = offset
             found.append((line, message))
     found.sort(key=lambda item: item[0])

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = ["QuartoPage"]
 
@@ -24,3 +25,5 @@ class QuartoPage:
     #: id -> (type, number) of each numbered thing of the page (`fig-a` -> ("fig", "1")),
     #: filled while the page is parsed, for its references.
     xref_numbers: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # divs: the front matter, which conditional content (`when-meta=`) reads.
+    meta: dict[str, Any] = field(default_factory=dict)

@@ -31,7 +31,7 @@ class QuartoReader:
 
     def read(self, job: SourceJob, data: bytes, config: Config, folders: Folders) -> Document:
         document = self._markdown.read(job, data, config, folders)
-        page = QuartoPage()
+        page = QuartoPage(meta=document.front.data)
         document.problems.extend(read_crossref(page, document.front, document.file))
         document.env["quarto"] = page
         return document

@@ -10,6 +10,7 @@ from markdown_it import MarkdownIt
 
 from blogbuild.config import Config
 from blogbuild.markdown.quarto.crossrefs import crossrefs_plugin
+from blogbuild.markdown.quarto.divs import divs_plugin
 from blogbuild.markdown.quarto.page import is_quarto
 
 __all__ = ["is_quarto", "quarto_plugin"]
@@ -19,3 +20,4 @@ def quarto_plugin(md: MarkdownIt, *, config: Config) -> None:
     """Quarto's additions, each gated by `is_quarto` (blogbuild.markdown.quarto.page: the
     plugins import it from there, not from this package, which imports them)."""
     md.use(crossrefs_plugin)
+    md.use(divs_plugin, config=config, gate=is_quarto)

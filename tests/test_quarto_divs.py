@@ -1,0 +1,166 @@
+"""Quarto's fenced divs and bracketed spans (blogbuild.markdown.quarto): fixture cases, what
+each class means (our callouts, statements, figures, tabs), bad input, attribute safety,
+and one real build of a .qmd post."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import html5lib
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from markdown_it.utils import read_fixture_file
+
+from blogbuild.diagnostics import Diagnostic
+from blogbuild.markdown import create_markdown
+from blogbuild.markdown.quarto.fences import DIV_DEPTH
+from blogbuild.pipeline.render import render_markdown
+from blogbuild.quarto import QuartoPage
+
+FIXTURES = Path(__file__).parent / "fixtures" / "quarto_divs.md"
+MD = create_markdown()
+NS = "{http://www.w3.org/1999/xhtml}"
+
+
+def render(text: str, **meta: Any) -> tuple[str, list[Diagnostic], dict[str, Any]]:
+    """A Quarto page's body rendered in process: (HTML, messages, its needs and labels)."""
+    env: dict[str, Any] = {"quarto": QuartoPage(meta=meta)}
+    rendered = render_markdown(MD, text, file="p.qmd", line_offset=3, extra_env=env)
+    found = {"needs": rendered.needs,
+             "xref_labels": {ident: (kind, label) for ident, kind, label in rendered.labels}}
+    return rendered.html, list(rendered.diagnostics), found
+
+
+def messages(diagnostics: list[Diagnostic]) -> list[tuple[int, str]]:
+    return [(d.line, d.message) for d in diagnostics]
+
+
+def parse(html: str) -> Any:
+    return html5lib.HTMLParser(strict=True).parseFragment(html)
+
+
+@pytest.mark.parametrize(("title", "source", "expected"),
+                         [pytest.param(*case[1:], id=f"{case[0]}-{case[1]}")
+                          for case in read_fixture_file(FIXTURES)])
+def test_fixture(title: str, source: str, expected: str) -> None:
+    assert MD.render(source, {"quarto": QuartoPage()}) == expected
+
+
+def test_a_md_page_keeps_its_colons_as_text_and_the_warning() -> None:
+    text = "::: {.callout-note}\nBody\n:::\n\n[x]{.mark}\n"
+    rendered = render_markdown(MD, text, file="p.md")
+    assert "<p>::: {.callout-note}\nBody\n:::</p>" in rendered.html
+    assert "[x]{.mark}" in rendered.html
+    assert any(":::" in d.message for d in rendered.diagnostics)
+    html, diagnostics, _ = render(text)
+    assert diagnostics == [] and "<mark>x</mark>" in html and ":::" not in html
+
+
+@pytest.mark.parametrize(("quarto", "ours"), [
+    ("::: {.callout-note}\nBody *b*.\n:::\n", "> [!NOTE]\n> Body *b*.\n"),
+    ("::: callout\nBody.\n:::\n", "> [!NOTE]\n> Body.\n"),
+    ('::: {.callout-tip title="My *tip*"}\nBody.\n:::\n', "> [!TIP] My *tip*\n> Body.\n"),
+    ("::: {.callout-warning collapse=true}\n## Careful\nBody.\n:::\n",
+     "> [!WARNING]- Careful\n> Body.\n"),
+    ('::: {#c-1 .callout-important collapse="false"}\nBody.\n:::\n',
+     "> [!IMPORTANT]+ {#c-1}\n> Body.\n"),
+    ("::: {.callout-caution}\n- a\n- b\n:::\n", "> [!CAUTION]\n> - a\n> - b\n"),
+    ("::: {.callout-note}\n:::\n", "> [!NOTE]\n"),
+])
+def test_a_quarto_callout_is_the_callout_our_syntax_makes(quarto: str, ours: str) -> None:
+    html, diagnostics, env = render(quarto)
+    assert diagnostics == [] and html == MD.render(ours)
+    assert "callouts" in env["needs"]
+
+
+def test_callout_appearance_and_icon_add_a_class_the_stylesheet_reads() -> None:
+    html, _, _ = render('::: {.callout-tip appearance="minimal"}\nA\n:::\n\n'
+                        "::: {.callout-tip appearance=simple icon=false .extra}\nB\n:::\n")
+    classes = [e.get("class") for e in parse(html) if e.tag == f"{NS}div"]
+    assert classes == ["callout callout-tip callout-minimal",
+                       "callout callout-tip extra callout-simple callout-no-icon"]
+    css = (Path(__file__).parents[1] / "static" / "css" / "callouts.css").read_text()
+    assert ".callout-minimal" in css and ".callout-no-icon > .callout-title" in css
+
+
+def test_theorem_divs_are_our_numbered_statements_with_their_ids() -> None:
+    html, diagnostics, env = render(
+        "See [](#thm-a), [](#lem-b) and [](#cnj-c).\n\n"
+        "::: {#thm-a}\n## Bolzano\nBounded sequences converge in part.\n:::\n\n"
+        '::: {#lem-b name="Small"}\nA lemma.\n:::\n\n::: {#cnj-c}\nA guess.\n:::\n\n'
+        "::: {.proof}\nClear.\n:::\n\n::: remark\nAn aside.\n:::\n")
+    assert diagnostics == []
+    assert env["xref_labels"]["thm-a"] == ("theorem", "Theorem 1")
+    assert env["xref_labels"]["lem-b"] == ("lemma", "Lemma 2")
+    assert env["xref_labels"]["cnj-c"] == ("conjecture", "Conjecture 3")
+    titles = [t.strip() for t in html.split('<strong class="callout-title-text">')[1:]]
+    assert [t.split("</strong>")[0] for t in titles] == [
+        "Theorem 1 (Bolzano)", "Lemma 2 (Small)", "Conjecture 3", "Proof", "Remark"]
+    assert html == html.replace("Bolzano</h2>", "")  # the heading became the name
+    assert 'class="callout callout-proof"' in html and "callout-qed" in html
+    ours, _, _ = render("> [!THEOREM] Bolzano {#thm-a}\n> Bounded sequences converge in part.\n")
+    assert ours.split("\n", 1)[0] in html
+
+
+def test_conditional_content_reads_the_front_matter() -> None:
+    text = ('::: {.content-visible when-meta="show.extra"}\nExtra.\n:::\n\n'
+            '::: {.content-hidden when-meta="show.extra"}\nPlain.\n:::\n')
+    assert render(text, show={"extra": True})[0] == "<p>Extra.</p>\n"
+    assert render(text)[0] == "<p>Plain.</p>\n"
+
+
+def test_margin_and_wide_boxes_fit_a_phone_in_the_stylesheet() -> None:
+    css = (Path(__file__).parents[1] / "static" / "css" / "divs.css").read_text()
+    assert "min(var(--wide), 100vw - 2.5rem)" in css  # never wider than the window
+    assert "@media (min-width: 80rem)" in css and "float: right" in css  # the margin
+    _, _, env = render("::: column-margin\nA\n:::\n")
+    assert "divs" in env["needs"]
+
+
+def test_bad_input_is_a_message_at_its_line_and_the_text_stays() -> None:
+    deep = "".join(f"::: d{i}\n" for i in range(DIV_DEPTH + 3)) + "core\n"
+    deep += ":::\n" * (DIV_DEPTH + 3)
+    html, diagnostics, _ = render(deep + "\nAfter.\n")
+    assert messages(diagnostics) == [
+        (4 + DIV_DEPTH, f"fenced divs nested more than {DIV_DEPTH} deep are shown as text "
+                        "from here (their content is kept); nest them less deeply")]
+    assert html.count("<div") == DIV_DEPTH and "core" in html and "After." in html
+    assert "::: d18" in html
+    html, diagnostics, _ = render("Intro.\n\n:::: box\n- item\n\n  ::: inner\n  text\n")
+    assert messages(diagnostics) == [
+        (6, "this ::: div is never closed, so it runs to the end of the page: end it with "
+            "a line of ::::"),
+        (9, "this ::: div is never closed, so it runs to the end of its container: end it "
+            "with a line of :::")]
+    assert "text" in html
+    html, diagnostics, _ = render("::: {.a key='x}\nText.\n:::\n")
+    assert html.startswith("<p>::: {.a key='x}") and len(diagnostics) == 1
+
+
+def test_refused_attributes_are_reported_at_their_line() -> None:
+    _, diagnostics, _ = render("Para.\n\nText and\n[x]{onclick=f()} and "
+                               "[y](https://e.org){style='background:url(x)'}.\n")
+    assert [line for line, _ in messages(diagnostics)] == [7, 7]
+    assert all(m.startswith("attribute block: refused ") for _, m in messages(diagnostics))
+
+
+PIECES = ["::: {.callout-note}\n", ":::\n", "::: {#fig-a layout-ncol=2}\n", "::: {#thm-b}\n",
+          "::: panel-tabset\n", "## T\n", "::: {.column-margin}\n", "[s]{.mark}", "]{",
+          "{onclick=x}", '{data-x="javascript:alert(1)"}', "{style='url(x)'}", "```\n",
+          "![a](b.png)", "\n", "\n\n", " ", "- ", "> ", '::: {layout="[[1,-1]]"}\n', "[", "word",
+          "{#tbl-c}", "::: {.content-hidden when-format=pdf}\n", '{title="x\\" onclick=y"}']
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(PIECES), max_size=30))
+def test_property_any_mix_renders_the_same_twice_with_no_handler(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    first, _, _ = render(text)
+    assert render(text)[0] == first
+    for element in parse(first).iter():
+        for name, value in element.attrib.items():
+            assert not str(name).lower().startswith("on")
+            assert "javascript:" not in str(value) and "url(" not in str(value)
+    assert "<script" not in first
