@@ -12,7 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it.utils import read_fixture_file
+from PIL import Image
 
+from blogbuild.commands.build import build
 from blogbuild.diagnostics import Diagnostic
 from blogbuild.markdown import create_markdown
 from blogbuild.markdown.quarto.fences import DIV_DEPTH
@@ -104,6 +106,30 @@ def test_theorem_divs_are_our_numbered_statements_with_their_ids() -> None:
     assert ours.split("\n", 1)[0] in html
 
 
+def test_figure_and_table_divs_are_numbered_and_labelled_with_image_figures() -> None:
+    html, diagnostics, env = render(
+        '![An image](a.png "A titled image")\n\n'
+        "::: {#fig-grid layout-ncol=2}\n![Left](l.png)\n\n![Right](r.png){#fig-r}\n\nBoth.\n:::"
+        "\n\n::: {#tbl-t}\n| a |\n|---|\n| 1 |\n\nA table.\n:::\n\n"
+        "::: {#fig-nested}\n::: {#fig-n1}\n![](x.png)\n\nX.\n:::\n\n"
+        "::: {#fig-n2}\n![](y.png)\n\nY.\n:::\n\nNested.\n:::\n")
+    assert diagnostics == []
+    labels = env["xref_labels"]
+    assert labels["figure-1"] == ("figure", "Figure 1")
+    assert labels["fig-grid"] == ("figure", "Figure 2")
+    assert labels["fig-r"] == ("figure", "Figure 2 (b)")
+    assert labels["tbl-t"] == ("table", "Table 1")
+    assert labels["fig-nested"] == ("figure", "Figure 3")
+    assert labels["fig-n2"] == ("figure", "Figure 3 (b)")
+    tree = parse(html)
+    figures = tree.findall(f".//{NS}figure")
+    numbers = ["".join(f.find(f"{NS}figcaption").itertext()).split(" ")[0:2] for f in figures]
+    assert [" ".join(n) for n in numbers] == [
+        "Figure 1.", "Figure 2.", "(a) Left", "(b) Right", "Table 1.", "Figure 3.", "(a) X.",
+        "(b) Y."]
+    assert "divs" in env["needs"]
+
+
 def test_conditional_content_reads_the_front_matter() -> None:
     text = ('::: {.content-visible when-meta="show.extra"}\nExtra.\n:::\n\n'
             '::: {.content-hidden when-meta="show.extra"}\nPlain.\n:::\n')
@@ -111,8 +137,9 @@ def test_conditional_content_reads_the_front_matter() -> None:
     assert render(text)[0] == "<p>Plain.</p>\n"
 
 
-def test_margin_and_wide_boxes_fit_a_phone_in_the_stylesheet() -> None:
+def test_margin_wide_and_grid_boxes_fit_a_phone_in_the_stylesheet() -> None:
     css = (Path(__file__).parents[1] / "static" / "css" / "divs.css").read_text()
+    assert "grid-template-columns: minmax(0, 1fr) !important" in css  # one column on a phone
     assert "min(var(--wide), 100vw - 2.5rem)" in css  # never wider than the window
     assert "@media (min-width: 80rem)" in css and "float: right" in css  # the margin
     _, _, env = render("::: column-margin\nA\n:::\n")
@@ -137,6 +164,17 @@ def test_bad_input_is_a_message_at_its_line_and_the_text_stays() -> None:
     assert "text" in html
     html, diagnostics, _ = render("::: {.a key='x}\nText.\n:::\n")
     assert html.startswith("<p>::: {.a key='x}") and len(diagnostics) == 1
+
+
+def test_layout_values_that_cannot_be_read_are_one_column_with_a_warning() -> None:
+    html, diagnostics, _ = render('::: {layout="[[1,0]]"}\nA\n:::\n\n'
+                                  "::: {layout-ncol=99}\nB\n:::\n")
+    assert html.count('style="grid-template-columns: minmax(0, 1fr)"') == 2
+    assert [m for _, m in messages(diagnostics)] == [
+        "layout='[[1,0]]' cannot be read: write rows of widths such as layout=\"[[1,1],[1]]\""
+        " (a negative width is a gap); the div is laid out in one column",
+        "layout-ncol='99' is not a number of columns from 1 to 12: the div is laid out in "
+        "one column"]
 
 
 def test_refused_attributes_are_reported_at_their_line() -> None:
@@ -164,3 +202,27 @@ def test_property_any_mix_renders_the_same_twice_with_no_handler(pieces: list[st
             assert not str(name).lower().startswith("on")
             assert "javascript:" not in str(value) and "url(" not in str(value)
     assert "<script" not in first
+
+
+def test_a_qmd_post_builds_with_divs_spans_and_callouts(tmp_path: Path) -> None:
+    (tmp_path / "site.yaml").write_text("title: Q\nbase_url: https://example.org/blog/\n"
+                                        "search: false\nsocial_cards: false\n")
+    post = tmp_path / "content" / "posts" / "q.qmd"
+    post.parent.mkdir(parents=True)
+    post.write_text("---\ntitle: Q\ndate: 2024-01-02\n---\n\n"
+                    "::: {.callout-tip}\nA *tip*.\n:::\n\n"
+                    "::: {#fig-p layout-ncol=2 .column-page}\n![A](a.png)\n\n![B](b.png)\n\n"
+                    "Two.\n:::\n\n[Margin]{.aside} and @fig-p as [](#fig-p).\n")
+    for name in ("a.png", "b.png"):
+        Image.new("RGB", (8, 8), "teal").save(post.parent / name)
+    report = build(tmp_path / "site.yaml", jobs=1)
+    assert [d.message for d in report.diagnostics] == []
+    page = (tmp_path / "_site" / "posts" / "q" / "index.html").read_text()
+    html5lib.HTMLParser(strict=True).parse(page)
+    assert 'class="callout callout-tip"' in page and ":::" not in page
+    assert 'class="figure column-page" id="fig-p"' in page and ">Figure 1</a>" in page
+    assert '<span class="aside margin-note">Margin</span>' in page
+    sheet = page.split('rel="stylesheet" href="/blog/', 1)[1].split('"', 1)[0]
+    css = (tmp_path / "_site" / sheet).read_text()
+    assert "/* css/divs.css */" in css and "/* css/callouts.css */" in css
+

@@ -115,7 +115,10 @@ def figures(state: StateCore) -> None:
 def _figure_open(
     self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Env
 ) -> str:
-    return f'<figure class="figure" id="{escapeHtml(str(tokens[idx].attrGet("id")))}">\n'
+    token = tokens[idx]
+    extra = token.meta.get("class")  # a Quarto figure div's own classes (markdown.quarto)
+    classes = f"figure {escapeHtml(extra)}" if extra else "figure"
+    return f'<figure class="{classes}" id="{escapeHtml(str(token.attrGet("id")))}">\n'
 
 
 def _figure_close(

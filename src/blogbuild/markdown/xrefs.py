@@ -96,6 +96,9 @@ def _inline_after(tokens: list[Token], index: int, opening: str) -> list[Token]:
 def _block_target(tokens: list[Token], index: int) -> _Target | None:
     token = tokens[index]
     meta = token.meta or {}
+    if meta.get("xref_label"):  # a target that says its own label (a Quarto table div)
+        pieces = [_text(str(meta["xref_label"]))]
+        return _Target(str(meta.get("xref_kind") or "figure"), pieces, _plain(pieces), token)
     if token.type == "callout_open":
         if meta.get("number"):
             pieces = [_text(str(meta["number"]))]

@@ -3,9 +3,10 @@
     ::: {.callout-tip title="T" collapse=true}   ->  our callout, as `> [!TIP]- T` makes it
     ::: {#thm-max}  (## Name first inside)        ->  our numbered statement "Theorem 1 (Name)"
     ::: {.proof}                                   ->  our PROOF callout (unnumbered, with ∎)
+    ::: {#fig-x} / ::: {#tbl-x}                    ->  a numbered figure (figdivs.py)
     ::: {.content-visible when-format="html"}      ->  its content, or nothing
     ::: {.column-margin} / {.aside}                ->  <aside class="… margin-note">
-    ::: {.column-page}                             ->  <div class="column-page">
+    ::: {.column-page layout-ncol=2}               ->  <div class="column-page"> and a grid
 
 Any other div is a `<div>` with its id, classes and the attributes that are safe
 (attributes.py). The fenced div rule (fences.py) calls `emit` with each div.
@@ -26,6 +27,9 @@ from blogbuild.markdown.env import Env, need
 from blogbuild.markdown.quarto.attributes import html_attributes
 from blogbuild.markdown.quarto.blocks import first_heading, has_text, tokenize
 from blogbuild.markdown.quarto.fences import Fenced, make_div_rule
+from blogbuild.markdown.quarto.figdivs import RENDER_RULES, figure_div
+from blogbuild.markdown.quarto.layout import KEYS as LAYOUT_KEYS
+from blogbuild.markdown.quarto.layout import has_layout, lay_out
 from blogbuild.markdown.quarto.spans import spans_plugin
 
 __all__ = ["MARGIN", "THEOREMS", "WIDE", "divs_plugin", "make_emit"]
@@ -124,7 +128,7 @@ def _meta_true(env: Env, path: str) -> bool:
 
 
 def _plain(div: Fenced) -> None:
-    """A `<div>` (an `<aside>` for margin content)."""
+    """A `<div>` (an `<aside>` for margin content), maybe laid out as a grid."""
     state, attrs = div.state, div.attrs
     classes = list(attrs.classes)
     margin = bool(MARGIN.intersection(classes))
@@ -132,17 +136,26 @@ def _plain(div: Fenced) -> None:
         classes.append("margin-note")
     if margin or WIDE.intersection(classes):
         need(div.env, "divs")
-    shown = html_attributes(div.env, div.line, attrs, classes=classes)
+    shown = html_attributes(div.env, div.line, attrs, used=LAYOUT_KEYS, classes=classes)
+    level = state.level
     opening = state.push("quarto_div_open", "aside" if margin else "div", 1)
     opening.map = [div.start, div.end]
     opening.attrs = dict(shown)
-    tokenize(div, div.start + 1)
+    first = tokenize(div, div.start + 1)
+    if has_layout(attrs):
+        body = state.tokens[first:]
+        state.tokens[first:] = lay_out(div.env, div.line, attrs, body, level + 1)
     state.push("quarto_div_close", opening.tag, -1)
 
 
 def _conditional(div: Fenced) -> None:
-    if _shown(div):
-        tokenize(div, div.start + 1)
+    if not _shown(div):
+        return
+    first = tokenize(div, div.start + 1)
+    if has_layout(div.attrs):
+        level = div.state.level
+        body = div.state.tokens[first:]
+        div.state.tokens[first:] = lay_out(div.env, div.line, div.attrs, body, level)
 
 
 def make_emit(kinds: Mapping[str, Kind]) -> Callable[[Fenced], None]:
@@ -157,6 +170,8 @@ def make_emit(kinds: Mapping[str, Kind]) -> Callable[[Fenced], None]:
             _conditional(div)
         elif callout is not None:
             _callout(div, kinds, callout.group(1) or "note")
+        elif prefix in ("fig", "tbl"):
+            figure_div(div, "figure" if prefix == "fig" else "table")
         elif prefix in THEOREMS:
             _statement(div, kinds, THEOREMS[prefix], numbered=True)
         elif proof := next((_PROOFS[c] for c in classes if c in _PROOFS), None):
@@ -172,4 +187,6 @@ def divs_plugin(md: MarkdownIt, *, config: Config, gate: Callable[[Env], bool]) 
     rule = make_div_rule(make_emit(build_kinds(config.callouts)), gate)
     md.block.ruler.before("fence", "quarto_div", rule,
                           {"alt": ["paragraph", "reference", "blockquote", "list"]})
+    for name, render in RENDER_RULES.items():
+        md.add_render_rule(name, render)
     md.use(spans_plugin, gate=gate)
