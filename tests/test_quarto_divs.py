@@ -130,6 +130,27 @@ def test_figure_and_table_divs_are_numbered_and_labelled_with_image_figures() ->
     assert "divs" in env["needs"]
 
 
+def test_a_tabset_gives_the_tab_tokens_of_its_first_heading_level() -> None:
+    env: dict[str, Any] = {"quarto": QuartoPage()}
+    tokens = MD.parse('::: {.panel-tabset group="g"}\n### A\na\n\n#### sub\n\n### B\nb\n:::\n',
+                      env)
+    kinds = [(t.type, t.level) for t in tokens if t.type.startswith(("tab", "heading"))]
+    assert kinds == [("tabset_open", 0), ("tab_open", 1), ("tab_title_open", 2),
+                     ("tab_title_close", 2), ("heading_open", 2), ("heading_close", 2),
+                     ("tab_close", 1), ("tab_open", 1), ("tab_title_open", 2),
+                     ("tab_title_close", 2), ("tab_close", 1), ("tabset_close", 0)]
+    tabset = tokens[0]
+    assert tabset.meta == {"group": "g"} and tabset.attrs == {"class": "tabset"}
+    tabs = [t for t in tokens if t.type == "tab_open"]
+    assert [t.meta["selected"] for t in tabs] == [True, False]
+    titles = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "tab_title_open"]
+    assert titles == ["A", "B"]
+    html, diagnostics, _ = render("::: panel-tabset\nNo heading.\n:::\n")
+    assert html == '<div class="panel-tabset">\n<p>No heading.</p>\n</div>\n'
+    assert messages(diagnostics) == [(4, "this .panel-tabset holds no heading, so it has no "
+                                         "tabs: start each tab with a heading (## Title)")]
+
+
 def test_conditional_content_reads_the_front_matter() -> None:
     text = ('::: {.content-visible when-meta="show.extra"}\nExtra.\n:::\n\n'
             '::: {.content-hidden when-meta="show.extra"}\nPlain.\n:::\n')

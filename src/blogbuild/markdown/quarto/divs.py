@@ -4,6 +4,7 @@
     ::: {#thm-max}  (## Name first inside)        ->  our numbered statement "Theorem 1 (Name)"
     ::: {.proof}                                   ->  our PROOF callout (unnumbered, with ∎)
     ::: {#fig-x} / ::: {#tbl-x}                    ->  a numbered figure (figdivs.py)
+    ::: {.panel-tabset}                            ->  the tab tokens (tabsets.py)
     ::: {.content-visible when-format="html"}      ->  its content, or nothing
     ::: {.column-margin} / {.aside}                ->  <aside class="… margin-note">
     ::: {.column-page layout-ncol=2}               ->  <div class="column-page"> and a grid
@@ -31,6 +32,7 @@ from blogbuild.markdown.quarto.figdivs import RENDER_RULES, figure_div
 from blogbuild.markdown.quarto.layout import KEYS as LAYOUT_KEYS
 from blogbuild.markdown.quarto.layout import has_layout, lay_out
 from blogbuild.markdown.quarto.spans import spans_plugin
+from blogbuild.markdown.quarto.tabsets import tabset
 
 __all__ = ["MARGIN", "THEOREMS", "WIDE", "divs_plugin", "make_emit"]
 
@@ -170,6 +172,8 @@ def make_emit(kinds: Mapping[str, Kind]) -> Callable[[Fenced], None]:
             _conditional(div)
         elif callout is not None:
             _callout(div, kinds, callout.group(1) or "note")
+        elif "panel-tabset" in classes:
+            tabset(div)
         elif prefix in ("fig", "tbl"):
             figure_div(div, "figure" if prefix == "fig" else "table")
         elif prefix in THEOREMS:
