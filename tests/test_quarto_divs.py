@@ -158,13 +158,12 @@ def test_conditional_content_reads_the_front_matter() -> None:
     assert render(text)[0] == "<p>Plain.</p>\n"
 
 
-def test_margin_wide_and_grid_boxes_fit_a_phone_in_the_stylesheet() -> None:
-    css = (Path(__file__).parents[1] / "static" / "css" / "divs.css").read_text()
-    assert "grid-template-columns: minmax(0, 1fr) !important" in css  # one column on a phone
-    assert "min(var(--wide), 100vw - 2.5rem)" in css  # never wider than the window
-    assert "@media (min-width: 80rem)" in css and "float: right" in css  # the margin
-    _, _, env = render("::: column-margin\nA\n:::\n")
-    assert "divs" in env["needs"]
+def test_margin_wide_and_grid_boxes_ask_for_their_stylesheet() -> None:
+    """What they look like on a phone and a wide screen: test_quarto_divs_browser.py."""
+    for text in ("::: column-margin\nA\n:::\n", "::: column-screen-inset\nA\n:::\n",
+                 "[a]{.aside}\n", "::: {layout-ncol=2}\nA\n:::\n"):
+        assert "divs" in render(text)[2]["needs"]
+    assert "divs" not in render("::: box\nA\n:::\n")[2]["needs"]
 
 
 def test_bad_input_is_a_message_at_its_line_and_the_text_stays() -> None:
