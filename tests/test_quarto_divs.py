@@ -9,7 +9,7 @@ from typing import Any
 
 import html5lib
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from markdown_it.utils import read_fixture_file
 from PIL import Image
@@ -213,6 +213,7 @@ PIECES = ["::: {.callout-note}\n", ":::\n", "::: {#fig-a layout-ncol=2}\n", ":::
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(PIECES), max_size=30))
+@example(["[s]{.mark}", "::: {.callout-note}\n", "{#tbl-c}", '{data-x="javascript:alert(1)"}'])
 def test_property_any_mix_renders_the_same_twice_with_no_handler(pieces: list[str]) -> None:
     text = "".join(pieces)
     first, _, _ = render(text)

@@ -8,9 +8,10 @@ table, code, definition list) gives that block its attributes. Alone between a b
 and a block it gives them to that block, as kramdown does. `## Title {#id}` at the end of a
 heading (kramdown, Pandoc, Hugo) sets the heading's id; the TOC keeps ids unique.
 
-Only attributes that cannot run code or change where a link goes are kept (`SAFE`, `data-*`);
-the others are refused with a warning naming them. kramdown's `* TOC` list marked `{:toc}`
-is dropped: every page has its own table of contents.
+Only attributes that cannot run code or change where a link goes are kept (`SAFE`, `data-*`;
+never one whose value is a `javascript:`, `data:` or `file:` URL); the others are refused
+with a warning naming them. kramdown's `* TOC` list marked `{:toc}` is dropped: every page
+has its own table of contents.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from blogbuild.markdown.env import Env, report, source_line
+from blogbuild.urls import is_safe_url
 
 __all__ = ["SAFE", "UNSAFE_STYLE", "attrs_plugin", "parse_attributes", "report_problems"]
 
@@ -73,6 +75,8 @@ class Attributes:
                 self.file = value.replace('"', "")
             elif name.lower() == "id" and (not value or len(value.split()) != 1):
                 self.refused.append(name)  # an id is one word
+            elif not is_safe_url(value.strip()):
+                self.refused.append(name)  # `data-href="javascript:…"`: no value runs code
             elif name.lower() == "style" and not UNSAFE_STYLE.search(value):
                 self.attrs["style"] = value.strip()
             elif name.lower() in SAFE or _DATA.fullmatch(name.lower()):
