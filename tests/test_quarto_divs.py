@@ -132,8 +132,8 @@ def test_figure_and_table_divs_are_numbered_and_labelled_with_image_figures() ->
 
 def test_a_tabset_gives_the_tab_tokens_of_its_first_heading_level() -> None:
     env: dict[str, Any] = {"quarto": QuartoPage()}
-    tokens = MD.parse('::: {.panel-tabset group="g"}\n### A\na\n\n#### sub\n\n### B\nb\n:::\n',
-                      env)
+    tokens = MD.parse('::: {.panel-tabset group="g"}\n### A {#a}\na\n\n#### sub\n\n### B\nb\n'
+                      ":::\n", env)
     kinds = [(t.type, t.level) for t in tokens if t.type.startswith(("tab", "heading"))]
     assert kinds == [("tabset_open", 0), ("tab_open", 1), ("tab_title_open", 2),
                      ("tab_title_close", 2), ("heading_open", 2), ("heading_close", 2),

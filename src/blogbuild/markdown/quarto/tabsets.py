@@ -14,16 +14,19 @@ tabset. A tabset with no heading is a plain div, with a warning.
 
 from __future__ import annotations
 
+import re
+
 from markdown_it.token import Token
 
 from blogbuild.markdown.env import report
-from blogbuild.markdown.quarto.attributes import html_attributes
+from blogbuild.markdown.quarto.attributes import html_attributes, parse
 from blogbuild.markdown.quarto.blocks import blocks, shift, tokenize, wrapper
 from blogbuild.markdown.quarto.fences import Fenced
 
 __all__ = ["tabset"]
 
 _KEYS = frozenset({"group"})
+_ATTRIBUTES = re.compile(r"[ \t]+\{([^{}]*)\}[ \t]*$")
 
 
 def _tab(heading: list[Token], body: list[Token], level: int, selected: bool) -> list[Token]:
@@ -33,6 +36,9 @@ def _tab(heading: list[Token], body: list[Token], level: int, selected: bool) ->
     title_open, title_close = wrapper("tab_title", "p", level + 1)
     inline = heading[1]
     inline.level = level + 2
+    written = _ATTRIBUTES.search(inline.content)
+    if written and parse(written.group(1)) is not None:  # `## Tab {#id}`: a tab has no id
+        inline.content = inline.content[: written.start()]
     return [tab_open, title_open, inline, title_close, *shift(body, 2), tab_close]
 
 
