@@ -175,6 +175,11 @@ def test_bad_input_is_a_message_at_its_line_and_the_text_stays() -> None:
                         "from here (their content is kept); nest them less deeply")]
     assert html.count("<div") == DIV_DEPTH and "core" in html and "After." in html
     assert "::: d18" in html
+    text = "".join(f"::: d{i}\ntext {i}\n" for i in range(DIV_DEPTH + 2))  # in a paragraph
+    html, diagnostics, _ = render(text + ":::\n" * (DIV_DEPTH + 2))
+    assert messages(diagnostics)[-1][0] == 4 + 2 * DIV_DEPTH
+    assert "deep are shown as text" in messages(diagnostics)[-1][1]
+    assert f"::: d{DIV_DEPTH + 1}\ntext {DIV_DEPTH + 1}" in html
     html, diagnostics, _ = render("Intro.\n\n:::: box\n- item\n\n  ::: inner\n  text\n")
     assert messages(diagnostics) == [
         (6, "this ::: div is never closed, so it runs to the end of the page: end it with "

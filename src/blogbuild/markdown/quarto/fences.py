@@ -129,8 +129,8 @@ def make_div_rule(emit: Emit, gate: Callable[[Env], bool],
             return False
         assert isinstance(found, PandocAttrs)
         depth = int(env.get(_DEPTH, 0))
-        if depth >= DIV_DEPTH:
-            if not silent and not env.get("quarto_div_too_deep"):
+        if depth >= DIV_DEPTH:  # reported even when asked silently: a paragraph goes on
+            if not env.get("quarto_div_too_deep"):
                 env["quarto_div_too_deep"] = True
                 report(env, line, f"fenced divs nested more than {DIV_DEPTH} deep are shown as "
                        "text from here (their content is kept); nest them less deeply")
