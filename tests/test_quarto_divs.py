@@ -60,6 +60,15 @@ def test_a_md_page_keeps_its_colons_as_text_and_the_warning() -> None:
     assert diagnostics == [] and "<mark>x</mark>" in html and ":::" not in html
 
 
+def test_footnotes_citations_wiki_links_and_links_read_as_on_a_md_page() -> None:
+    text = ("See [@doe2020, p. 3], [[Some Page]], [^n], ^[inline], [ref][r] and [x](y.md)."
+            "\n\n[^n]: Note.\n\n[r]: https://e.org\n")
+    html, diagnostics, _ = render(text)
+    plain = render_markdown(MD, text, file="p.qmd", line_offset=3)
+    assert html == plain.html and diagnostics == list(plain.diagnostics)
+    assert html.count('class="footnote-ref"') == 2 and '<a href="https://e.org">ref</a>' in html
+
+
 @pytest.mark.parametrize(("quarto", "ours"), [
     ("::: {.callout-note}\nBody *b*.\n:::\n", "> [!NOTE]\n> Body *b*.\n"),
     ("::: callout\nBody.\n:::\n", "> [!NOTE]\n> Body.\n"),
