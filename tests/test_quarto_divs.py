@@ -139,6 +139,23 @@ def test_figure_and_table_divs_are_numbered_and_labelled_with_image_figures() ->
     assert "divs" in env["needs"]
 
 
+def test_figure_and_table_divs_preview_whole_on_other_pages() -> None:
+    text = ("::: {#fig-a layout-ncol=2}\n![A](a.png)\n\n![B](b.png)\n\nCap *a*.\n:::\n\n"
+            "::: {#tbl-b}\n| x |\n|---|\n| 1 |\n\nTab.\n:::\n\n"
+            f"::: {{#fig-big}}\n{'word ' * 3000}\n\nBig.\n:::\n")
+    rendered = render_markdown(MD, text, extra_env={"quarto": QuartoPage()},
+                               page_url="/posts/x/")
+    snippets = dict(rendered.snippets)
+    assert set(snippets) == {"fig-a", "tbl-b", "fig-big"}
+    for ident, html in snippets.items():
+        tree = parse(html)
+        (figure,) = [e for e in tree if e.tag == f"{NS}figure"]
+        assert figure.get("id") == ident and figure.find(f"{NS}figcaption") is not None
+    assert "(b)</span> B" in snippets["fig-a"] and "<td>1</td>" in snippets["tbl-b"]
+    assert "word" not in snippets["fig-big"]  # too big: the caption alone
+    assert dict((i, n) for i, _, n in rendered.previews)["fig-a"] == ("divs",)
+
+
 def test_a_tabset_gives_the_tab_tokens_of_its_first_heading_level() -> None:
     env: dict[str, Any] = {"quarto": QuartoPage()}
     tokens = MD.parse('::: {.panel-tabset group="g"}\n### A {#a}\na\n\n#### sub\n\n### B\nb\n'

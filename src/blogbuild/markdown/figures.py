@@ -125,6 +125,8 @@ def _figure_close(
     self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Env
 ) -> str:
     meta = tokens[idx].meta
+    if meta.get("quarto"):  # a Quarto figure div: its caption is tokens of its own
+        return "</figure>\n"
     label = meta.get("caption_label", f"Figure {meta['number']}.")
     number = f'<span class="figure-number">{escapeHtml(label)}</span> ' if label else ""
     return f"\n<figcaption>{number}{escapeHtml(meta['caption'])}</figcaption>\n</figure>\n"

@@ -41,8 +41,13 @@ Snippet = tuple[str, str, tuple[str, ...]]
 #: Blocks whose id may be a label (a table: a Quarto page's captioned table).
 _BLOCKS = ("callout_open", "figure_open", "heading_open", "table_open")
 _MATH = ("math_block", "math_inline", "math_inline_double", "math_ref")
+#: The blocks a snippet is, whole: a statement, a figure (a table div), a heading.
+_FIGURES = ("figure_open", "table_figure_open")
+_BLOCKS = ("callout_open", *_FIGURES, "heading_open")
 _NEEDS = {"callout_open": "callouts", "fence": "code", "code_block": "code",
-          **dict.fromkeys(_MATH, "math")}
+          **dict.fromkeys(_MATH, "math"),
+          # a Quarto figure or table div's grid, subfigures and caption (markdown.quarto)
+          **dict.fromkeys(("layout_open", "subfigure_open", "table_figure_open"), "divs")}
 
 
 def _close_of(tokens: list[Token], index: int) -> int:
@@ -53,6 +58,19 @@ def _close_of(tokens: list[Token], index: int) -> int:
         if tokens[j].type == closing and tokens[j].level == opening.level:
             return j
     return index
+
+
+def _caption(part: list[Token]) -> list[Token]:
+    """The caption tokens of a Quarto figure or table div (`part`), or none: an image
+    figure's caption is written by its closing token."""
+    level = part[0].level + 1
+    start = next((i for i, t in enumerate(part)
+                  if t.type == "figure_caption_open" and t.level == level), None)
+    if start is None:
+        return []
+    end = next(i for i in range(start, len(part))
+               if part[i].type == "figure_caption_close" and part[i].level == level)
+    return part[start : end + 1]
 
 
 def _ranges(tokens: list[Token], labels: dict[str, Any]) -> Iterator[tuple[str, list[Token]]]:
@@ -126,8 +144,8 @@ def snippets(md: MarkdownIt, tokens: list[Token], env: Env,
         for ident, part in _ranges(tokens, labels):
             html = preview_html(part[0]) if part[0].type in DRAWN else \
                 _render(md, part, env, page_url)
-            if len(html) > SNIPPET_CAP and part[0].type == "figure_open":
-                html = _render(md, [part[0], part[-1]], env, page_url)  # the caption alone
+            if len(html) > SNIPPET_CAP and part[0].type in _FIGURES:  # the caption alone
+                html = _render(md, [part[0], *_caption(part), part[-1]], env, page_url)
             if len(html) <= SNIPPET_CAP:
                 found.setdefault(ident, (ident, html.strip(), _needs(part)))
     finally:

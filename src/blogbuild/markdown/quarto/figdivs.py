@@ -132,7 +132,7 @@ def figure_div(div: Fenced, kind: str) -> None:
         cap.append(caption[1])
     cap.append(Token("figure_caption_close", "figcaption", -1, level=level + 1, block=True))
     state.tokens += content + cap if figure else cap + content
-    closing = state.push("quarto_figure_close", "figure", -1)
+    closing = state.push("figure_close" if figure else "table_figure_close", "figure", -1)
     closing.meta = meta
 
 
@@ -149,11 +149,6 @@ def _figure_caption_open(self: Any, tokens: Sequence[Token], idx: int, options: 
 def _figure_caption_close(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
                           env: Env) -> str:
     return "</figcaption>\n"
-
-
-def _quarto_figure_close(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
-                         env: Env) -> str:
-    return "</figure>\n"
 
 
 def _subfigure_open(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
@@ -173,7 +168,6 @@ def _subfigure_close(self: Any, tokens: Sequence[Token], idx: int, options: Opti
 RENDER_RULES = {
     "figure_caption_open": _figure_caption_open,
     "figure_caption_close": _figure_caption_close,
-    "quarto_figure_close": _quarto_figure_close,
     "subfigure_open": _subfigure_open,
     "subfigure_close": _subfigure_close,
 }
