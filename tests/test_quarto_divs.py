@@ -92,6 +92,11 @@ def test_callout_appearance_and_icon_add_a_class_the_stylesheet_reads() -> None:
     classes = [e.get("class") for e in parse(html) if e.tag == f"{NS}div"]
     assert classes == ["callout callout-tip callout-minimal",
                        "callout callout-tip extra callout-simple callout-no-icon"]
+    html, _, _ = render("::: callout-tip\nA\n:::\n\n::: {.callout-tip appearance=default}\nB\n"
+                        ":::\n", **{"callout-appearance": "simple", "callout-icon": False})
+    classes = [e.get("class") for e in parse(html) if e.tag == f"{NS}div"]
+    assert classes == ["callout callout-tip callout-simple callout-no-icon",
+                       "callout callout-tip callout-no-icon"]
     css = (Path(__file__).parents[1] / "static" / "css" / "callouts.css").read_text()
     assert ".callout-minimal" in css and ".callout-no-icon > .callout-title" in css
 

@@ -75,10 +75,10 @@ def _callout_box(div: Fenced, name: str, kind: Kind, fold: str, title: str | Non
     style_opening(opening, name, kind, fold)
     set_title_and_id(opening, title or "", attrs.ident)
     extra = [c for c in attrs.classes if not _CALLOUT.fullmatch(c) and c not in _PROOFS]
-    appearance = (attrs.get("appearance") or "default").lower()
+    appearance = str(_option(div, "appearance") or "default").lower()
     if appearance in ("simple", "minimal"):
         extra.append(f"callout-{appearance}")
-    if (attrs.get("icon") or "").lower() == "false":
+    if str(_option(div, "icon")).lower() == "false":
         extra.append("callout-no-icon")
     shown = html_attributes(div.env, div.line, attrs, used=_CALLOUT_KEYS | {"name"},
                             classes=extra)
@@ -91,6 +91,16 @@ def _callout_box(div: Fenced, name: str, kind: Kind, fold: str, title: str | Non
         tokenize_body(state, begin, div.end, kind)
     closing = state.push("callout_close", opening.tag, -1)
     closing.meta = opening.meta
+
+
+def _option(div: Fenced, key: str) -> object:
+    """A callout's `key=`, else the page's `callout-KEY:` in the front matter, else None."""
+    written = div.attrs.get(key)
+    if written is not None:
+        return written
+    page = div.env.get("quarto")
+    meta = getattr(page, "meta", None) or {}
+    return meta.get(f"callout-{key}") if isinstance(meta, dict) else None
 
 
 def _callout(div: Fenced, kinds: Mapping[str, Kind], name: str) -> None:
