@@ -125,6 +125,7 @@ def test_figure_and_table_divs_are_numbered_and_labelled_with_image_figures() ->
         '![An image](a.png "A titled image")\n\n'
         "::: {#fig-grid layout-ncol=2}\n![Left](l.png)\n\n![Right](r.png){#fig-r}\n\nBoth.\n:::"
         "\n\n::: {#tbl-t}\n| a |\n|---|\n| 1 |\n\nA table.\n:::\n\n"
+        '::: {#fig-one}\n![](t.png "A title: no figure of its own")\n\nOne.\n:::\n\n'
         "::: {#fig-nested}\n::: {#fig-n1}\n![](x.png)\n\nX.\n:::\n\n"
         "::: {#fig-n2}\n![](y.png)\n\nY.\n:::\n\nNested.\n:::\n")
     assert diagnostics == []
@@ -133,14 +134,15 @@ def test_figure_and_table_divs_are_numbered_and_labelled_with_image_figures() ->
     assert labels["fig-grid"] == ("figure", "Figure 2")
     assert labels["fig-r"] == ("figure", "Figure 2 (b)")
     assert labels["tbl-t"] == ("table", "Table 1")
-    assert labels["fig-nested"] == ("figure", "Figure 3")
-    assert labels["fig-n2"] == ("figure", "Figure 3 (b)")
+    assert labels["fig-one"] == ("figure", "Figure 3")
+    assert labels["fig-nested"] == ("figure", "Figure 4")
+    assert labels["fig-n2"] == ("figure", "Figure 4 (b)")
     tree = parse(html)
     figures = tree.findall(f".//{NS}figure")
     numbers = ["".join(f.find(f"{NS}figcaption").itertext()).split(" ")[0:2] for f in figures]
     assert [" ".join(n) for n in numbers] == [
-        "Figure 1.", "Figure 2.", "(a) Left", "(b) Right", "Table 1.", "Figure 3.", "(a) X.",
-        "(b) Y."]
+        "Figure 1.", "Figure 2.", "(a) Left", "(b) Right", "Table 1.", "Figure 3.", "Figure 4.",
+        "(a) X.", "(b) Y."]
     assert "divs" in env["needs"]
 
 

@@ -48,6 +48,8 @@ def _is_figure(tokens: list[Token], i: int, quarto: bool) -> bool:
     opening, inline, closing = tokens[i], tokens[i + 1], tokens[i + 2]
     if opening.type != "paragraph_open" or closing.type != "paragraph_close" or opening.hidden:
         return False
+    if opening.meta.get("in_figure"):  # a picture in a Quarto figure div: the div is the figure
+        return False
     children = [
         c for c in (inline.children or []) if not (c.type == "text" and not c.content.strip())
     ]

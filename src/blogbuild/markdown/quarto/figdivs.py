@@ -121,6 +121,9 @@ def figure_div(div: Fenced, kind: str) -> None:
     caption = _caption_of(parts)
     if figure:
         _subfigures(parts, meta)
+        for part in parts:  # a picture left in the div is no figure of its own
+            if part[0].type == "paragraph_open":
+                part[0].meta["in_figure"] = True
     content = [token for part in parts for token in part]
     if has_layout(attrs):
         content = lay_out(env, div.line, attrs, content, level + 1)
