@@ -108,12 +108,13 @@ def test_theorem_divs_are_our_numbered_statements_with_their_ids() -> None:
         '::: {#lem-b name="Small"}\nA lemma.\n:::\n\n::: {#cnj-c}\nA guess.\n:::\n\n'
         "::: {.proof}\nClear.\n:::\n\n::: remark\nAn aside.\n:::\n")
     assert diagnostics == []
-    assert env["xref_labels"]["thm-a"] == ("theorem", "Theorem 1")
-    assert env["xref_labels"]["lem-b"] == ("lemma", "Lemma 2")
-    assert env["xref_labels"]["cnj-c"] == ("conjecture", "Conjecture 3")
+    # Quarto's words (a no-break space) and its counters, one for each type.
+    assert env["xref_labels"]["thm-a"] == ("theorem", "Theorem\xa01")
+    assert env["xref_labels"]["lem-b"] == ("lemma", "Lemma\xa01")
+    assert env["xref_labels"]["cnj-c"] == ("conjecture", "Conjecture\xa01")
     titles = [t.strip() for t in html.split('<strong class="callout-title-text">')[1:]]
     assert [t.split("</strong>")[0] for t in titles] == [
-        "Theorem 1 (Bolzano)", "Lemma 2 (Small)", "Conjecture 3", "Proof", "Remark"]
+        "Theorem 1 (Bolzano)", "Lemma 1 (Small)", "Conjecture 1", "Proof", "Remark"]
     assert html == html.replace("Bolzano</h2>", "")  # the heading became the name
     assert 'class="callout callout-proof"' in html and "callout-qed" in html
     ours, _, _ = render("> [!THEOREM] Bolzano {#thm-a}\n> Bounded sequences converge in part.\n")
@@ -129,20 +130,21 @@ def test_figure_and_table_divs_are_numbered_and_labelled_with_image_figures() ->
         "::: {#fig-nested}\n::: {#fig-n1}\n![](x.png)\n\nX.\n:::\n\n"
         "::: {#fig-n2}\n![](y.png)\n\nY.\n:::\n\nNested.\n:::\n")
     assert diagnostics == []
+    # Quarto's numbers: a captioned picture with no #fig- id is no numbered figure, and
+    # subfigures take their figure's number and a letter.
     labels = env["xref_labels"]
-    assert labels["figure-1"] == ("figure", "Figure 1")
-    assert labels["fig-grid"] == ("figure", "Figure 2")
-    assert labels["fig-r"] == ("figure", "Figure 2 (b)")
-    assert labels["tbl-t"] == ("table", "Table 1")
-    assert labels["fig-one"] == ("figure", "Figure 3")
-    assert labels["fig-nested"] == ("figure", "Figure 4")
-    assert labels["fig-n2"] == ("figure", "Figure 4 (b)")
+    assert labels["fig-grid"] == ("figure", "Figure\xa01")
+    assert labels["fig-r"] == ("figure", "Figure 1 (b)")
+    assert labels["tbl-t"] == ("table", "Table\xa01")
+    assert labels["fig-one"] == ("figure", "Figure\xa02")
+    assert labels["fig-nested"] == ("figure", "Figure\xa03")
+    assert labels["fig-n2"] == ("figure", "Figure 3 (b)")
     tree = parse(html)
     figures = tree.findall(f".//{NS}figure")
-    numbers = ["".join(f.find(f"{NS}figcaption").itertext()).split(" ")[0:2] for f in figures]
-    assert [" ".join(n) for n in numbers] == [
-        "Figure 1.", "Figure 2.", "(a) Left", "(b) Right", "Table 1.", "Figure 3.", "Figure 4.",
-        "(a) X.", "(b) Y."]
+    captions = ["".join(f.find(f"{NS}figcaption").itertext()) for f in figures]
+    assert [c.split(" ")[0] for c in captions] == [
+        "An", "Figure\xa01:", "(a)", "(b)", "Table\xa01:", "Figure\xa02:", "Figure\xa03:",
+        "(a)", "(b)"]
     assert "divs" in env["needs"]
 
 
@@ -279,7 +281,7 @@ def test_a_qmd_post_builds_with_divs_spans_and_callouts(tmp_path: Path) -> None:
     page = (tmp_path / "_site" / "posts" / "q" / "index.html").read_text()
     html5lib.HTMLParser(strict=True).parse(page)
     assert 'class="callout callout-tip"' in page and ":::" not in page
-    assert 'class="figure column-page" id="fig-p"' in page and ">Figure 1</a>" in page
+    assert 'class="figure column-page" id="fig-p"' in page and ">Figure\xa01</a>" in page
     assert '<span class="aside margin-note">Margin</span>' in page
     sheet = page.split('rel="stylesheet" href="/blog/', 1)[1].split('"', 1)[0]
     css = (tmp_path / "_site" / sheet).read_text()

@@ -144,6 +144,10 @@ def _figure_caption_open(self: Any, tokens: Sequence[Token], idx: int, options: 
     meta = tokens[idx].meta
     if meta.get("sub"):
         return f'<figcaption><span class="figure-number">({escapeHtml(meta["sub"])})</span> '
+    if "caption_label" in meta:  # a Quarto page's words: "Figure 1:", or none
+        label = meta["caption_label"]
+        number = f'<span class="figure-number">{escapeHtml(label)}</span> ' if label else ""
+        return f"<figcaption>{number}"
     word = "Table" if meta.get("kind") == "table" else "Figure"
     return (f'<figcaption><span class="figure-number">{word} '
             f'{escapeHtml(str(meta.get("number", "")))}.</span> ')

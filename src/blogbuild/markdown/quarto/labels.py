@@ -98,10 +98,12 @@ class _Counter:
 def _number_of(token: Token, kind: str, counter: _Counter) -> str | None:
     """The number of the labelled thing `token` opens, or None: it is not such a thing."""
     meta = token.meta or {}
+    if meta.get("sub"):  # a subfigure: "Figure 1 (b)", no number of its own
+        return None
     if kind == "fig" and (token.type == "figure_open"
                           or (token.type in DRAWN and meta.get("number"))):
         return counter.next(kind)
-    if kind == "tbl" and token.type == "table_open":
+    if kind == "tbl" and token.type in ("table_open", "table_figure_open"):
         return counter.next(kind)
     if token.type == "callout_open" and meta.get("number"):
         return str(meta["number"]).rsplit(" ", 1)[-1]  # a statement: "Theorem 2"
@@ -164,10 +166,12 @@ def quarto_labels(state: StateCore) -> None:
         number = _number_of(token, kind, counter) if kind is not None else None
         if token.type == "fence":
             _listing(token, counter, page)
-        if token.type == "figure_open" or (token.type == "table_open"
-                                          and "caption" in (token.meta or {})):
+        if token.type in ("figure_open", "table_figure_open") or (
+                token.type == "table_open" and "caption" in (token.meta or {})):
             _caption(token, page, "fig" if token.type == "figure_open" else "tbl",
                      number if kind in ("fig", "tbl") else None)
+            if token.meta.get("quarto") and number is not None:
+                token.meta["number"] = number  # a figure div's subfigures say "Figure 1 (b)"
         if number is not None and kind is not None:
             page.xref_numbers[str(ident)] = (kind, number)
     for number, ident in env.get("math_labels", {}).values():
