@@ -117,7 +117,6 @@ WARNED = [
     ('See [the post]({{< ref "other.md" >}}).\n', 1, "[text](other-post.md)"),
     ("{{% notice warning %}}\nCareful.\n{{% /notice %}}\n", 1, "> [!NOTE]"),
     ("{{< mystery >}}\n", 1, "Hugo shortcode {{< mystery >}}"),
-    ('=== "Python"\n\n    print(1)\n', 1, "MkDocs content tabs"),
     ('Text\n\n--8<-- "snippets/a.md"\n', 3, "pymdownx snippet (--8<--)"),
     ("{::nomarkdown}\n<b>x</b>\n{:/nomarkdown}\n", 1, "kramdown extension {::nomarkdown}"),
     ('{::options parse_block_html="true" /}\n', 1, "delete the line"),
@@ -154,6 +153,7 @@ NOT_WARNED = [
     "```liquid\n{% raw %}{{ page.title }}{% endraw %}\n```\n",
     "    {{< youtube x >}}\n    --8<-- \"a.md\"\n",
     "```\n=== \"Tab\"\n```\n",
+    '=== "Python"\n\n    print(1)\n',  # MkDocs content tabs are read (markdown/tabs.py)
     "$x^{{2}}$ and $${{a}}$$\n",
     "<pre>{{ site.baseurl }}</pre>\n",
     "[[Wiki link]] and ![[embed.png]] and [[post|text]]\n",

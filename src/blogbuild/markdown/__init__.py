@@ -14,7 +14,6 @@ __all__ = ["create_markdown"]
 
 def create_markdown(config: Config | None = None) -> MarkdownIt:
     """Build the parser with every plugin on; `config=None` uses the defaults (REPL, tests).
-
     The plugins are imported here, not with the package: importing one module of it (a
     record type, a helper) must not load them all."""
     from markdown_it import MarkdownIt
@@ -46,6 +45,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.previews import previews_plugin
     from blogbuild.markdown.quarto import quarto_plugin
     from blogbuild.markdown.statements import statements_plugin
+    from blogbuild.markdown.tabs import tabs_plugin
     from blogbuild.markdown.tasks import tasks_plugin
     from blogbuild.markdown.toc import toc_plugin
     from blogbuild.markdown.unclosed_tags import unclosed_tags_plugin
@@ -55,7 +55,6 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
 
     if config is None:
         from blogbuild.config import Config
-
         config = Config()
     md = MarkdownIt("commonmark", {"html": True, "typographer": False})
     md.enable(["table", "strikethrough"])
@@ -82,6 +81,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(diagrams_plugin)
     md.use(charts_plugin)
     md.use(toc_plugin)
+    md.use(tabs_plugin)  # after the toc plugin: tab ids step aside from headings' ids
     md.use(xrefs_plugin)
     md.use(citations_plugin)
     md.use(wikilinks_plugin)

@@ -1,10 +1,11 @@
 """Warnings for what other generators' Markdown holds and blogbuild does not run.
 
-Liquid tags and output (Jekyll), Hugo shortcodes, MkDocs content tabs, pymdownx snippets and
-kramdown extensions stay in the page as the author wrote them, and each gets a warning with
-its line that names it and says what to write instead (advice: foreign_advice.py). The text
-searched is what the page shows as text: paragraphs, headings, table cells, link targets and
-raw HTML blocks; code spans, code blocks, math and `<pre>` / `<script>` blocks are not.
+Liquid tags and output (Jekyll), Hugo shortcodes, pymdownx snippets and kramdown extensions
+stay in the page as the author wrote them, and each gets a warning with its line that names it
+and says what to write instead (advice: foreign_advice.py). The text searched is what the page
+shows as text: paragraphs, headings, table cells, link targets and raw HTML blocks; code
+spans, code blocks, math and `<pre>` / `<script>` blocks are not. (MkDocs content tabs are
+read: blogbuild.markdown.tabs.)
 
 MkDocs' `[TOC]` paragraph is dropped instead: every page has its own table of contents.
 """
@@ -33,13 +34,12 @@ _FOUND = re.compile(
     r"|(?P<kramdown_ext>\{::(?P<ext>\w+))"
     r"|(?P<kramdown_ald>^\{:[\w-]+:)"
     r"|(?P<kramdown_span>\{:[ \t]*[.#][^}\n]{0,200}\})"
-    r'|(?P<tabs>^===[!+]?[ \t]+")'
     r"|(?P<fenced_div>^:::+[ \t]*[{\w])"
     r"|(?P<snippet>-{1,2}8<-{1,2})",
     re.MULTILINE,
 )
 #: What every construct above starts with: a post with none of these is not walked.
-_MAYBE = re.compile(r"\{[{%:]|^[ \t]*(?:===|:::)|8<", re.MULTILINE)
+_MAYBE = re.compile(r"\{[{%:]|^[ \t]*:::|8<", re.MULTILINE)
 _HUGO = re.compile(r"\{\{([<%])[ \t]*(/?)[ \t]*(/\*)?[ \t]*([\w./-]{0,100})([^\n]{0,300}?)[%>]\}\}")
 _END_RAW = re.compile(r"\{%-?[ \t]*endraw\b")
 _NOT_OPENING = re.compile(r"(?:end\w*|else|elsif|when)$")

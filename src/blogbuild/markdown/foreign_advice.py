@@ -112,9 +112,6 @@ def _kramdown_extension(name: str) -> str:
 
 
 _FIXED = {
-    "tabs": "MkDocs content tabs (=== \"Tab\") are not supported: the titles show as text and "
-            "the indented bodies as code blocks; write each tab as a section under a heading, "
-            f"or as {_COLLAPSIBLE}",
     "fenced_div": "fenced div (::: name) is not supported (shown as text); write a callout "
                   "(> [!NOTE]) or <div class=\"name\" markdown=\"1\"> … </div>",
     "snippet": "pymdownx snippet (--8<--) includes another file, which blogbuild does not do "
