@@ -166,9 +166,6 @@ def tab_ids(state: StateCore) -> None:
                 number += 1
             base = f"tabset-{number}"
             token.attrSet("id", base)
-        group = (token.meta or {}).get("group")
-        if group:
-            token.attrSet("data-group", str(group))
         for k, panel in enumerate(panels, 1):
             panel.attrSet("id", f"{base}-{k}")
             taken.update({f"{base}-{k}": 0, f"{base}-{k}-tab": 0})
@@ -177,7 +174,12 @@ def tab_ids(state: StateCore) -> None:
 
 def _render_tabset_open(self: RendererHTML, tokens: Sequence[Token], idx: int,
                         options: OptionsDict, env: Env) -> str:
-    return f"<div{self.renderAttrs(tokens[idx])}>\n"
+    token = tokens[idx]
+    group = (token.meta or {}).get("group")
+    if group:  # the sets of one group switch together (js/tabs.js)
+        token = Token(token.type, token.tag, token.nesting,
+                      attrs={**token.attrs, "data-group": str(group)})
+    return f"<div{self.renderAttrs(token)}>\n"
 
 
 def _render_tab_open(self: RendererHTML, tokens: Sequence[Token], idx: int,
