@@ -146,7 +146,9 @@ def _panels(tokens: Sequence[Token], start: int) -> list[Token]:
 
 def tab_ids(state: StateCore) -> None:
     """Each set's id (`tabset-N`, or the one it was given) and its panels' (`ID-K`); the
-    ids js/tabs.js gives the tabs (`ID-K-tab`) are kept free too."""
+    ids js/tabs.js gives the tabs (`ID-K-tab`) are kept free too. The first panel is the
+    one shown first when no other is (the stylesheet lays the set out before the script
+    runs)."""
     if not any(token.type == "tabset_open" for token in state.tokens):
         return
     need(state.env, NEED)
@@ -166,6 +168,8 @@ def tab_ids(state: StateCore) -> None:
                 number += 1
             base = f"tabset-{number}"
             token.attrSet("id", base)
+        if panels and not any((panel.meta or {}).get("selected") for panel in panels):
+            panels[0].meta = {**(panels[0].meta or {}), "selected": True}
         for k, panel in enumerate(panels, 1):
             panel.attrSet("id", f"{base}-{k}")
             taken.update({f"{base}-{k}": 0, f"{base}-{k}-tab": 0})
