@@ -135,7 +135,8 @@ def _panels(tokens: Sequence[Token], start: int) -> list[Token]:
     found by the tokens' nesting, which every way of making them gets right."""
     found = []
     depth = 0
-    for token in tokens[start + 1:]:
+    for i in range(start + 1, len(tokens)):  # not a slice: that copies the rest each time
+        token = tokens[i]
         if depth == 0 and token.type == "tabset_close":
             break
         if depth == 0 and token.type == "tab_open":
