@@ -189,8 +189,9 @@ LAYOUT = """() => [...document.querySelectorAll('.tabset')].map(set => {
 
 def test_the_set_has_its_shape_before_the_script_runs_and_all_panels_if_it_never_does(
         open_page: Any) -> None:
-    live = open_page(viewport={"width": 360, "height": 800}).evaluate(LAYOUT)
-    page = open_page(viewport={"width": 360, "height": 800}, route=("**/js/tabs.js", "abort"))
+    phone = {"viewport": {"width": 360, "height": 800}, "reduced_motion": "reduce"}
+    live = open_page(**phone).evaluate(LAYOUT)
+    page = open_page(**phone, route=("**/js/tabs.js", "abort"))
     for before, after in zip(page.evaluate(LAYOUT), live, strict=True):
         assert before == pytest.approx(after, abs=0.5)  # nothing moves when the script runs
     panels = page.locator(".tabset > .tab")
