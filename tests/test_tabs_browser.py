@@ -154,6 +154,10 @@ def test_keyboard_moves_between_tabs_with_a_visible_focus_ring(open_page: Any) -
     assert state(page)["tabindex"] == [-1, -1, -1, 0]
     page.keyboard.press("Tab")  # the one tab in the Tab order leads into its panel
     assert page.evaluate("document.activeElement.id") == "tabset-1-4"
+    page.evaluate("document.documentElement.dir = 'rtl'")  # right to left, the row is too
+    page.get_by_role("tab", name="pip").focus()
+    page.keyboard.press("ArrowLeft")  # the tab to its left on screen: the next one
+    assert state(page)["selected"][1] == "true"
 
 
 def test_sets_of_a_group_switch_together_and_the_choice_is_remembered(open_page: Any) -> None:

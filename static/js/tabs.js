@@ -95,7 +95,8 @@ function setup(set, number) {
     const at = tabs.indexOf(event.target);
     if (at < 0 || event.altKey || event.ctrlKey || event.metaKey) return;
     const n = tabs.length;
-    const next = { ArrowRight: (at + 1) % n, ArrowLeft: (at - 1 + n) % n, Home: 0, End: n - 1 }[event.key];
+    const step = getComputedStyle(list).direction === "rtl" ? -1 : 1; // the arrow's way on screen
+    const next = { ArrowRight: (at + step + n) % n, ArrowLeft: (at - step + n) % n, Home: 0, End: n - 1 }[event.key];
     if (next === undefined) return;
     event.preventDefault();
     select(set, next, { focus: true, sync: true });
