@@ -61,12 +61,22 @@ def group_sets() -> str:
     return "\n".join(html).replace("Body 1", "PYTHON-BODY").replace("Body 0", "R-BODY")
 
 
+THEOREM = """> [!THEOREM] Two ways {#thm-tabs}
+> === "First way"
+>     FIRST-WAY
+> === "Second way"
+>     SECOND-WAY
+
+By [](#thm-tabs).
+"""
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     site = tmp_path_factory.mktemp("tabs")
     (site / "site.yaml").write_text("title: Tabs\nbase_url: http://127.0.0.1/\n")
     (site / "content" / "posts").mkdir(parents=True)
-    body = f"---\ntitle: Tabs\n---\n\n{TABS}\n{group_sets()}\n\nThe end.\n"
+    body = f"---\ntitle: Tabs\n---\n\n{TABS}\n{group_sets()}\n\n{THEOREM}\nThe end.\n"
     (site / "content" / "posts" / "2024-01-01-tabs.md").write_text(body)
     return build_site(site, site / "_site")
 
@@ -233,3 +243,16 @@ def test_without_javascript_every_panel_shows_under_its_title(open_page: Any) ->
                                         "Docker"]
     for text in ("pip install blogbuild", "a panel taller", "Docker.", "PYTHON-BODY"):
         assert page.get_by_text(text).first.is_visible()
+
+
+def test_a_preview_of_a_statement_with_tabs_shows_every_panel(open_page: Any) -> None:
+    page = open_page()
+    page.wait_for_selector("script[data-widget-script$='previews.js'][data-loaded]",
+                           state="attached")
+    page.locator("a.xref[href='#thm-tabs']").hover()
+    popover = page.locator(".preview:not([hidden])")
+    popover.wait_for()
+    for text in ("FIRST-WAY", "SECOND-WAY"):
+        assert popover.get_by_text(text).is_visible()
+    assert popover.locator(".tab-title").all_inner_texts() == ["First way", "Second way"]
+    assert not popover.locator("[role=tab]").first.is_visible()
