@@ -144,3 +144,18 @@ def test_a_built_page_loads_the_tabs_script_and_styles_and_builds_the_same_twice
     assert ".tab-list" not in (out / plain_css).read_text()
     again = build_site(site, tmp_path / "two")
     assert (again / "posts" / "install" / "index.html").read_bytes() == page.encode()
+
+
+def test_a_quarto_tabset_keeps_the_id_it_was_given_and_shows_its_first_tab_first() -> None:
+    env: dict[str, Any] = {}
+    tokens = quarto_tokens(None, ["One", "Two"], selected=-1)
+    tokens[0].attrSet("id", "my-tabs")
+    state = StateCore("", MD, env)
+    state.tokens = tokens
+    tab_ids(state)
+    (tabset,) = [el for el in parsed(MD.renderer.render(tokens, MD.options, env)).iter()
+                 if el.get("class") == "tabset"]
+    assert tabset.get("id") == "my-tabs" and tabset.get("data-group") is None
+    panels = [el for el in tabset if el.tag == "section"]
+    assert [(p.get("id"), p.get("data-selected")) for p in panels] == [
+        ("my-tabs-1", ""), ("my-tabs-2", None)]
