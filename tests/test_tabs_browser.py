@@ -4,6 +4,7 @@ hidden panel, no shift when switching, a phone's width, print and JavaScript off
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from blogbuild.markdown import create_markdown
+from blogbuild.output.codestyles import contrast
 from conftest import build_site
 from test_tabs import quarto_tokens
 
@@ -256,3 +258,21 @@ def test_a_preview_of_a_statement_with_tabs_shows_every_panel(open_page: Any) ->
         assert popover.get_by_text(text).is_visible()
     assert popover.locator(".tab-title").all_inner_texts() == ["First way", "Second way"]
     assert not popover.locator("[role=tab]").first.is_visible()
+
+
+def hex_of(rgb: str) -> str:
+    red, green, blue = (int(v) for v in re.findall(r"\d+", rgb)[:3])
+    return f"#{red:02x}{green:02x}{blue:02x}"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_tabs_are_readable_in_light_and_dark(open_page: Any, scheme: str) -> None:
+    page = open_page(color_scheme=scheme)
+    colours = page.evaluate("""() => {
+        const bg = getComputedStyle(document.body).backgroundColor;
+        const [chosen, other] = ['true', 'false'].map(s => getComputedStyle(
+            document.querySelector(`.tab-button[aria-selected="${s}"]`)));
+        return [bg, chosen.color, other.color, chosen.borderBottomColor]; }""")
+    background, chosen, other, mark = (hex_of(c) for c in colours)
+    assert contrast(chosen, background) >= 4.5 and contrast(other, background) >= 4.5
+    assert contrast(mark, background) >= 3  # the chosen tab's underline
