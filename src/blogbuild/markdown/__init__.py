@@ -14,6 +14,7 @@ __all__ = ["create_markdown"]
 
 def create_markdown(config: Config | None = None) -> MarkdownIt:
     """Build the parser with every plugin on; `config=None` uses the defaults (REPL, tests).
+
     The plugins are imported here, not with the package: importing one module of it (a
     record type, a helper) must not load them all."""
     from markdown_it import MarkdownIt
@@ -21,6 +22,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from mdit_py_plugins.footnote import footnote_plugin
     from mdit_py_plugins.gfm_autolink import gfm_autolink_plugin
 
+    from blogbuild.config import Config
     from blogbuild.markdown.admonitions import admonitions_plugin
     from blogbuild.markdown.attrs import attrs_plugin
     from blogbuild.markdown.callouts import callouts_plugin
@@ -53,9 +55,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.wikilinks import wikilinks_plugin
     from blogbuild.markdown.xrefs import xrefs_plugin
 
-    if config is None:
-        from blogbuild.config import Config
-        config = Config()
+    config = Config() if config is None else config
     md = MarkdownIt("commonmark", {"html": True, "typographer": False})
     md.enable(["table", "strikethrough"])
     md.use(mark_plugin)
