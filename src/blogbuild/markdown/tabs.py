@@ -1,16 +1,17 @@
 """Tabs: MkDocs content tabs (pymdownx.tabbed) on every page, and the tab tokens' HTML.
 
     === "Python"                  ->  <div class="tabset" id="tabset-1">
-        print(1)                        <section class="tab" id="tabset-1-1" data-selected>
+        print(1)                        <section class="tab" id="tabset-1-1">
                                         <p class="tab-title">Python</p> …body… </section>
-    ===+ "Shell"                        <section class="tab" id="tabset-1-2"> … </section>
-        echo 1                        </div>
+    ===+ "Shell"                        <section class="tab" id="tabset-1-2" data-selected>
+        echo 1                          <p class="tab-title">Shell</p> … </section>
+                                      </div>
 
 A tab is `===` and a quoted title (inline Markdown), its body the lines indented four
 columns under it. Tabs that follow one another, blank lines between, are one set; `===!`
 starts a new set, `===+` is the tab shown first (else the first one). Quarto's
-`.panel-tabset` divs (blogbuild.markdown.widgets.divs) emit the same tokens, with the
-set's `group=` in its meta.
+`.panel-tabset` divs (blogbuild.markdown.quarto) emit the same tokens, with the set's
+`group=` in its meta.
 
 The HTML reads without JavaScript: every panel shows under its title, and prints so.
 js/tabs.js (the need "tabs") makes each set the WAI-ARIA tabs pattern from that markup.
@@ -33,7 +34,7 @@ from markdown_it.utils import OptionsDict
 
 from blogbuild.markdown.env import Env, need, report, source_line
 
-__all__ = ["NEED", "tabs_plugin"]
+__all__ = ["NEED", "tab_ids", "tabs_plugin"]
 
 NEED = "tabs"
 #: `===`, then `!` (a new set) and/or `+` (shown first), then the title in double quotes.
