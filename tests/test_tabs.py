@@ -159,3 +159,17 @@ def test_a_quarto_tabset_keeps_the_id_it_was_given_and_shows_its_first_tab_first
     panels = [el for el in tabset if el.tag == "section"]
     assert [(p.get("id"), p.get("data-selected")) for p in panels] == [
         ("my-tabs-1", ""), ("my-tabs-2", None)]
+
+
+def test_a_preview_of_a_figure_holding_tabs_asks_for_the_tabs_look() -> None:
+    """A figure whose panels are tabs, previewed on another page, shows its panels in the
+    tabs' own look there: the referring page loads the tabs' stylesheet."""
+    from blogbuild.markdown import create_markdown
+    from blogbuild.pipeline.render import render_markdown
+    from blogbuild.quarto import QuartoPage
+
+    text = ("::: {#fig-t}\n::: {.panel-tabset}\n## One\n\n![A](a.png)\n\n## Two\n\n"
+            "![B](b.png)\n:::\n\nBoth.\n:::\n")
+    rendered = render_markdown(create_markdown(), text, extra_env={"quarto": QuartoPage()},
+                               page_url="/posts/x/")
+    assert "tabs" in dict((i, n) for i, _, n in rendered.previews)["fig-t"]

@@ -47,7 +47,8 @@ _BLOCKS = ("callout_open", *_FIGURES, "heading_open")
 _NEEDS = {"callout_open": "callouts", "fence": "code", "code_block": "code",
           **dict.fromkeys(_MATH, "math"),
           # a Quarto figure or table div's grid, subfigures and caption (markdown.quarto)
-          **dict.fromkeys(("layout_open", "subfigure_open", "table_figure_open"), "divs")}
+          **dict.fromkeys(("layout_open", "subfigure_open", "table_figure_open"), "divs"),
+          "tabset_open": "tabs"}  # a preview shows every panel, in the tabs' own look
 
 
 def _close_of(tokens: list[Token], index: int) -> int:
