@@ -22,6 +22,9 @@ class Discovered:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: The stat of each file found as the walk saw it, by its path as a string.
     stats: dict[str, os.stat_result] = field(default_factory=dict, repr=False, compare=False)
+    #: The files under content/ that are not published but that a document may read
+    #: (names starting with `_`: Quarto's `_metadata.yml`, included files).
+    aside: list[str] = field(default_factory=list)
 
 
 def discover(content: Path, site_root: Path) -> Discovered:
@@ -31,9 +34,10 @@ def discover(content: Path, site_root: Path) -> Discovered:
     assets: list[tuple[Path, str]] = []
     allowed = [site_root.resolve(), content.resolve()]
     stats: dict[str, os.stat_result] = {}
+    aside: list[str] = []
     files, diagnostics = walk_files(content, allowed, root=site_root,
                                     skip=lambda name: ignored(name, in_content=True),
-                                    stats=stats)
+                                    stats=stats, aside=aside)
     under = str(content) + os.sep
     site = str(site_root) + os.sep
     for path in files:
@@ -46,4 +50,4 @@ def discover(content: Path, site_root: Path) -> Discovered:
             documents.append(SourceJob(path, rel, kind, display))
         else:
             assets.append((path, rel))
-    return Discovered(documents, assets, diagnostics, stats)
+    return Discovered(documents, assets, diagnostics, stats, aside)

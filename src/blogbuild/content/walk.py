@@ -56,12 +56,15 @@ def walk_files(
     root: Path,
     skip: Callable[[str], bool] = lambda name: False,
     stats: dict[str, os.stat_result] | None = None,
+    aside: list[str] | None = None,
 ) -> tuple[list[Path], list[Diagnostic]]:
     """Files under `folder` in sorted order, and warnings about the entries skipped.
 
     `allowed` are the (resolved) folders a symbolic link may point into; `root` is what
     shown paths are relative to; `skip(name)` hides files and folders silently (dot files).
-    `stats` gets the stat of each file found, by its path as a string.
+    `stats` gets the stat of each file found, by its path as a string; `aside` the paths
+    of the files `skip` hid whose names start with `_` (not published, but a document may
+    read them: Quarto's `_metadata.yml` and included files).
     """
     files: list[Path] = []
     problems: list[Diagnostic] = []
@@ -91,9 +94,13 @@ def walk_files(
                                                 onerror=lambda exc: problems.append(
                                                     _unreadable(exc, root))):
         here = Path(dirpath)
+        if aside is not None:
+            aside.extend(_aside(dirpath, [d for d in dirnames if d.startswith("_") and skip(d)]))
         dirnames[:] = sorted(d for d in dirnames if not skip(d) and usable_dir(here / d))
         for name in sorted(filenames):
             if skip(name):
+                if aside is not None and name.startswith("_"):
+                    aside.append(os.path.join(dirpath, name))
                 continue
             full = os.path.join(dirpath, name)  # strings: thousands of files, few problems
             reason = _file_problem(full, allowed, stats)
@@ -102,6 +109,17 @@ def walk_files(
                 continue
             files.append(Path(full))
     return files, problems
+
+
+def _aside(dirpath: str, folders: list[str]) -> list[str]:
+    """The files under the `_` folders `folders` of `dirpath` (not published, but a
+    document may read them), in sorted order."""
+    found: list[str] = []
+    for name in sorted(folders):
+        for base, dirs, files in os.walk(os.path.join(dirpath, name)):
+            dirs.sort()
+            found.extend(os.path.join(base, file) for file in sorted(files))
+    return found
 
 
 def _link_problem(path: Path, allowed: Sequence[Path], *, folder: bool) -> str | None:

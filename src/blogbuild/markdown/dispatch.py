@@ -51,6 +51,7 @@ STARTS: dict[str, str] = {
     "gfm_autolink_www": "w",  # the limits plugin tries it only at "www."
     "gfm_autolink_protocol": ":",  # and this one only at the ':' after a protocol name
     "gfm_autolink_email": "@",
+    "quarto_shortcode": "{",
 }
 
 

@@ -215,6 +215,12 @@ def inputs_fingerprint(config: Config, sources: Sources, *, drafts: bool,
             h.update(f"asset {rel}\0{st.st_size}:{st.st_mtime_ns}\0".encode())
         except OSError:
             h.update(f"asset {rel}\0?".encode())
+    for path_text in found.aside:  # what a document may read besides itself
+        try:
+            st = os.stat(path_text)
+            h.update(f"aside {path_text}\0{st.st_size}:{st.st_mtime_ns}\0".encode())
+        except OSError:
+            h.update(f"aside {path_text}\0?".encode())
     for problem in found.diagnostics:
         h.update(repr(problem).encode())
     _tree(h, "theme", theme_static(), contents=False)

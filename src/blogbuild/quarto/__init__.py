@@ -25,5 +25,8 @@ class QuartoPage:
     #: id -> (type, number) of each numbered thing of the page (`fig-a` -> ("fig", "1")),
     #: filled while the page is parsed, for its references.
     xref_numbers: dict[str, tuple[str, str]] = field(default_factory=dict)
-    # divs: the front matter, which conditional content (`when-meta=`) reads.
+
+    # files: the merged front matter ({{< meta key >}}) and the site's _variables.yml
+    # ({{< var key >}}; None: the file is not there or not read).
     meta: dict[str, Any] = field(default_factory=dict)
+    variables: dict[str, Any] | None = None

@@ -51,7 +51,7 @@ class MarkdownReader:
         try:
             text = decode_source(data, job.display)
             fm = split_front_matter(text, job.display)
-            _refuse_surrogates(fm, job.display)
+            refuse_surrogates(fm, job.display)
             meta = parse_meta(fm, job.display, stem(job.path.name))
         except ContentError as exc:
             raise Unreadable(error(job.display, exc.line, exc.message)) from None
@@ -79,7 +79,7 @@ def first_heading(body: str) -> str | None:
     return None
 
 
-def _refuse_surrogates(fm: FrontMatter, file: str) -> None:
+def refuse_surrogates(fm: FrontMatter, file: str) -> None:
     """A YAML escape such as "\\ud800" makes a lone surrogate: no page could hold it."""
     def bad(value: Any) -> bool:
         if isinstance(value, str):

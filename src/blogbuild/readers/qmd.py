@@ -4,37 +4,148 @@ Quarto writes it.
 The body is Markdown of this site's dialect with Quarto's additions on: fenced divs and
 bracketed spans, callouts, tabsets, cross-references, shortcodes and executable cells
 (the plugins of blogbuild.markdown.quarto, each on only for a page whose environment holds
-`quarto`). What Quarto reads around the file (`_metadata.yml`, the freeze folder, included
-files) is read here, by the helpers of blogbuild.quarto.
+`quarto`). What Quarto reads around the file is read here, by the helpers of
+blogbuild.quarto: its front matter's Quarto forms (quarto.front), the `_metadata.yml` of
+its folders (quarto.metadata) and the files it includes (quarto.include), each file read
+recorded among the render's inputs, and every message about an included line moved to
+that file's line (`QuartoDocument.finish`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
+from pathlib import Path
+
 from blogbuild.config import Config
+from blogbuild.content import frontmatter
+from blogbuild.content.frontmatter import FrontMatter, parse_meta, split_front_matter
 from blogbuild.content.jobs import SourceJob
 from blogbuild.content.linkmap import DocumentInfo
+from blogbuild.content.records import Rendered
+from blogbuild.diagnostics import ContentError, Diagnostic, error, warning
 from blogbuild.quarto import QuartoPage
 from blogbuild.quarto.crossref import read_crossref
-from blogbuild.readers import Document
-from blogbuild.readers.markdown import MarkdownReader
+from blogbuild.quarto.front import Modified, quarto_front, quarto_hint
+from blogbuild.quarto.include import Where, expand
+from blogbuild.quarto.metadata import (
+    merge_plain,
+    merged_front,
+    metadata_paths,
+    quick_layers,
+    read_variables,
+)
+from blogbuild.readers import Document, Unreadable, stem
+from blogbuild.readers.markdown import UNREADABLE, first_heading, refuse_surrogates
+from blogbuild.sourcetext import decode_source
 from blogbuild.stages.context import Folders
 
 
 class QuartoReader:
     """A Quarto document: front matter and Pandoc-flavoured Markdown."""
 
-    def __init__(self) -> None:
-        self._markdown = MarkdownReader()
-
     def info(self, job: SourceJob, data: bytes, *, fast: bool) -> DocumentInfo | None:
-        return self._markdown.info(job, data, fast=fast)
+        """`fast`: the front matter and the directory metadata as plain data, Quarto's
+        dates made ours (`quarto_hint`), the fields that place the document only."""
+        name = stem(job.path.name)
+        try:
+            text = decode_source(data, job.display)
+            if fast:
+                front, front_text = frontmatter.quick_front_matter(text)
+                front = merge_plain(quick_layers(metadata_paths(job.path, job.rel)), front)
+                meta = frontmatter.meta_hint(quarto_hint(front, _modified(job)), name)
+                body = text[len(front_text):]
+            else:
+                fm = _front(job, text, Path(), {})  # no messages: the render's
+                meta = parse_meta(fm, job.display, name)
+                body = fm.body
+        except UNREADABLE:
+            return None
+        return DocumentInfo(job.rel, job.kind, meta, meta.title or first_heading(body))
 
     def read(self, job: SourceJob, data: bytes, config: Config, folders: Folders) -> Document:
-        document = self._markdown.read(job, data, config, folders)
-        page = QuartoPage(meta=document.front.data)
-        document.problems.extend(read_crossref(page, document.front, document.file))
-        document.env["quarto"] = page
-        return document
+        inputs: dict[str, str] = {}
+        try:
+            text = decode_source(data, job.display)
+            fm = _front(job, text, config.root, inputs)
+            meta = parse_meta(fm, job.display, stem(job.path.name))
+        except ContentError as exc:
+            raise Unreadable(error(exc.file or job.display, exc.line, exc.message)) from None
+        where = Where(config.root, config.content_path)
+        body = expand(fm.body, path=job.path, file=job.display,
+                      first_line=fm.body_line_offset + 1, where=where)
+        inputs.update(body.inputs)
+        problems: list[Diagnostic] = list(body.problems)
+        if not fm.body.strip():
+            what = "is empty" if not text.strip() else "has no text after its front matter"
+            problems.append(warning(job.display, fm.body_line_offset + 1 if text.strip() else 0,
+                                    f"the file {what}; write the post below the front matter"))
+        page = QuartoPage(meta=dict(fm.data))
+        problems += read_crossref(page, fm, job.display)
+        if "{{<" in body.text and "var" in body.text:
+            page.variables, problem = read_variables(config.content_path, config.root, inputs)
+            problems += [problem] if problem is not None else []
+        return QuartoDocument(job.display, fm, meta, body.text, fm.body_line_offset,
+                              env={"quarto": page, "inputs": inputs}, problems=problems,
+                              origins=tuple(body.origins) if body.moved else (),
+                              anchors=tuple(body.anchors) if body.moved else ())
 
 
 READER = QuartoReader()
+
+
+@dataclasses.dataclass
+class QuartoDocument(Document):
+    """A Quarto document as the render takes it: a message about an included line moved
+    to the included file's line."""
+
+    #: Per line of `text`, its file (as shown) and line; empty when nothing was included.
+    origins: tuple[tuple[str, int], ...] = ()
+    #: Per line of `text`, the line of this file it stands for (an include's, for the
+    #: lines it brought: a link there is checked, and named, with the document).
+    anchors: tuple[int, ...] = ()
+
+    def finish(self, rendered: Rendered, cited: tuple[Diagnostic, ...],
+               page_url: str | None = None) -> tuple[Rendered, tuple[Diagnostic, ...]]:
+        rendered, diagnostics = super().finish(rendered, cited, page_url)
+        if not self.origins:
+            return rendered, diagnostics
+        moved = tuple(self._moved(d) for d in rendered.diagnostics)
+        refs = tuple(dataclasses.replace(ref, line=self._anchor(ref.line))
+                     for ref in rendered.refs)
+        return dataclasses.replace(rendered, diagnostics=moved, refs=refs), (
+            *diagnostics[:len(diagnostics) - len(moved)], *moved)
+
+    def _anchor(self, line: int) -> int:
+        index = line - self.line_offset - 1
+        return self.anchors[index] if 0 <= index < len(self.anchors) else line
+
+    def _moved(self, diagnostic: Diagnostic) -> Diagnostic:
+        index = diagnostic.line - self.line_offset - 1
+        if diagnostic.file != self.file or not 0 <= index < len(self.origins):
+            return diagnostic
+        file, line = self.origins[index]
+        return dataclasses.replace(diagnostic, file=file, line=line)
+
+
+def _front(job: SourceJob, text: str, root: Path, inputs: dict[str, str]) -> FrontMatter:
+    """The front matter as the site reads it: Quarto's values made ours, over the
+    directory metadata (each file read recorded in `inputs`, shown from `root`)."""
+    fm = split_front_matter(text, job.display)
+    refuse_surrogates(fm, job.display)
+    modified = _modified(job)
+    fm = quarto_front(fm, job.display, modified)
+    return merged_front(fm, job.display, metadata_paths(job.path, job.rel),
+                        root, inputs, modified)
+
+
+def _modified(job: SourceJob) -> Modified:
+    """When the document's file was last written (`date: last-modified`), looked up when
+    asked."""
+    def modified() -> dt.datetime | None:
+        try:
+            stamp = job.path.stat().st_mtime
+        except OSError:
+            return None
+        return dt.datetime.fromtimestamp(int(stamp), dt.UTC)
+    return modified

@@ -12,6 +12,7 @@ from blogbuild.config import Config
 from blogbuild.markdown.quarto.crossrefs import crossrefs_plugin
 from blogbuild.markdown.quarto.divs import divs_plugin
 from blogbuild.markdown.quarto.page import is_quarto
+from blogbuild.markdown.quarto.shortcodes import shortcodes_plugin
 
 __all__ = ["is_quarto", "quarto_plugin"]
 
@@ -21,3 +22,4 @@ def quarto_plugin(md: MarkdownIt, *, config: Config) -> None:
     plugins import it from there, not from this package, which imports them)."""
     md.use(crossrefs_plugin)
     md.use(divs_plugin, config=config, gate=is_quarto)
+    md.use(shortcodes_plugin, urls=config.urls)

@@ -1,0 +1,263 @@
+"""What Quarto reads around a `.qmd` file: its front matter's Quarto forms, `_metadata.yml`,
+`{{< include >}}`, the other shortcodes, and CSL-JSON bibliographies."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+import html5lib
+import pytest
+
+from blogbuild.commands.build import build
+from blogbuild.content.jobs import SourceJob
+from blogbuild.diagnostics import BuildFailed
+from blogbuild.readers import reader_for
+
+
+def _site(tmp_path: Path, files: dict[str, str]) -> Path:
+    (tmp_path / "site.yaml").write_text("title: Q\nbase_url: https://example.org/blog/\n"
+                                        "search: false\nsocial_cards: false\n")
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    return tmp_path / "site.yaml"
+
+
+def _messages(report: object) -> list[str]:
+    return [d.format() for d in getattr(report, "diagnostics", [])
+            if "post has no date" not in d.message]
+
+
+def _failed(site: Path) -> list[str]:
+    """The messages of a build that fails."""
+    with pytest.raises(BuildFailed) as failed:
+        build(site, jobs=1)
+    return _messages(failed.value)
+
+
+def _body(tmp_path: Path, rel: str) -> str:
+    page = (tmp_path / "_site" / rel).read_text()
+    html5lib.HTMLParser(strict=True).parse(page)
+    return page.split('<div class="post-body">', 1)[1].split("</article>", 1)[0]
+
+
+def _edit(path: Path, text: str) -> None:
+    """Write `text` with a later modification time (the build's check sees the stat)."""
+    path.write_text(text)
+    later = path.stat().st_mtime_ns + 5_000_000_000
+    os.utime(path, ns=(later, later))
+
+
+def _modified() -> dt.datetime:
+    return dt.datetime(2023, 5, 6, 7, 8, 9, tzinfo=dt.UTC)
+
+
+@pytest.mark.parametrize(("written", "iso"), [
+    ("2022-02-13", "2022-02-13"), ("2/13/2022", "2022-02-13"), ("02/03/2022", "2022-02-03"),
+    ("February 13, 2022", "2022-02-13"), ("Feb 13 2022", "2022-02-13"),
+    ("13 February 2022", "2022-02-13"), ("last-modified", "2023-05-06T07:08:09+00:00"),
+    ("2022-02-13T10:00:00+01:00", "2022-02-13T10:00:00+01:00"), ("someday", None),
+    ("Smarch 13, 2022", None)])
+def test_the_date_forms_quarto_reads(written: str, iso: str | None) -> None:
+    from blogbuild.quarto.front import quarto_date
+
+    assert quarto_date(written, _modified) == iso
+
+
+def test_today_and_now_are_the_day_of_the_build() -> None:
+    from blogbuild.quarto.front import quarto_date
+
+    today = dt.datetime.now(dt.UTC).date().isoformat()
+    assert quarto_date("today", _modified) == today
+    assert (quarto_date("now", _modified) or "").startswith(today)
+
+
+QUARTO_FRONT = """---
+title: Hello
+author:
+  - name: Ada Lovelace
+    url: https://ada.example
+    affiliation: Analytical Society
+  - name: {given: Charles, family: Babbage}
+date: 2/13/2022
+date-modified: March 1, 2022
+categories: [news, quarto]
+description: A post
+subtitle: The first
+image: https://example.org/cover.png
+image-alt: A cover
+draft: false
+date-format: long
+format:
+  html:
+    toc: true
+---
+
+Text.
+"""
+
+
+def test_quarto_front_matter_is_read_as_ours(tmp_path: Path) -> None:
+    site = _site(tmp_path, {"content/posts/hello/index.qmd": QUARTO_FRONT,
+                            "content/posts/hello/cover.png": "x"})
+    path = tmp_path / "content/posts/hello/index.qmd"
+    job = SourceJob(path, "posts/hello/index.qmd", "post", "content/posts/hello/index.qmd")
+    full = reader_for(job.rel).info(job, path.read_bytes(), fast=False)
+    quick = reader_for(job.rel).info(job, path.read_bytes(), fast=True)
+    assert full is not None and quick is not None
+    meta = full.meta
+    assert meta.author == "Ada Lovelace, Charles Babbage"
+    assert meta.extra["authors"][0] == {"name": "Ada Lovelace", "url": "https://ada.example",
+                                        "affiliation": "Analytical Society"}
+    assert meta.date == dt.datetime(2022, 2, 13) and meta.updated == dt.datetime(2022, 3, 1)
+    assert meta.tags == ("news", "quarto") and meta.description == "A post"
+    assert meta.image_alt == "A cover" and meta.extra["format"] == {"html": {"toc": True}}
+    assert meta.extra["subtitle"] == "The first" and meta.extra["date-format"] == "long"
+    assert (quick.meta.date, quick.meta.tags, quick.meta.title) == (meta.date, meta.tags,
+                                                                    meta.title)
+    report = build(site, jobs=1)
+    assert _messages(report) == []
+    page = (tmp_path / "_site/posts/hello/index.html").read_text()
+    assert "Ada Lovelace, Charles Babbage" in page and 'datetime="2022-02-13"' in page
+
+
+def test_a_value_of_the_wrong_type_is_an_error_at_its_line(tmp_path: Path) -> None:
+    site = _site(tmp_path, {"content/posts/a.qmd": "---\ntitle: A\nauthor:\n  - [1, 2]\n---\nA\n",
+                            "content/posts/b.qmd": "---\ntitle: B\ndate: someday\n---\nB\n"})
+    messages = _failed(site)
+    assert any(m.startswith("content/posts/a.qmd:4: error: each author must be a name")
+               for m in messages)
+    assert any(m.startswith("content/posts/b.qmd:3: error: 'date' is not a date Quarto "
+                            "reads: 'someday'") for m in messages)
+
+
+def test_metadata_files_merge_under_the_front_matter_and_an_edit_builds_again(
+        tmp_path: Path) -> None:
+    site = _site(tmp_path, {
+        "content/_metadata.yml": "author: Site Author\ncategories: [all]\n",
+        "content/posts/_metadata.yml": "categories: [posts]\nformat:\n  html: {toc: true}\n",
+        "content/posts/hello/index.qmd": "---\ntitle: Hello\ndate: 2024-01-02\n"
+                                         "categories: [mine]\nformat:\n  html: {toc: false}\n"
+                                         "---\n\nText.\n",
+        "content/posts/other.md": "---\ntitle: Other\ndate: 2024-01-03\n---\n\nText.\n",
+    })
+    assert _messages(build(site, jobs=1)) == []
+    out = tmp_path / "_site"
+    assert sorted(p.name for p in (out / "tags").iterdir() if p.is_dir()) == [
+        "all", "mine", "posts"]
+    assert "Site Author" in (out / "posts/hello/index.html").read_text()
+    assert "Site Author" not in (out / "posts/other/index.html").read_text()  # Markdown
+    assert not any(p.name.startswith("_") for p in out.rglob("*"))
+    _edit(tmp_path / "content/posts/_metadata.yml", "categories: [renamed]\n")
+    report = build(site, jobs=1)
+    assert _messages(report) == [] and report.rendered == 1
+    assert sorted(p.name for p in (out / "tags").iterdir() if p.is_dir()) == [
+        "all", "mine", "renamed"]
+
+
+def test_a_broken_metadata_file_is_an_error_at_its_own_line(tmp_path: Path) -> None:
+    site = _site(tmp_path, {"content/posts/_metadata.yml": "title: X\ndraft: maybe\n",
+                            "content/posts/a.qmd": "---\ntitle: A\n---\nA\n"})
+    assert any(m.startswith("content/posts/_metadata.yml:2: error: 'draft' must be true or "
+                            "false") for m in _failed(site))
+
+
+def test_an_include_is_part_of_the_page_and_its_messages_name_its_file(
+        tmp_path: Path) -> None:
+    site = _site(tmp_path, {
+        "content/posts/a/index.qmd": "---\ntitle: A\n---\n\nBefore.\n\n"
+                                     "{{< include _part.qmd >}}\n\nAfter [x](nowhere.md).\n",
+        "content/posts/a/_part.qmd": "# Part {#part}\n\nIncluded *text*.\n\n"
+                                     "{{< include /_shared/_deep.qmd >}}\n",
+        "content/_shared/_deep.qmd": "\nDeep [link](missing.md).\n",
+    })
+    messages = _messages(build(site, jobs=1))
+    # A link is checked once the site is known, with its document: at the include's line.
+    assert [m.split(": warning: ")[0] for m in messages] == [
+        "content/posts/a/index.qmd:7", "content/posts/a/index.qmd:9"]
+    (tmp_path / "content/_shared/_deep.qmd").write_text("Deep $\\frac{$.\n")
+    assert any(m.startswith("content/_shared/_deep.qmd:1:") for m in _failed(site))
+    (tmp_path / "content/_shared/_deep.qmd").write_text("Deep.\n")
+    (tmp_path / "content/posts/a/index.qmd").write_text(
+        "---\ntitle: A\n---\n\nBefore.\n\n{{< include _part.qmd >}}\n\nAfter.\n")
+    assert _messages(build(site, jobs=1)) == []
+    body = _body(tmp_path, "posts/a/index.html")
+    assert "Included <em>text</em>" in body and 'id="part"' in body and "Deep." in body
+    _edit(tmp_path / "content/posts/a/_part.qmd", "Edited part.\n")
+    report = build(site, jobs=1)
+    assert report.rendered == 1 and "Edited part." in _body(tmp_path, "posts/a/index.html")
+
+
+def test_an_include_in_a_code_block_is_the_block_s_text(tmp_path: Path) -> None:
+    site = _site(tmp_path, {"content/posts/a.qmd": "---\ntitle: A\n---\n\n```\n"
+                            "{{< include _nothere.qmd >}}\n```\n"})
+    assert _messages(build(site, jobs=1)) == []
+    assert "{{&lt; include _nothere.qmd &gt;}}" in _body(tmp_path, "posts/a/index.html")
+
+
+def test_a_missing_include_and_a_loop_are_errors_at_the_include(tmp_path: Path) -> None:
+    site = _site(tmp_path, {
+        "content/posts/a.qmd": "---\ntitle: A\n---\n\n{{< include _nothere.qmd >}}\n\nA\n",
+        "content/posts/b.qmd": "---\ntitle: B\n---\n\n{{< include _c.qmd >}}\n",
+        "content/posts/_c.qmd": "C\n\n{{< include _d.qmd >}}\n",
+        "content/posts/_d.qmd": "{{< include _c.qmd >}}\n",
+    })
+    messages = _failed(site)
+    assert "content/posts/a.qmd:5: error: the included file content/posts/_nothere.qmd does " \
+           "not exist" in "\n".join(messages)
+    assert ("content/posts/_d.qmd:1: error: this include makes a loop (content/posts/_c.qmd "
+            "-> content/posts/_d.qmd -> content/posts/_c.qmd)") in "\n".join(messages)
+
+
+SHORTCODES = """---
+title: S
+subtitle: "<b>bold</b> & co"
+keys: {deep: 42}
+---
+
+Meta {{< meta subtitle >}}, {{< meta keys.deep >}}, {{< var release.name >}}.
+
+Press {{< kbd Shift-Ctrl-P >}}, not `{{< kbd x >}}`; escaped {{{< video x >}}}.
+
+{{< video https://www.youtube.com/watch?v=dQw4w9WgXcQ title="A talk" start=10 >}}
+
+{{< pagebreak >}}
+
+Icon {{< fa star >}} and {{< lipsum 2 >}} and {{< nosuch thing >}}.
+
+```
+{{< meta subtitle >}}
+```
+"""
+
+
+def test_the_shortcodes_on_a_quarto_page(tmp_path: Path) -> None:
+    site = _site(tmp_path, {"content/posts/s.qmd": SHORTCODES,
+                            "content/_variables.yml": "release: {name: Bobcat}\n",
+                            "content/posts/m.md": "---\ntitle: M\n---\n\n{{< fa star >}}\n"})
+    messages = _messages(build(site, jobs=1))
+    warned = [m for m in messages if m.startswith("content/posts/s.qmd")]
+    assert [m.split(": warning: ")[0] for m in warned] == ["content/posts/s.qmd:15"] * 3
+    assert "{{< fa >}} is not supported: Font Awesome" in warned[0]
+    assert any(m.startswith("content/posts/m.md:5: warning: ") for m in messages)  # Hugo's
+    body = _body(tmp_path, "posts/s/index.html")
+    assert "Meta &lt;b&gt;bold&lt;/b&gt; &amp; co, 42, Bobcat." in body
+    assert "<kbd>Shift-Ctrl-P</kbd>" in body and "<code>{{&lt; kbd x &gt;}}</code>" in body
+    assert "escaped {{&lt; video x &gt;}}." in body
+    assert '<figure class="video-embed video-youtube">' in body and "start=10" in body
+    assert "<figcaption>A talk</figcaption>" in body
+    assert '<div class="pagebreak" aria-hidden="true"></div>' in body
+    assert "Icon {{&lt; fa star &gt;}} and {{&lt; lipsum 2 &gt;}}" in body
+    assert "<code>{{&lt; meta subtitle &gt;}}\n</code>" in body
+
+
+def test_a_variable_with_no_file_or_no_key_is_a_warning(tmp_path: Path) -> None:
+    site = _site(tmp_path, {"content/posts/s.qmd": "---\ntitle: S\n---\n\n"
+                            "{{< var nope >}} {{< meta nope >}}\n"})
+    assert _messages(build(site, jobs=1)) == [
+        "content/posts/s.qmd:5: warning: {{< meta nope >}}: the front matter has no 'nope'; "
+        "it is shown as written",
+        "content/posts/s.qmd:5: warning: {{< var nope >}}: content/_variables.yml does not "
+        "exist; it is shown as written"]
