@@ -261,3 +261,46 @@ def test_a_variable_with_no_file_or_no_key_is_a_warning(tmp_path: Path) -> None:
         "it is shown as written",
         "content/posts/s.qmd:5: warning: {{< var nope >}}: content/_variables.yml does not "
         "exist; it is shown as written"]
+
+
+CSL_JSON = """[
+  {"id": "smith2020", "type": "article-journal", "title": "Cats & dogs ~ 50% of {pets}",
+   "author": [{"family": "Smith", "given": "Jane"},
+              {"family": "Beethoven", "non-dropping-particle": "van", "given": "Ludwig"}],
+   "container-title": "Journal of Pets", "volume": 3, "page": "10-20",
+   "issued": {"date-parts": [[2020, 5]]}, "DOI": "10.1000/xyz"}
+]
+"""
+CSL_YAML = """- id: doe2019
+  type: book
+  title: A Book
+  author:
+    - literal: The Team
+  issued: {date-parts: [[2019]]}
+  publisher: Pub
+"""
+
+
+def test_csl_json_and_csl_yaml_bibliographies_beside_bibtex(tmp_path: Path) -> None:
+    site = _site(tmp_path, {
+        "content/posts/refs.json": CSL_JSON, "content/posts/more.yaml": CSL_YAML,
+        "content/posts/old.bib": "@book{knuth84, title={The {TeX}book}, author={Knuth, "
+                                 "Donald}, year={1984}}\n",
+        "content/posts/a.qmd": "---\ntitle: A\ndate: 2024-01-01\nbibliography: [refs.json, "
+                               "more.yaml, old.bib]\n---\n\nAs @smith2020 says, and "
+                               "[@doe2019; @knuth84].\n"})
+    assert _messages(build(site, jobs=1)) == []
+    body = _body(tmp_path, "posts/a/index.html")
+    assert "Smith and van Beethoven (2020)" in body and "The Team, 2019" in body
+    assert "Knuth, 1984" in body
+    assert "Cats &amp; dogs ~ 50% of {pets}. <em>Journal of Pets</em>, <em>3</em>, 10–20." \
+        in body
+
+
+def test_a_broken_csl_json_file_is_an_error_with_its_line(tmp_path: Path) -> None:
+    site = _site(tmp_path, {
+        "content/posts/refs.json": '[\n  {"id": "a",\n   "title": "x"\n  ,}\n]\n',
+        "content/posts/a.qmd": "---\ntitle: A\ndate: 2024-01-01\nbibliography: refs.json\n"
+                               "---\n\n[@a]\n"})
+    assert any(m.startswith("content/posts/a.qmd:4: error: content/posts/refs.json:4 is not "
+                            "JSON: Expecting property name") for m in _failed(site))

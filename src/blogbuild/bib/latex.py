@@ -24,6 +24,7 @@ SYMBOLS = {
     "textemdash": "—", "ldots": "…", "dots": "…", "textquoteright": "’",
     "textquoteleft": "‘", "textquotedblleft": "“", "textquotedblright": "”", "TeX": "TeX",
     "LaTeX": "LaTeX", "S": "§", "P": "¶", "copyright": "©", "pounds": "£", "euro": "€",
+    "textasciitilde": "~", "textbackslash": "\\", "textasciicircum": "^",
 }
 #: Commands whose argument is shown as plain text (their formatting is not kept).
 TEXT_COMMANDS = frozenset({

@@ -1,4 +1,5 @@
-"""The bibliography a post cites from: its .bib files read, hashed and merged.
+"""The bibliography a post cites from: its .bib files (or CSL-JSON and CSL-YAML files,
+blogbuild.bib.cslread) read, hashed and merged.
 
 This is the only module of `blogbuild.bib` that reads files. A file is read once per
 process and bytes: a site-wide bibliography serves every post a worker renders.
@@ -11,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from blogbuild.bib.bibtex import Entry, parse
+from blogbuild.bib.bibtex import Entry, Parsed, parse
 from blogbuild.diagnostics import Diagnostic, warning
 
 #: A .bib file larger than this is refused (a large real one is a few MB).
@@ -95,11 +96,23 @@ def _read(path: Path, shown: str) -> tuple[str, list[Entry], list[Diagnostic]]:
             line = data[:exc.start].count(b"\n") + 1
             raise BibFileError(f"{shown}:{line} is not UTF-8 text: save the file as "
                                "UTF-8") from None
-        parsed = parse(text.replace("\r\n", "\n"))
+        parsed = _parsed(text.replace("\r\n", "\n"), shown)
         known = (parsed.entries, [warning(shown, line, message)
                                   for line, message in parsed.problems])
         _FILES[(shown, digest)] = known
     return digest, *known
+
+
+def _parsed(text: str, shown: str) -> Parsed:
+    """The entries of a bibliography file: CSL-JSON or CSL-YAML by its suffix, else BibTeX."""
+    from blogbuild.bib.cslread import CslError, is_csl, parse_csl
+
+    if not is_csl(shown):
+        return parse(text)
+    try:
+        return parse_csl(text, shown)
+    except CslError as exc:
+        raise BibFileError(f"{shown}:{exc.line} {exc.message}") from None
 
 
 def load_library(paths: list[tuple[Path, str]]) -> Library:
