@@ -190,6 +190,21 @@ def test_an_include_is_part_of_the_page_and_its_messages_name_its_file(
     assert report.rendered == 1 and "Edited part." in _body(tmp_path, "posts/a/index.html")
 
 
+def test_paths_in_an_included_file_are_from_the_document_s_folder(tmp_path: Path) -> None:
+    site = _site(tmp_path, {
+        "content/posts/a/index.qmd": "---\ntitle: A\ndate: 2024-01-01\n---\n\n"
+                                     "{{< include _parts/_one.qmd >}}\n",
+        "content/posts/a/_parts/_one.qmd": "---\ntitle: ignored\n---\nOne.\n\n"
+                                           "{{< include _parts/_two.qmd >}}\n",
+        "content/posts/a/_parts/_two.qmd": "Two.\n",
+    })
+    assert _messages(build(site, jobs=1)) == [
+        "content/posts/a/_parts/_one.qmd:1: warning: the front matter of an included file is "
+        "not read: move its keys into the document that includes it"]
+    body = _body(tmp_path, "posts/a/index.html")
+    assert "<p>One.</p>" in body and "<p>Two.</p>" in body and "ignored" not in body
+
+
 def test_an_include_in_a_code_block_is_the_block_s_text(tmp_path: Path) -> None:
     site = _site(tmp_path, {"content/posts/a.qmd": "---\ntitle: A\n---\n\n```\n"
                             "{{< include _nothere.qmd >}}\n```\n"})

@@ -1,13 +1,15 @@
 """`{{< include path >}}`: another file's text in place of the line, before the Markdown is
 parsed, so what it holds is part of the page as if written there.
 
-As in Quarto, a path is relative to the file that includes it, and one starting with `/`
-is from the project's root (the site's content/ folder); an included file may include
-others. An include inside a fenced code block is the block's text. Each file read is
-recorded among the render's inputs (an edit renders the including document again), and
-every line of the text is known by its file and line there (`origins`), so a message about
-included text names the included file. A missing file, a file outside content/ or a loop
-is an error at the include's line, and the line is left out.
+As in Quarto, an include is the included text pasted in: a path is relative to the
+document's folder (also in an included file, whose links and images resolve from there
+too), and one starting with `/` is from the project's root (the site's content/ folder).
+An included file may include others; its own front matter is not read (a warning). An
+include inside a fenced code block is the block's text. Each file read is recorded among
+the render's inputs (an edit renders the including document again), and every line of
+the text is known by its file and line there (`origins`), so a message about included
+text names the included file. A missing file, a file outside content/ or a loop is an
+error at the include's line, and the line is left out.
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from blogbuild.diagnostics import ContentError, Diagnostic, error
+from blogbuild.diagnostics import ContentError, Diagnostic, error, warning
 from blogbuild.quarto.metadata import shown
 from blogbuild.sourcetext import decode_source
 
 #: An include on a line of its own (Quarto's include is a block).
 INCLUDE = re.compile(r"[ \t]{0,3}\{\{<[ \t]*include[ \t]+(.*?)[ \t]*>\}\}[ \t]*")
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
+_CLOSING = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 #: Includes nested deeper than this are refused (a loop through many files is caught as a
 #: loop; this bounds a chain that is merely long).
 MAX_DEPTH = 20
@@ -49,11 +52,12 @@ class Included:
 
 @dataclass(frozen=True)
 class Where:
-    """The files an expansion reads: the site folder (paths are shown from it) and
-    content/ (`/path` is from it, and nothing outside it is read)."""
+    """The files an expansion reads: the site folder (paths are shown from it), content/
+    (`/path` is from it, and nothing outside it is read) and the document's folder."""
 
     root: Path
     content: Path
+    folder: Path | None = None  # the document's: relative paths are from it
 
 
 def expand(text: str, *, path: Path, file: str, first_line: int, where: Where) -> Included:
@@ -61,13 +65,14 @@ def expand(text: str, *, path: Path, file: str, first_line: int, where: Where) -
     every include expanded."""
     out = Included("", [])
     lines: list[str] = []
-    _expand(text, path, file, first_line, where, out, lines, [path.resolve()], 0)
+    folder = Where(where.root, where.content, path.parent)
+    _expand(text, file, first_line, folder, out, lines, [path.resolve()], 0)
     out.text = "\n".join(lines)
     return out
 
 
-def _expand(text: str, path: Path, file: str, first_line: int, where: Where,
-            out: Included, lines: list[str], chain: list[Path], anchor: int) -> None:
+def _expand(text: str, file: str, first_line: int, where: Where, out: Included,
+            lines: list[str], chain: list[Path], anchor: int) -> None:
     fence = ""
     for number, line in enumerate(text.split("\n"), first_line):
         opened = _FENCE.match(line)
@@ -83,22 +88,41 @@ def _expand(text: str, path: Path, file: str, first_line: int, where: Where,
             out.origins.append((file, number))
             out.anchors.append(anchor or number)
             continue
-        target = _target(found[1].strip().strip("\"'"), path, where)
+        target = _target(found[1].strip().strip("\"'"), where)
         problem = _refused(target, found[1], chain, where)
         if problem is None and target is not None:
             included = _read(target, where, out)
             if isinstance(included, str):
-                _expand(included, target, shown(target, where.root), 1, where, out, lines,
+                name = shown(target, where.root)
+                body, skipped = _without_front(included)
+                if skipped:
+                    out.problems.append(warning(name, 1, "the front matter of an included "
+                                                "file is not read: move its keys into the "
+                                                "document that includes it"))
+                _expand(body, name, 1 + skipped, where, out, lines,
                         [*chain, target.resolve()], anchor or number)
                 continue
             problem = included.message
         out.problems.append(error(file, number, problem or ""))
 
 
-def _target(written: str, path: Path, where: Where) -> Path | None:
+def _without_front(text: str) -> tuple[str, int]:
+    """An included file's text without a front matter block at its top, and the number
+    of lines left out."""
+    first, _, rest = text.partition("\n")
+    if first.rstrip() != "---":
+        return text, 0
+    closing = _CLOSING.search(rest)
+    if closing is None:
+        return text, 0
+    skipped = rest[: closing.end()].count("\n") + 2
+    return rest[closing.end():].removeprefix("\n"), skipped
+
+
+def _target(written: str, where: Where) -> Path | None:
     if not written:
         return None
-    base = where.content if written.startswith("/") else path.parent
+    base = where.content if written.startswith("/") else (where.folder or where.content)
     return Path(os.path.normpath(base / written.lstrip("/")))
 
 
