@@ -121,6 +121,7 @@ def test_quarto_front_matter_is_read_as_ours(tmp_path: Path) -> None:
     assert _messages(report) == []
     page = (tmp_path / "_site/posts/hello/index.html").read_text()
     assert "Ada Lovelace, Charles Babbage" in page and 'datetime="2022-02-13"' in page
+    assert '<p class="post-subtitle">The first</p>' in page
 
 
 def test_a_value_of_the_wrong_type_is_an_error_at_its_line(tmp_path: Path) -> None:
@@ -242,6 +243,8 @@ Press {{< kbd Shift-Ctrl-P >}}, not `{{< kbd x >}}`; escaped {{{< video x >}}}.
 
 Icon {{< fa star >}} and {{< lipsum 2 >}} and {{< nosuch thing >}}.
 
+See {{< video https://vimeo.com/123456 >}} here.
+
 ```
 {{< meta subtitle >}}
 ```
@@ -254,7 +257,9 @@ def test_the_shortcodes_on_a_quarto_page(tmp_path: Path) -> None:
                             "content/posts/m.md": "---\ntitle: M\n---\n\n{{< fa star >}}\n"})
     messages = _messages(build(site, jobs=1))
     warned = [m for m in messages if m.startswith("content/posts/s.qmd")]
-    assert [m.split(": warning: ")[0] for m in warned] == ["content/posts/s.qmd:15"] * 3
+    assert [m.split(": warning: ")[0] for m in warned] == ["content/posts/s.qmd:15"] * 3 + [
+        "content/posts/s.qmd:17"]
+    assert "a {{< video >}} inside text is shown as a link" in warned[3]
     assert "{{< fa >}} is not supported: Font Awesome" in warned[0]
     assert any(m.startswith("content/posts/m.md:5: warning: ") for m in messages)  # Hugo's
     body = _body(tmp_path, "posts/s/index.html")
@@ -266,6 +271,8 @@ def test_the_shortcodes_on_a_quarto_page(tmp_path: Path) -> None:
     assert '<div class="pagebreak" aria-hidden="true"></div>' in body
     assert "Icon {{&lt; fa star &gt;}} and {{&lt; lipsum 2 &gt;}}" in body
     assert "<code>{{&lt; meta subtitle &gt;}}\n</code>" in body
+    assert '<p>See <a href="https://vimeo.com/123456">https://vimeo.com/123456</a> here.</p>' \
+        in body
 
 
 def test_a_variable_with_no_file_or_no_key_is_a_warning(tmp_path: Path) -> None:

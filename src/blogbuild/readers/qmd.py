@@ -96,8 +96,8 @@ READER = QuartoReader()
 
 @dataclasses.dataclass
 class QuartoDocument(Document):
-    """A Quarto document as the render takes it: a message about an included line moved
-    to the included file's line."""
+    """A Quarto document as the render takes it: its front matter's `subtitle:` under its
+    title, a message about an included line moved to the included file's line."""
 
     #: Per line of `text`, its file (as shown) and line; empty when nothing was included.
     origins: tuple[tuple[str, int], ...] = ()
@@ -108,6 +108,9 @@ class QuartoDocument(Document):
     def finish(self, rendered: Rendered, cited: tuple[Diagnostic, ...],
                page_url: str | None = None) -> tuple[Rendered, tuple[Diagnostic, ...]]:
         rendered, diagnostics = super().finish(rendered, cited, page_url)
+        subtitle = self.front.data.get("subtitle")
+        if isinstance(subtitle, str) and subtitle.strip() and rendered.subtitle is None:
+            rendered = dataclasses.replace(rendered, subtitle=subtitle.strip())
         if not self.origins:
             return rendered, diagnostics
         moved = tuple(self._moved(d) for d in rendered.diagnostics)

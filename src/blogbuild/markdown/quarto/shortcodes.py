@@ -84,6 +84,11 @@ def _resolve(state: StateCore, urls: UrlBuilder) -> None:
             made.block, made.map = True, tokens[index].map
             made.type = made.meta["block"]
             tokens[index:index + 3] = [made]
+    for child, _, line in inline_lines(env, state.tokens):
+        if child.type == "quarto_video_inline":
+            report(env, line, "a {{< video >}} inside text is shown as a link to the video: "
+                   "put the shortcode on a line of its own, with blank lines around it, for "
+                   "the player")
 
 
 def _apply(token: Token, block: Token, line: int, env: Env, urls: UrlBuilder) -> None:
