@@ -326,3 +326,26 @@ def test_a_broken_csl_json_file_is_an_error_with_its_line(tmp_path: Path) -> Non
                                "---\n\n[@a]\n"})
     assert any(m.startswith("content/posts/a.qmd:4: error: content/posts/refs.json:4 is not "
                             "JSON: Expecting property name") for m in _failed(site))
+
+
+def test_the_quick_look_reads_an_edited_metadata_file(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The link map made before the renders already knows what an edited `_metadata.yml`
+    says (the post's own bytes are the same): it is not made again after them."""
+    from blogbuild.pipeline import sources
+
+    site = _site(tmp_path, {
+        "content/posts/_metadata.yml": "categories: [first]\n",
+        "content/posts/a.qmd": "---\ntitle: A\ndate: 2024-01-01\n---\n\nA\n",
+        "content/posts/b.md": "---\ntitle: B\ndate: 2024-01-02\n---\n\nB\n"})
+    build(site, jobs=1)
+    made = []
+    real = sources.build_link_map
+    monkeypatch.setattr(sources, "build_link_map",
+                        lambda infos, *a, **k: made.append(
+                            sorted((i.rel, i.meta.draft, i.meta.tags) for i in infos))
+                        or real(infos, *a, **k))
+    _edit(tmp_path / "content/posts/_metadata.yml", "categories: [second]\ndraft: true\n")
+    assert build(site, jobs=1).rendered == 1
+    assert made == [[("posts/a.qmd", True, ("second",)), ("posts/b.md", False, ())]]
+    assert not (tmp_path / "_site/posts/a").exists()

@@ -222,7 +222,7 @@ class Engine:
         # Only a build that saves its state needs this (the live server keeps it in memory).
         run.inputs = inputs_fingerprint(config, sources, drafts=self.drafts,
                                         extra_head=self.extra_head) if self.persist else b""
-        run.infos = document_infos(run.items, run.last.sources, config)
+        run.infos = document_infos(run.items, run.last.sources, config, run.read)
         ctx.assets, ctx.statics = sources.found.assets, static_rels(config)
 
     def _prepare(self, run: Run) -> None:

@@ -51,7 +51,7 @@ def render(run: Run, store: RenderCache) -> None:
         katex.use_process(ctx.katex)
     renderer = run.renderer = Renderer(
         config, store, ctx.jobs, lambda d, n: ctx.progress("rendering posts and pages", d, n),
-        ctx.folders)
+        ctx.folders, digests=run.read)
     todo = []
     for rel, item in run.items.items():
         entry = last.sources.get(rel)

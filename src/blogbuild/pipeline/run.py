@@ -35,6 +35,9 @@ class Run:
     items: dict[str, RenderJob] = field(default_factory=dict)  # the sources to render
     inputs: bytes = b""  # the fingerprint of everything the run reads (a saved state's)
     infos: list[DocumentInfo] = field(default_factory=list)  # every document's front matter
+    #: The digests of the files the last renders read besides their sources, as this run
+    #: finds them (looked at once: by the quick look, then by the renders).
+    read: dict[str, str | None] = field(default_factory=dict)
     renderer: Renderer | None = None
     entries: dict[str, SourceEntry] = field(default_factory=dict)
     fresh_sources: set[str] = field(default_factory=set)  # rendered (or re-rendered) now

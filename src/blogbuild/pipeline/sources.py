@@ -41,13 +41,19 @@ V = TypeVar("V")
 
 
 def document_infos(jobs: dict[str, RenderJob], known: dict[str, SourceEntry],
-                   config: Config) -> list[DocumentInfo]:
-    """The front matter of every document: from the last build when the bytes are the same,
-    else read quickly (the render reads it again the full way; see `Relinker`)."""
+                   config: Config, read: dict[str, str | None] | None = None,
+                   ) -> list[DocumentInfo]:
+    """The front matter of every document: from the last build when the bytes are the same
+    and so are the other files its render read (a Quarto post's `_metadata.yml`), else read
+    quickly (the render reads it again the full way; see `Relinker`). `read`: the digests
+    of those files found so far (the renders look at them again)."""
     infos = []
+    read = {} if read is None else read
     for rel, item in jobs.items():
         entry = known.get(rel)
-        if _known(entry, item):
+        if _known(entry, item) and entry is not None and (
+                entry.result.rendered is None
+                or still_same(entry.result.rendered.inputs, config.root, read)):
             assert entry is not None
             infos.append(info_of(rel, entry))
         elif (data := with_bytes(item, config).data) is not None:
@@ -116,14 +122,16 @@ class Renderer:
     """Renders sources whose last record cannot be used, through the render store."""
 
     def __init__(self, config: Config, store: RenderCache, jobs: int,
-                 progress: Callable[[int, int], None], folders: Folders) -> None:
+                 progress: Callable[[int, int], None], folders: Folders, *,
+                 digests: dict[str, str | None] | None = None) -> None:
         self.config = config
         self.store = store
         self.jobs = jobs
         self.progress = progress
         self.folders = folders
         self.rendered: set[str] = set()  # sources rendered (not found in the store)
-        self.digests: dict[str, str | None] = {}  # of the files renders read, this run
+        #: The digests of the files renders read, this run.
+        self.digests: dict[str, str | None] = {} if digests is None else digests
         #: display path -> what the render ran at build time (blogbuild.stages.execution)
         self.executions: dict[str, Execution] = {}
 
