@@ -64,8 +64,9 @@ def parse_csl(text: str, name: str) -> Parsed:
     if not isinstance(items, list):
         raise CslError(1, "must be a list of items ([{\"id\": \"smith2020\", …}, …])")
     out = Parsed()
+    lines = _item_lines(text, name.lower().endswith(".json"))
     for index, item in enumerate(items):
-        line = _line_of(text, item, index)
+        line = lines[index] if len(lines) == len(items) else 0
         if not isinstance(item, dict) or not isinstance(item.get("id"), (str, int)) \
                 or isinstance(item.get("id"), bool) or not str(item["id"]).strip():
             out.problems.append((line, f"item {index + 1} has no 'id' (the key citations "
@@ -90,16 +91,42 @@ def _yaml(text: str) -> Any:
         raise CslError(1, f"is not YAML a bibliography can be read from: {exc}") from None
 
 
-def _line_of(text: str, item: Any, index: int) -> int:
-    """The line of an item: where its id is written (else of its place in the list)."""
-    if isinstance(item, dict) and isinstance(item.get("id"), (str, int)):
-        ident = str(item["id"])
-        for written in (json.dumps(item["id"]), f"id: {ident}", f"id: '{ident}'",
-                        f'id: "{ident}"'):
-            at = text.find(written)
-            if at >= 0:
-                return text.count("\n", 0, at) + 1
-    return index + 1 if index == 0 else 0
+def _item_lines(text: str, json_text: bool) -> list[int]:
+    """The line each item of the file's list starts on (an empty list when not known)."""
+    if not json_text:
+        from yaml.nodes import MappingNode, SequenceNode
+
+        from blogbuild.diagnostics import ContentError
+        from blogbuild.yamlcore import compose
+
+        try:
+            doc = compose(text, "", ContentError)
+        except ContentError:
+            return []
+        root = doc.root
+        if isinstance(root, MappingNode):
+            root = {str(k.value): v for k, v in root.value}.get("references")
+        return [doc.line(item) for item in root.value] if isinstance(root, SequenceNode) \
+            else []
+    lines: list[int] = []
+    depth, quoted, escaped, expect = 0, False, False, False
+    for index, char in enumerate(text):  # the JSON read already: only its shape matters
+        if quoted:
+            escaped, quoted = not escaped and char == "\\", escaped or char != '"'
+            continue
+        if expect and not char.isspace() and char != "]":  # an item of the list starts
+            lines.append(text.count("\n", 0, index) + 1)
+            expect = False
+        if char == '"':
+            quoted = True
+        elif char in "[{":
+            depth += 1
+            expect = depth == 1
+        elif char in "]}":
+            depth -= 1
+        elif char == "," and depth == 1:
+            expect = True
+    return lines
 
 
 def _entry(item: dict[str, Any], line: int) -> Entry:
