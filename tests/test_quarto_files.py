@@ -349,3 +349,15 @@ def test_the_quick_look_reads_an_edited_metadata_file(tmp_path: Path,
     assert build(site, jobs=1).rendered == 1
     assert made == [[("posts/a.qmd", True, ("second",)), ("posts/b.md", False, ())]]
     assert not (tmp_path / "_site/posts/a").exists()
+
+
+def test_a_file_named_in_a_metadata_file_is_read_from_its_folder(tmp_path: Path) -> None:
+    site = _site(tmp_path, {
+        "content/posts/_metadata.yml": "bibliography: refs.bib\n",
+        "content/posts/refs.bib": "@book{knuth84, title={The {TeX}book}, author={Knuth, "
+                                  "Donald}, year={1984}}\n",
+        "content/posts/a/index.qmd": "---\ntitle: A\ndate: 2024-01-01\n---\n\n[@knuth84]\n",
+        "content/posts/b.qmd": "---\ntitle: B\ndate: 2024-01-02\n---\n\n[@knuth84]\n"})
+    assert _messages(build(site, jobs=1)) == []
+    assert "Knuth, 1984" in _body(tmp_path, "posts/a/index.html")
+    assert "Knuth, 1984" in _body(tmp_path, "posts/b/index.html")

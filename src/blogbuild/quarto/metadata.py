@@ -1,5 +1,7 @@
 """Directory metadata: the `_metadata.yml` of a document's folder and of each folder above
 it up to content/, merged under the document's own front matter as Quarto merges them.
+A text that names a file beside a `_metadata.yml` (`bibliography: refs.bib`) is that file
+for every document under it, as in Quarto.
 
 The nearer file wins over the farther, the document over them all; mappings merge key by
 key, lists join (the outer file's items first, each once), any other value is replaced.
@@ -22,7 +24,7 @@ from blogbuild.content.frontmatter import FrontMatter, parse_meta
 from blogbuild.diagnostics import ContentError, Diagnostic, warning
 from blogbuild.quarto.front import Modified, quarto_front
 from blogbuild.sourcetext import decode_source
-from blogbuild.yamlcore import Document, compose, describe, safe_load, to_python
+from blogbuild.yamlcore import STR, Document, compose, describe, safe_load, to_python
 
 METADATA = "_metadata.yml"
 #: Larger directory metadata is refused, as front matter is (it is metadata).
@@ -71,6 +73,8 @@ def merged_front(fm: FrontMatter, file: str, paths: list[Path], root: Path,
                                "permissions or remove it", file=file) from None
         inputs[name] = digest_of(data)
         layer = _layer(data, name, modified)
+        if layer is not None and paths:
+            _relocate(layer[0], path.parent, paths[-1].parent)
         if layer is not None:
             layers.append(layer)
     if not layers:
@@ -113,6 +117,25 @@ def _layer(data: bytes, name: str, modified: Modified,
                                        for key, value in fm.nodes.items()],
                         doc.root.start_mark, doc.root.end_mark)
     return fixed, fm.data.get("authors")
+
+
+def _relocate(node: Node, folder: Path, document: Path) -> None:
+    """Every text of a `_metadata.yml` that names a file of its `folder` made the path of
+    that file from the `document`'s folder, as Quarto does (`bibliography: refs.bib` in
+    posts/_metadata.yml is posts/refs.bib for every post under it)."""
+    for item in _walk(node):
+        if not isinstance(item, ScalarNode) or item.tag != STR:
+            continue
+        text = str(item.value)
+        if not text or len(text) > 300 or "\n" in text or ":" in text or text.startswith(
+                ("/", "#")):
+            continue
+        try:
+            found = (folder / text).is_file()
+        except (OSError, ValueError):
+            continue
+        if found and folder != document:
+            item.value = os.path.relpath(folder / text, document).replace(os.sep, "/")
 
 
 def _merge(base: MappingNode, over: MappingNode) -> MappingNode:
