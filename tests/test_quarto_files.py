@@ -9,11 +9,13 @@ from pathlib import Path
 
 import html5lib
 import pytest
+from markdown_it.utils import read_fixture_file
 
 from blogbuild.commands.build import build
 from blogbuild.content.jobs import SourceJob
 from blogbuild.diagnostics import BuildFailed
 from blogbuild.readers import reader_for
+from test_divs import normalize, render
 
 
 def _site(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -361,3 +363,18 @@ def test_a_file_named_in_a_metadata_file_is_read_from_its_folder(tmp_path: Path)
     assert _messages(build(site, jobs=1)) == []
     assert "Knuth, 1984" in _body(tmp_path, "posts/a/index.html")
     assert "Knuth, 1984" in _body(tmp_path, "posts/b/index.html")
+
+
+SHORTCODE_CASES = read_fixture_file(Path(__file__).parent / "fixtures" / "quarto_shortcodes.md")
+
+
+@pytest.mark.parametrize(("line", "title", "source", "expected"), SHORTCODE_CASES,
+                         ids=[f"{c[0]}-{c[1]}" for c in SHORTCODE_CASES])
+def test_shortcode_fixture(line: int, title: str, source: str, expected: str) -> None:
+    from blogbuild.quarto import QuartoPage
+
+    page = QuartoPage(meta={"title": "T & <b>", "n": {"deep": 3}}, variables={"v": "1.2"})
+    out, env = render(source, quarto=page)
+    assert normalize(out, env) == expected
+    plain, _ = render(source)  # a Markdown page: no shortcode is read
+    assert not any(made in plain for made in ("<kbd>", 'class="pagebreak"', "video-embed"))
