@@ -26,6 +26,7 @@ from markdown_it.utils import OptionsDict
 
 from blogbuild.markdown.env import Env, report
 from blogbuild.markdown.positions import inline_lines
+from blogbuild.markdown.quarto.page import is_quarto
 from blogbuild.markdown.widgets import DivInput, build_meta
 from blogbuild.urls import UrlBuilder
 
@@ -49,7 +50,7 @@ _ADVICE = {
 
 
 def _shortcode(state: StateInline, silent: bool) -> bool:
-    if state.env.get("quarto") is None or not state.src.startswith("{{", state.pos):
+    if not is_quarto(state.env) or not state.src.startswith("{{", state.pos):
         return False
     found = _CODE.match(state.src, state.pos)
     if found is None:
@@ -67,8 +68,8 @@ def _resolve(state: StateCore, urls: UrlBuilder) -> None:
     """Each shortcode's output (or a warning and its text) once lines are known; a
     paragraph holding only a block shortcode becomes that block."""
     env = state.env
-    if env.get("quarto") is None:  # blogbuild.markdown.quarto's is_quarto (which imports
-        return  # this module)
+    if not is_quarto(env):
+        return
     for child, block, line in list(inline_lines(env, state.tokens)):
         if child.type == "quarto_shortcode":
             _apply(child, block, line, env, urls)
