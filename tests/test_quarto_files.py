@@ -378,3 +378,14 @@ def test_shortcode_fixture(line: int, title: str, source: str, expected: str) ->
     assert normalize(out, env) == expected
     plain, _ = render(source)  # a Markdown page: no shortcode is read
     assert not any(made in plain for made in ("<kbd>", 'class="pagebreak"', "video-embed"))
+
+
+def test_cross_reference_options_of_a_metadata_file_apply_to_its_posts(tmp_path: Path) -> None:
+    site = _site(tmp_path, {
+        "content/posts/_metadata.yml": "number-sections: true\n",
+        "content/posts/a.qmd": "---\ntitle: A\ndate: 2024-01-01\n---\n\n## Intro {#sec-intro}"
+                               "\n\nSee @sec-intro.\n"})
+    assert _messages(build(site, jobs=1)) == []
+    body = _body(tmp_path, "posts/a/index.html")
+    assert '<span class="header-section-number">1</span> Intro' in body
+    assert ">Section\xa01</a>" in body
