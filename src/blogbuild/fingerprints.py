@@ -169,6 +169,8 @@ def may_execute(data: bytes, config: Config) -> bool:
     notebook (its JSON names its format) runs when the site or the notebook asks."""
     if b'"nbformat"' in data and (config.notebooks.execute != "never" or b"execute:" in data):
         return True
+    if b"{python" in data and (config.notebooks.execute != "never" or b"execute:" in data):
+        return True  # a Quarto document's cells (blogbuild.quarto.running)
     if b"runnable" not in data:
         return False
     return config.runnable.execute == "build" or b"data-execute" in data.lower()

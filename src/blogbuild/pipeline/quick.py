@@ -25,6 +25,7 @@ from blogbuild.output.entries import OutputEntry, files_known, files_under, inta
 from blogbuild.output.outdir import MARKER
 from blogbuild.pipeline.outcome import BuildReport
 from blogbuild.pipeline.state import save_pickle, state_key, state_path
+from blogbuild.quarto.freeze import freeze_folders
 from blogbuild.themefiles import theme_static, theme_templates
 
 
@@ -225,6 +226,8 @@ def inputs_fingerprint(config: Config, sources: Sources, *, drafts: bool,
         h.update(repr(problem).encode())
     _tree(h, "theme", theme_static(), contents=False)
     _tree(h, "static", config.root / "static", contents=False)
+    for folder in freeze_folders(config.root, config.content_dir):  # Quarto's outputs
+        _tree(h, f"freeze {folder}", folder, contents=False)
     if config.search:  # a new Pagefind makes a new index
         from blogbuild.stages.search.program import versions
 

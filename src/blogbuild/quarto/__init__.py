@@ -5,7 +5,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from blogbuild.quarto.model import PageCells
 
 __all__ = ["QuartoPage"]
 
@@ -30,3 +33,7 @@ class QuartoPage:
     # ({{< var key >}}; None: the file is not there or not read).
     meta: dict[str, Any] = field(default_factory=dict)
     variables: dict[str, Any] | None = None
+
+    # cells (blogbuild.quarto.cells, .model): the page's executable cells, their options
+    # and outputs.
+    cells: PageCells | None = None

@@ -25,6 +25,7 @@ from blogbuild.content.linkmap import DocumentInfo
 from blogbuild.content.records import Rendered
 from blogbuild.diagnostics import ContentError, Diagnostic, error, warning
 from blogbuild.quarto import QuartoPage
+from blogbuild.quarto.cells import read_cells
 from blogbuild.quarto.crossref import read_crossref
 from blogbuild.quarto.front import Modified, quarto_front, quarto_hint
 from blogbuild.quarto.include import Where, expand
@@ -85,10 +86,13 @@ class QuartoReader:
         if "{{<" in body.text and "var" in body.text:
             page.variables, problem = read_variables(config.content_path, config.root, inputs)
             problems += [problem] if problem is not None else []
-        return QuartoDocument(job.display, fm, meta, body.text, fm.body_line_offset,
-                              env={"quarto": page, "inputs": inputs}, problems=problems,
-                              origins=tuple(body.origins) if body.moved else (),
-                              anchors=tuple(body.anchors) if body.moved else ())
+        document = QuartoDocument(
+            job.display, fm, meta, body.text, fm.body_line_offset,
+            env={"quarto": page, "inputs": inputs}, problems=problems,
+            origins=tuple(body.origins) if body.moved else (),
+            anchors=tuple(body.anchors) if body.moved else ())
+        read_cells(document, job, config, folders)  # executable cells and their outputs
+        return document
 
 
 READER = QuartoReader()

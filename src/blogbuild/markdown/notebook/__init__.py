@@ -44,6 +44,9 @@ if TYPE_CHECKING:  # a page without a notebook never loads the notebook modules
     from blogbuild.images.process import ImageInfo
     from blogbuild.markdown.notebook.document import NotebookPage, OutputPart, Part
 
+#: The env's key that says, on a page that is no notebook, whether the Markdown of its
+#: outputs may run scripts (`notebooks.scripts`).
+OUTPUT_SCRIPTS = "nb_output_scripts"
 #: Figures of outputs are as wide as the column at most, their own width otherwise.
 _FIGURE_SIZES = "(max-width: 44rem) calc(100vw - 2.5rem), 41.5rem"
 
@@ -84,7 +87,7 @@ def _block(state: StateCore) -> None:
             token.content = part.cell.source.rstrip("\n") + "\n"
             token.map = [part.start, part.end]
         else:
-            _code_cell(block, part, page)
+            code_cell(block, part, page)
 
 
 def _tokenize(block: StateBlock, start: int, end: int) -> None:
@@ -98,7 +101,9 @@ def _tokenize(block: StateBlock, start: int, end: int) -> None:
         block.lineMax = last
 
 
-def _code_cell(block: StateBlock, part: Part, page: NotebookPage) -> None:
+def code_cell(block: StateBlock, part: Part, page: NotebookPage) -> None:
+    """The tokens of a code cell and its outputs (a Quarto page's cells too:
+    blogbuild.markdown.quarto.cells)."""
     options = part.options
     assert options is not None
     env = block.env
@@ -160,7 +165,7 @@ _FIGURE_ID = re.compile(r"[A-Za-z][\w.:-]*")
 
 def _output_tokens(block: StateBlock, part: Part, found: OutputPart, page: NotebookPage,
                    figure: int | None, figures: int) -> None:
-    if found.end > found.start:  # Markdown of the page, parsed where it stands
+    if found.end > found.start or found.markdown:  # Markdown, parsed where it stands
         first = len(block.tokens)
         opener = block.push("nb_output", "div", 0)
         opener.meta = {"html": '<div class="nb-markdown">\n'}
@@ -168,7 +173,12 @@ def _output_tokens(block: StateBlock, part: Part, found: OutputPart, page: Noteb
         # no widget of it runs code or loads a page (the div widgets stay HTML).
         block.env["nb_output_parse"] = True
         try:
-            _tokenize(block, found.start, found.end)
+            if found.markdown:  # not a part of the page's text: parsed on its own
+                block.md.block.parse(found.markdown, block.md, block.env, block.tokens)
+                for token in block.tokens[first + 1:]:
+                    token.map = [part.start, part.end]
+            else:
+                _tokenize(block, found.start, found.end)
         finally:
             block.env["nb_output_parse"] = False
         for token in block.tokens[first + 1:]:
@@ -200,7 +210,9 @@ def _output_html(state: StateCore) -> None:
     """Raw HTML in the Markdown of an output is cleaned as HTML outputs are (an output is
     what code printed, not what the author wrote), unless the site allows scripts."""
     page: NotebookPage | None = state.env.get("notebook")
-    if page is None or page.scripts:
+    # A Quarto page's cells: `OUTPUT_SCRIPTS` says whether their outputs may run scripts.
+    scripts = page.scripts if page is not None else state.env.get(OUTPUT_SCRIPTS, True)
+    if scripts:
         return
     from blogbuild.markdown.notebook.clean import clean_html
     from blogbuild.urls import is_safe_url

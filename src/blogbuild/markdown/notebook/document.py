@@ -35,6 +35,9 @@ class OutputPart:
     #: LaTeX form, or printed text of an `output: asis` cell); (0, 0) when none do.
     start: int = 0
     end: int = 0
+    #: Markdown the output holds that is not on lines of the text (a Quarto cell's frozen
+    #: or `output: asis` output), parsed on its own.
+    markdown: str = ""
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,9 @@ class CellOptions:
     fig_subcap: tuple[str, ...] = ()  # `fig-subcap`: one caption per figure
     fig_alt: tuple[str, ...] = ()  # `fig-alt`: what the cell's figure (each) shows
     label: str = ""  # `label`: the id of the cell's figure (`fig-...`)
+    #: `echo: fenced`: the code is shown with its cell's fence and option lines (Quarto).
+    fenced: bool = False
+    warnings: bool = True  # `warning: false`: what the code writes to stderr is not shown
     #: Warnings: (line in the cell, 1-based; message).
     problems: tuple[tuple[int, str], ...] = ()
 
@@ -90,9 +93,12 @@ _FASTPAGES: dict[str, dict[str, Any]] = {
 }
 
 
-def cell_options(source: str, tags: tuple[str, ...]) -> CellOptions:
-    """The options of a code cell from its tags and its leading `#|` lines."""
-    values: dict[str, Any] = {}
+def cell_options(source: str, tags: tuple[str, ...], *,
+                 defaults: dict[str, Any] | None = None) -> CellOptions:
+    """The options of a code cell from its tags and its leading `#|` lines; `defaults`:
+    the fields a document sets for all its cells (Quarto's `execute:`), which those
+    override."""
+    values: dict[str, Any] = dict(defaults or {})
     for tag in tags:
         known = _TAGS.get(tag.strip().lower().replace("_", "-"))
         if known is not None:
@@ -146,18 +152,30 @@ def _read_quarto(lines: list[str], problems: list[tuple[int, str]]) -> dict[str,
         return {}
     where = {str(key): i for i, text in enumerate(lines, 1)
              for key in data if text.lstrip().startswith(f"{key}:")}
+    return quarto_values(data, where, problems)
+
+
+def quarto_values(data: dict[Any, Any], where: dict[str, int],
+                  problems: list[tuple[int, str]], *, prefix: str = "#| ") -> dict[str, Any]:
+    """The fields of CellOptions that Quarto's options `data` set (a cell's `#|` lines, or
+    a document's `execute:`); `where`: the line of each key, for the warnings about a value
+    of the wrong type (`prefix`: how the author wrote the key)."""
     out: dict[str, Any] = {}
 
     def flag(key: str) -> bool | None:
         value = data.get(key)
         if value is None or isinstance(value, bool):
             return value
-        problems.append((where.get(key, 1), f"'#| {key}:' must be true or false, not "
+        what = "true, false or fenced" if key == "echo" else "true or false"
+        problems.append((where.get(key, 1), f"'{prefix}{key}:' must be {what}, not "
                                             f"{value!r}; it is ignored"))
         return None
 
+    if data.get("echo") == "fenced":
+        out["fenced"] = True
+        data = {k: v for k, v in data.items() if k != "echo"}
     for key, field in (("echo", "input"), ("include", "show"), ("eval", "evaluate"),
-                       ("error", "allow_error")):
+                       ("error", "allow_error"), ("warning", "warnings")):
         value = flag(key)
         if value is not None:
             out[field] = value
@@ -174,8 +192,8 @@ def _read_quarto(lines: list[str], problems: list[tuple[int, str]]) -> dict[str,
     elif fold == "show":
         out["fold_input"] = "open"
     elif fold is not None and fold is not False:
-        problems.append((where.get("code-fold", 1), "'#| code-fold:' must be true, false or "
-                                                     f"show, not {fold!r}; it is ignored"))
+        problems.append((where.get("code-fold", 1), f"'{prefix}code-fold:' must be true, false "
+                                                     f"or show, not {fold!r}; it is ignored"))
     for key, field in (("code-summary", "code_summary"), ("label", "label"),
                        ("fig-cap", "fig_cap"), ("fig-subcap", "fig_subcap"),
                        ("fig-alt", "fig_alt")):
@@ -187,7 +205,7 @@ def _read_quarto(lines: list[str], problems: list[tuple[int, str]]) -> dict[str,
             out[field] = tuple(str(v).strip() for v in value)
         elif value is not None:
             what = "text or a list of texts" if many else "text"
-            problems.append((where.get(key, 1), f"'#| {key}:' must be {what}, not "
+            problems.append((where.get(key, 1), f"'{prefix}{key}:' must be {what}, not "
                                                 f"{type(value).__name__}; it is ignored"))
     return out
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from markdown_it import MarkdownIt
 
 from blogbuild.config import Config
+from blogbuild.markdown.quarto.cells import cells_plugin
 from blogbuild.markdown.quarto.crossrefs import crossrefs_plugin
 from blogbuild.markdown.quarto.divs import divs_plugin
 from blogbuild.markdown.quarto.page import is_quarto
@@ -23,3 +24,4 @@ def quarto_plugin(md: MarkdownIt, *, config: Config) -> None:
     md.use(crossrefs_plugin)
     md.use(divs_plugin, config=config, gate=is_quarto)
     md.use(shortcodes_plugin, urls=config.urls)
+    md.use(cells_plugin)
