@@ -47,12 +47,17 @@ def expressions(text: str) -> list[tuple[int, tuple[str, str, int]]]:
             for match in INLINE.finditer(line)]
 
 
+#: How many lines of the frozen Markdown past the last one found a line of the source is
+#: looked for in (they come in the same order; what lies between is a cell's outputs).
+WINDOW = 1000
+
+
 def frozen_values(text: str, markdown: str) -> dict[tuple[str, str, int], str]:
     """The values of the expressions of `text` that Quarto wrote in their place in the
     frozen `markdown`: a line of the source with expressions is found there whole, the
     text around them the same (a line Quarto changed otherwise finds none)."""
     frozen = [line for _, line in prose_lines(markdown) if line.strip()]
-    used: set[int] = set()
+    start = 0
     seen: dict[tuple[str, str], int] = {}
     values: dict[tuple[str, str, int], str] = {}
     for _, line in prose_lines(text):
@@ -62,13 +67,33 @@ def frozen_values(text: str, markdown: str) -> dict[tuple[str, str, int], str]:
         keys = [key(match[1], match[2], seen) for match in found]
         pieces, last = [], 0
         for match in found:
-            pieces.append(re.escape(line[last:match.start()]))
+            pieces.append(line[last:match.start()])
             last = match.end()
-        pattern = re.compile("(.+?)".join(pieces) + "(.+?)" + re.escape(line[last:]))
-        for index, candidate in enumerate(frozen):
-            same = pattern.fullmatch(candidate) if index not in used else None
-            if same is not None:
-                used.add(index)
-                values.update(zip(keys, same.groups(), strict=True))
+        pieces.append(line[last:])
+        for index in range(start, min(len(frozen), start + WINDOW)):
+            filled = _fill(pieces, frozen[index])
+            if filled is not None:
+                start = index + 1
+                values.update(zip(keys, filled, strict=True))
                 break
+    return values
+
+
+def _fill(pieces: list[str], candidate: str) -> list[str] | None:
+    """The texts of `candidate` between `pieces` (the source line's text around its
+    expressions), each found at its first place (never backtracking: linear); None when
+    the line is not that one."""
+    if not candidate.startswith(pieces[0]) or not candidate.endswith(pieces[-1]):
+        return None
+    end = len(candidate) - len(pieces[-1])
+    at, values = len(pieces[0]), []
+    for piece in pieces[1:-1]:
+        found = candidate.find(piece, at + 1) if piece else -1
+        if found < 0 or found >= end:
+            return None  # two expressions side by side: where one ends is unknown
+        values.append(candidate[at:found])
+        at = found + len(piece)
+    if end <= at:
+        return None
+    values.append(candidate[at:end])
     return values

@@ -85,17 +85,17 @@ def _run(found: PageCells, document: Document, job: SourceJob, config: Config,
     from blogbuild.stages import Step, stages
     from blogbuild.stages.context import Page, run_stage
 
-    # Cells and expressions in the order of the text; `base[n]`: the line of the text
-    # above line 1 of cell n.
-    order = sorted([(cell.line, 0, cell) for cell in python]
-                   + [(line, 1, k) for line, k in inline], key=lambda item: item[:2])
+    # The cells in order, then the expressions (the values the cells leave: an expression
+    # may name what a later cell makes, and one that fails stops nothing, and shows its
+    # code); `base[n]`: the line of the text above line 1 of cell n.
+    order = [(cell.line, 0, cell) for cell in python] + [(line, 1, k) for line, k in inline]
     base: dict[int, int] = {}
     notebook_cells = []
     for number, (line, is_inline, what) in enumerate(order, 1):
         base[number] = line - 1 if is_inline else line
         source = what[1] if is_inline else what.source
-        tags = ("raises-exception",) if not is_inline and \
-            found.options[what.line].allow_error else ()
+        tags = ("raises-exception",) if is_inline or found.options[what.line].allow_error \
+            else ()
         notebook_cells.append(Cell("code", source, number, {}, tags))
     notebook = Notebook(tuple(notebook_cells), {}, 4, 5, "python", "python3", ())
 
@@ -107,8 +107,9 @@ def _run(found: PageCells, document: Document, job: SourceJob, config: Config,
                 execute=mode, place=place)
     for stage in stages(Step.CELLS):  # the notebook-run stage
         run_stage(stage, page)
-    found.problems.extend((d.line if d.line else None, d.message, d.severity)
-                          for d in page.problems)
+    found.problems.extend((d.line if d.line else None, d.message.replace(
+        "tag the cell raises-exception", "add '#| error: true' to the cell"), d.severity)
+        for d in page.problems)
     document.execution = page.execution
     ran = page.notebook or notebook
     for (_, is_inline, what), cell in zip(order, ran.cells, strict=True):

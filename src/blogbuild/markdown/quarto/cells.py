@@ -22,6 +22,7 @@ from markdown_it.token import Token
 
 from blogbuild.content.notebooks.model import Cell, Output
 from blogbuild.markdown.env import Env, need, report, source_line
+from blogbuild.markdown.quarto.page import is_quarto
 
 if TYPE_CHECKING:
     from blogbuild.markdown.notebook.document import OutputPart
@@ -43,10 +44,8 @@ def cells_plugin(md: MarkdownIt) -> None:
 
 
 def _quarto_cells(env: Env) -> PageCells | None:
-    """The page's cells; None on a page that is not Quarto's (this module does not import
-    blogbuild.markdown.quarto's `is_quarto`, which imports it: the same test)."""
-    page = env.get("quarto")
-    return page.cells if page is not None else None
+    """The page's cells; None on a page that is not Quarto's."""
+    return env["quarto"].cells if is_quarto(env) else None
 
 
 def _cells(state: StateCore) -> None:

@@ -1,0 +1,260 @@
+"""Quarto's executable cells: `#|` options, outputs from the freeze folder, a run at build
+time, inline expressions, ```{{python}} shown as code."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import html5lib
+import pytest
+
+from blogbuild.commands.build import build
+from blogbuild.config import load_config
+from blogbuild.content.jobs import SourceJob
+from blogbuild.pipeline.render import render_source
+from blogbuild.quarto.freeze import read_freeze
+from blogbuild.quarto.inline import frozen_values
+
+FIXTURE = Path(__file__).parent / "fixtures" / "quarto_cells"
+NS = {"h": "http://www.w3.org/1999/xhtml"}
+SITE = "title: Q\nbase_url: https://example.org/blog/\nsearch: false\nsocial_cards: false\n"
+
+
+def _freeze_json(markdown: str) -> str:
+    return json.dumps({"hash": "x", "result": {"markdown": markdown, "supporting": [],
+                                               "filters": [], "includes": {}}})
+
+
+def _render(tmp_path: Path, body: str, *, front: str = "", freeze: str | None = None,
+            site: str = "") -> tuple[str, list[str]]:
+    """The HTML of a post `posts/p.qmd` rendered in this process, and its messages as the
+    command line prints them (`LINE: SEVERITY: message`)."""
+    (tmp_path / "site.yaml").write_text(SITE + site)
+    source = tmp_path / "content" / "posts" / "p.qmd"
+    source.parent.mkdir(parents=True, exist_ok=True)
+    source.write_text(f"---\ntitle: P\ndate: 2024-01-02\n{front}---\n{body}")
+    if freeze is not None:
+        frozen = tmp_path / "_freeze" / "posts" / "p" / "execute-results" / "html.json"
+        frozen.parent.mkdir(parents=True, exist_ok=True)
+        frozen.write_text(_freeze_json(freeze))
+    config = load_config(tmp_path / "site.yaml")
+    job = SourceJob(source, "posts/p.qmd", "post", "content/posts/p.qmd")
+    result = render_source(job, config, None, None, None, feed=False)
+    assert result.rendered is not None, result.diagnostics
+    return result.rendered.html, [f"{d.line}: {d.severity.value}: {d.message}"
+                                  for d in result.diagnostics]
+
+
+def _tree(html: str) -> html5lib.treebuilders.etree.Element:
+    return html5lib.parse(f"<div>{html}</div>", namespaceHTMLElements=True)
+
+
+def _texts(html: str, xpath: str) -> list[str]:
+    return ["".join(e.itertext()) for e in _tree(html).iterfind(xpath, NS)]
+
+
+CELL = "\n```{python}\n#| echo: false\nprint('hi')\n```\n"
+
+
+def test_a_cell_shows_its_code_highlighted_without_its_option_lines(tmp_path: Path) -> None:
+    html, messages = _render(tmp_path, "\n```{python}\n#| label: one\nx = 1\n```\n",
+                             site="notebooks:\n  execute: never\n")
+    codes = _texts(html, ".//h:div[@class='nb-cell']//h:pre/h:code")
+    assert codes == ["x = 1\n"]
+    assert "#|" not in html and "{python}" not in html
+    assert _tree(html).find(".//h:div[@class='codeblock'][@data-lang='python']", NS) is not None
+    assert _tree(html).find(".//h:button[@class='copy-button']", NS) is not None
+    assert messages == ["6: warning: the file's Python cells are shown without outputs: there "
+                        "is no _freeze/posts/p/execute-results/html.json, and nothing runs "
+                        "them at build time; set 'notebooks.execute: auto' in site.yaml (or "
+                        "'execute: auto' in the front matter), or render the file with Quarto "
+                        "to freeze them"]
+
+
+def test_a_md_post_keeps_a_braced_fence_as_it_was(tmp_path: Path) -> None:
+    (tmp_path / "site.yaml").write_text(SITE)
+    source = tmp_path / "content" / "posts" / "p.md"
+    source.parent.mkdir(parents=True)
+    source.write_text("---\ntitle: P\ndate: 2024-01-02\n---\n```{python}\n#| echo: false\n"
+                      "x = 1\n```\n")
+    config = load_config(tmp_path / "site.yaml")
+    result = render_source(SourceJob(source, "posts/p.md", "post", "content/posts/p.md"),
+                           config, None, None, None, feed=False)
+    assert result.rendered is not None and "#| echo: false" in result.rendered.html
+    assert "nb-cell" not in result.rendered.html
+
+
+@pytest.mark.parametrize(("options", "code", "outputs"), [
+    ("#| echo: false\n", 0, 1),
+    ("#| output: false\n", 1, 0),
+    ("#| include: false\n", 0, 0),
+    ("#| eval: false\n", 1, 0),
+    ("", 1, 1),
+])
+def test_echo_output_include_and_eval(tmp_path: Path, options: str, code: int,
+                                      outputs: int) -> None:
+    frozen = "::: {.cell}\n::: {.cell-output .cell-output-stdout}\n```\nhi\n```\n:::\n:::\n"
+    html, _ = _render(tmp_path, f"\n```{{python}}\n{options}print('hi')\n```\n",
+                      freeze=frozen if "include" not in options else "")
+    assert _texts(html, ".//h:pre/h:code") == ["print('hi')\n"] * code
+    assert _texts(html, ".//h:pre[@class='nb-stream nb-stdout']") == ["hi\n"] * outputs
+
+
+def test_the_front_matter_sets_every_cell_s_defaults_and_a_cell_overrides_them(
+        tmp_path: Path) -> None:
+    body = ("\n```{python}\nprint(1)\n```\n\n```{python}\n#| echo: true\nprint(2)\n```\n")
+    html, _ = _render(tmp_path, body, front="format:\n  html:\n    execute:\n      echo: false"
+                      "\n    code-summary: Look\nexecute:\n  eval: false\n")
+    assert _texts(html, ".//h:pre/h:code") == ["print(2)\n"]
+    html, _ = _render(tmp_path, body, front="format:\n  html:\n    code-fold: true\n")
+    assert _texts(html, ".//h:details/h:summary") == ["Code", "Code"]
+
+
+def test_code_fold_echo_fenced_and_a_file_name(tmp_path: Path) -> None:
+    body = ("\n```{python}\n#| code-fold: true\n#| code-summary: See it\nx = 1\n```\n"
+            "\n```{python}\n#| echo: fenced\n#| output: false\ny = 2\n```\n"
+            '\n```{python filename="model.py"}\nz = 3\n```\n')
+    html, _ = _render(tmp_path, body)
+    tree = _tree(html)
+    details = tree.find(".//h:details", NS)
+    assert details is not None and "".join(details.find("h:summary", NS).itertext()) == "See it"
+    assert "".join(details.find(".//h:code", NS).itertext()) == "x = 1\n"
+    codes = _texts(html, ".//h:pre/h:code")
+    assert codes[1] == "```{python}\n#| output: false\ny = 2\n```\n"
+    assert _texts(html, ".//h:span[@class='codeblock-title']") == ["model.py"]
+
+
+def test_a_shown_cell_keeps_its_fence_lines(tmp_path: Path) -> None:
+    html, messages = _render(tmp_path, "\n````{{python}}\n1 + 1\n````\n")
+    assert _texts(html, ".//h:pre/h:code") == ["````{python}\n1 + 1\n````\n"]
+    assert messages == []
+
+
+def test_a_cell_inside_a_list_item_is_a_cell(tmp_path: Path) -> None:
+    frozen = "::: {.cell}\n::: {.cell-output .cell-output-stdout}\n```\nhi\n```\n:::\n:::\n"
+    html, messages = _render(tmp_path, "\n- item\n\n  ```{python}\n  print('hi')\n  ```\n",
+                             freeze=frozen)
+    assert _texts(html, ".//h:li//h:pre/h:code") == ["print('hi')\n"]
+    assert _texts(html, ".//h:li//h:pre[@class='nb-stream nb-stdout']") == ["hi\n"]
+    assert messages == []
+
+
+def test_an_option_of_the_wrong_type_is_a_warning_at_its_line(tmp_path: Path) -> None:
+    html, messages = _render(tmp_path, "\n```{python}\n#| echo: maybe\n#| fig-cap: [1, [2]]\n"
+                             "x = 1\n```\n", freeze="::: {.cell}\n:::\n")
+    assert messages == ["7: warning: '#| echo:' must be true, false or fenced, not 'maybe'; "
+                        "it is ignored",
+                        "8: warning: '#| fig-cap:' must be text or a list of texts, not list; "
+                        "it is ignored"]
+    assert _texts(html, ".//h:pre/h:code") == ["x = 1\n"]  # echo's default applies
+
+
+def test_a_captioned_labelled_figure_is_numbered_and_referenced(tmp_path: Path) -> None:
+    png = (FIXTURE / "_freeze/posts/cells/index/figure-html/fig-sales-output-1.png")
+    folder = tmp_path / "_freeze" / "posts" / "p" / "figure-html"
+    folder.mkdir(parents=True)
+    shutil.copy(png, folder / "fig-x-output-1.png")
+    frozen = ("::: {.cell}\n::: {.cell-output .cell-output-display}\n"
+              "![Loss](p_files/figure-html/fig-x-output-1.png){#fig-x}\n:::\n:::\n")
+    html, messages = _render(tmp_path, "\nSee @fig-x.\n\n```{python}\n#| label: fig-x\n"
+                             "#| fig-cap: The loss\nplot()\n```\n", freeze=frozen)
+    assert messages == []
+    figure = _tree(html).find(".//h:figure[@id='fig-x']", NS)
+    assert figure is not None
+    # Quarto's words (blogbuild.markdown.quarto.crossrefs), a no-break space in them.
+    assert "".join(figure.find("h:figcaption", NS).itertext()) == "Figure\xa01: The loss"
+    assert _texts(html, ".//h:a[@href='#fig-x']") == ["Figure\xa01"]
+
+
+def test_a_freeze_of_another_version_is_a_warning_and_is_not_used(tmp_path: Path) -> None:
+    frozen = "::: {.cell}\n::: {.cell-output .cell-output-stdout}\n```\nold\n```\n:::\n:::\n"
+    html, messages = _render(tmp_path, CELL + CELL, freeze=frozen)
+    assert "old" not in html
+    assert messages[0] == ("6: warning: _freeze/posts/p/execute-results/html.json holds the "
+                           "outputs of 1 cells, and this file has 2: it was frozen from another "
+                           "version of the file, and is not used; run `quarto render` on the "
+                           "file to freeze it again")
+
+
+def test_cells_of_other_languages_keep_their_code_and_a_note(tmp_path: Path) -> None:
+    html, messages = _render(tmp_path, "\n```{r}\nx <- 1\n```\n\n```{julia}\ny = 2\n```\n")
+    assert _texts(html, ".//h:pre/h:code") == ["x <- 1\n", "y = 2\n"]
+    assert _texts(html, ".//h:p[@class='nb-note']") == [
+        "This R cell was not run: only Python cells run when the site is built.",
+        "This Julia cell was not run: only Python cells run when the site is built."]
+    assert len(messages) == 1 and messages[0].startswith("6: warning: the file's Julia, R "
+                                                         "cells are shown without outputs")
+
+
+def test_inline_expressions_take_their_values_from_the_freeze(tmp_path: Path) -> None:
+    html, messages = _render(tmp_path, "\nWe have `{python} n` cats and `{python} m` dogs.\n",
+                             freeze="We have 3 cats and 4 dogs.\n")
+    assert _texts(html, ".//h:p") == ["We have 3 cats and 4 dogs."]
+    assert messages == []
+    html, messages = _render(tmp_path, "\nWe have `{python} n` cats.\n", freeze="Other.\n")
+    assert _texts(html, ".//h:p/h:code") == ["n"]
+    assert messages == ["6: warning: the inline expressions of the page are shown as code, "
+                        "without their values: nothing ran them (only Python runs at build "
+                        "time, under 'notebooks.execute'), and no freeze file holds them; "
+                        "render the file with Quarto to freeze them"]
+
+
+def test_frozen_values_never_backtrack() -> None:
+    line = "a `{python} x` a `{python} y` a"
+    assert frozen_values(line, "a 1 a 2 a") == {("python", "x", 0): "1",
+                                                 ("python", "y", 0): "2"}
+    assert frozen_values(line, "b 1 a 2 a") == {}
+
+
+def test_the_fixture_s_freeze_is_read_cell_by_cell(tmp_path: Path) -> None:
+    freeze = read_freeze(FIXTURE, "content", "posts/cells/index.qmd")
+    assert freeze.shown == "_freeze/posts/cells/index/execute-results/html.json"
+    kinds = [[(o.kind, o.name or next(iter(o.data), "")) for o in cell] for cell in freeze.cells]
+    assert kinds == [[("stream", "stdout")], [("display_data", "image/png")],
+                     [("display_data", "text/html")], [("stream", "stdout")]]
+    assert sorted(freeze.inputs) == ["_freeze/posts/cells/index/execute-results/html.json",
+                                     "_freeze/posts/cells/index/figure-html/"
+                                     "fig-sales-output-1.png"]
+
+
+def test_a_site_builds_with_its_freeze_folder_and_renders_again_when_it_changes(
+        tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(FIXTURE, site)
+    report = build(site / "site.yaml", jobs=1)
+    assert report.diagnostics == []
+    out = site / "_site" / "posts" / "cells"
+    page = (out / "index.html").read_text()
+    html5lib.HTMLParser(strict=True).parse(page)
+    tree = html5lib.parse(page, namespaceHTMLElements=True)
+    body = tree.find(".//h:div[@class='post-body']", NS)
+    assert body is not None
+    text = "".join(body.itertext())
+    assert "#|" not in text and "{python}\n1 + 1" in text and ":::" not in text
+    assert "The sample holds 3 rows." in text and "rows: 3" in text and "Median" in text
+    assert [c.get("data-cell") for c in body.iterfind(".//h:div[@class='nb-cell']", NS)] == \
+        ["1", "2", "3", "5"]
+    img = body.find(".//h:figure[@id='fig-sales']//h:img", NS)
+    assert img is not None and img.get("alt") == "A rising line"
+    assert (out / img.get("src", "").rsplit("/", 1)[-1]).is_file()
+    assert body.find(".//h:table[@class='dataframe']", NS) is not None
+    frozen = site / "_freeze/posts/cells/index/execute-results/html.json"
+    frozen.write_text(frozen.read_text().replace("rows: 3", "rows: three"))
+    again = build(site / "site.yaml", jobs=1)
+    assert again.rendered == 1
+    assert "rows: three" in (out / "index.html").read_text()
+
+
+def test_python_cells_run_at_build_time_when_the_policy_says(tmp_path: Path) -> None:
+    html, messages = _render(
+        tmp_path, "\nHalf is `{python} n // 2`, and `{python} nope` fails.\n\n```{python}\n"
+        "n = 10\nprint('n is', n)\n```\n\n```{python}\n#| warning: false\n#| error: true\n"
+        "import sys\nprint('w', file=sys.stderr)\n1 / 0\n```\n",
+        site="notebooks:\n  execute: auto\n")
+    assert _texts(html, ".//h:p")[0] == "Half is 5, and nope fails."
+    assert _texts(html, ".//h:pre[@class='nb-stream nb-stdout']") == ["n is 10\n"]
+    assert not _texts(html, ".//h:pre[@class='nb-stream nb-stderr']")
+    assert "ZeroDivisionError" in "".join(_texts(html, ".//h:pre[@class='nb-error']"))
+    assert [m.split(": the inline")[0] for m in messages] == ["6: warning"]
