@@ -55,7 +55,10 @@ def _texts(html: str, xpath: str) -> list[str]:
     return ["".join(e.itertext()) for e in _tree(html).iterfind(xpath, NS)]
 
 
-CELL = "\n```{python}\n#| echo: false\nprint('hi')\n```\n"
+CELL = "\n```{python}\nprint('hi')\n```\n"
+#: A frozen cell's code and output, as Quarto's Jupyter engine writes them.
+CODE = "``` {.python .cell-code}\nprint('hi')\n```\n\n"
+OUTPUT = "::: {.cell-output .cell-output-stdout}\n```\nhi\n```\n:::\n"
 
 
 def test_a_cell_shows_its_code_highlighted_without_its_option_lines(tmp_path: Path) -> None:
@@ -66,11 +69,11 @@ def test_a_cell_shows_its_code_highlighted_without_its_option_lines(tmp_path: Pa
     assert "#|" not in html and "{python}" not in html
     assert _tree(html).find(".//h:div[@class='codeblock'][@data-lang='python']", NS) is not None
     assert _tree(html).find(".//h:button[@class='copy-button']", NS) is not None
-    assert messages == ["6: warning: the file's Python cells are shown without outputs: there "
-                        "is no _freeze/posts/p/execute-results/html.json, and nothing runs "
-                        "them at build time; set 'notebooks.execute: auto' in site.yaml (or "
-                        "'execute: auto' in the front matter), or render the file with Quarto "
-                        "to freeze them"]
+    assert messages == ["6: warning: the file's Python cells are shown without outputs: no "
+                        "freeze file (_freeze/posts/p/execute-results/html.json) holds theirs, "
+                        "and nothing runs them at build time; set 'notebooks.execute: auto' in "
+                        "site.yaml (or 'execute: auto' in the front matter), or render the "
+                        "file with Quarto to freeze them"]
 
 
 def test_a_md_post_keeps_a_braced_fence_as_it_was(tmp_path: Path) -> None:
@@ -95,9 +98,11 @@ def test_a_md_post_keeps_a_braced_fence_as_it_was(tmp_path: Path) -> None:
 ])
 def test_echo_output_include_and_eval(tmp_path: Path, options: str, code: int,
                                       outputs: int) -> None:
-    frozen = "::: {.cell}\n::: {.cell-output .cell-output-stdout}\n```\nhi\n```\n:::\n:::\n"
-    html, _ = _render(tmp_path, f"\n```{{python}}\n{options}print('hi')\n```\n",
-                      freeze=frozen if "include" not in options else "")
+    frozen = "::: {.cell}\n" + CODE * code + OUTPUT * outputs + ":::\n" if code + outputs \
+        else ""
+    html, messages = _render(tmp_path, f"\n```{{python}}\n{options}print('hi')\n```\n",
+                             freeze=frozen)
+    assert messages == []
     assert _texts(html, ".//h:pre/h:code") == ["print('hi')\n"] * code
     assert _texts(html, ".//h:pre[@class='nb-stream nb-stdout']") == ["hi\n"] * outputs
 
@@ -133,9 +138,8 @@ def test_a_shown_cell_keeps_its_fence_lines(tmp_path: Path) -> None:
 
 
 def test_a_cell_inside_a_list_item_is_a_cell(tmp_path: Path) -> None:
-    frozen = "::: {.cell}\n::: {.cell-output .cell-output-stdout}\n```\nhi\n```\n:::\n:::\n"
     html, messages = _render(tmp_path, "\n- item\n\n  ```{python}\n  print('hi')\n  ```\n",
-                             freeze=frozen)
+                             freeze="::: {.cell}\n" + CODE + OUTPUT + ":::\n")
     assert _texts(html, ".//h:li//h:pre/h:code") == ["print('hi')\n"]
     assert _texts(html, ".//h:li//h:pre[@class='nb-stream nb-stdout']") == ["hi\n"]
     assert messages == []
@@ -143,7 +147,7 @@ def test_a_cell_inside_a_list_item_is_a_cell(tmp_path: Path) -> None:
 
 def test_an_option_of_the_wrong_type_is_a_warning_at_its_line(tmp_path: Path) -> None:
     html, messages = _render(tmp_path, "\n```{python}\n#| echo: maybe\n#| fig-cap: [1, [2]]\n"
-                             "x = 1\n```\n", freeze="::: {.cell}\n:::\n")
+                             "x = 1\n```\n", freeze="::: {.cell}\n" + CODE + ":::\n")
     assert messages == ["7: warning: '#| echo:' must be true, false or fenced, not 'maybe'; "
                         "it is ignored",
                         "8: warning: '#| fig-cap:' must be text or a list of texts, not list; "
@@ -156,7 +160,7 @@ def test_a_captioned_labelled_figure_is_numbered_and_referenced(tmp_path: Path) 
     folder = tmp_path / "_freeze" / "posts" / "p" / "figure-html"
     folder.mkdir(parents=True)
     shutil.copy(png, folder / "fig-x-output-1.png")
-    frozen = ("::: {.cell}\n::: {.cell-output .cell-output-display}\n"
+    frozen = ("::: {.cell}\n" + CODE + "::: {.cell-output .cell-output-display}\n"
               "![Loss](p_files/figure-html/fig-x-output-1.png){#fig-x}\n:::\n:::\n")
     html, messages = _render(tmp_path, "\nSee @fig-x.\n\n```{python}\n#| label: fig-x\n"
                              "#| fig-cap: The loss\nplot()\n```\n", freeze=frozen)
@@ -169,13 +173,29 @@ def test_a_captioned_labelled_figure_is_numbered_and_referenced(tmp_path: Path) 
 
 
 def test_a_freeze_of_another_version_is_a_warning_and_is_not_used(tmp_path: Path) -> None:
-    frozen = "::: {.cell}\n::: {.cell-output .cell-output-stdout}\n```\nold\n```\n:::\n:::\n"
+    frozen = "::: {.cell}\n" + CODE + OUTPUT.replace("hi", "old") + ":::\n"
     html, messages = _render(tmp_path, CELL + CELL, freeze=frozen)
     assert "old" not in html
     assert messages[0] == ("6: warning: _freeze/posts/p/execute-results/html.json holds the "
-                           "outputs of 1 cells, and this file has 2: it was frozen from another "
-                           "version of the file, and is not used; run `quarto render` on the "
-                           "file to freeze it again")
+                           "outputs of 1 cells that are not this file's 2: it was frozen from "
+                           "another version of the file, and is not used; run `quarto render` "
+                           "on the file to freeze it again")
+
+
+def test_frozen_cells_pair_with_the_source_s_cells_quarto_left_out(tmp_path: Path) -> None:
+    # Quarto drops a cell that shows nothing (no code, no output) and one not included; a
+    # frozen cell that shows its code pairs with the next cell that does.
+    body = ("\n```{python}\n#| echo: false\nsetup()\n```\n"
+            "\n```{python}\n#| include: false\nhidden()\n```\n"
+            "\n```{python}\nprint('a')\n```\n"
+            "\n```{python}\n#| echo: false\nprint('b')\n```\n")
+    frozen = ("::: {.cell}\n``` {.python .cell-code}\nprint('a')\n```\n\n"
+              "::: {.cell-output .cell-output-stdout}\n```\na\n```\n:::\n:::\n\n"
+              "::: {.cell}\n::: {.cell-output .cell-output-stdout}\n```\nb\n```\n:::\n:::\n")
+    html, messages = _render(tmp_path, body, freeze=frozen)
+    assert messages == []
+    assert _texts(html, ".//h:pre/h:code") == ["print('a')\n"]
+    assert _texts(html, ".//h:pre[@class='nb-stream nb-stdout']") == ["a\n", "b\n"]
 
 
 def test_cells_of_other_languages_keep_their_code_and_a_note(tmp_path: Path) -> None:

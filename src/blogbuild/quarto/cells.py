@@ -20,6 +20,7 @@ finds goes to the page's `QuartoPage.cells`, which the Markdown plugin
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from blogbuild.diagnostics import Severity
@@ -50,8 +51,8 @@ def read_cells(document: Document, job: SourceJob, config: Config, folders: Fold
     defaults = _defaults(document, found)
     for cell in cells:
         found.cells[cell.line] = cell
-        options = cell_options(cell.source, (), defaults=defaults) if cell.runs \
-            else CellOptions(code=cell.source)
+        options = cell_options(cell.source, (), defaults={**defaults, **knitr(cell.attrs)}) \
+            if cell.runs else CellOptions(code=cell.source)
         found.options[cell.line] = options
         found.problems.extend((cell.line + line, message, Severity.WARNING)
                               for line, message in options.problems)
@@ -63,6 +64,18 @@ def read_cells(document: Document, job: SourceJob, config: Config, folders: Fold
     from blogbuild.quarto.running import run_cells  # the notebook-run stage's machinery
 
     run_cells(found, document, job, config, folders)
+
+
+#: A knitr chunk option in a cell's braces that CellOptions has: ```{r, echo=FALSE}.
+_KNITR = re.compile(r"\b(echo|eval|include|error|warning)\s*=\s*(TRUE|FALSE|T|F)\b")
+_KNITR_FIELDS = {"echo": "input", "eval": "evaluate", "include": "show",
+                 "error": "allow_error", "warning": "warnings"}
+
+
+def knitr(attrs: str) -> dict[str, bool]:
+    """The fields of CellOptions that knitr's options in a cell's braces set (the `#|`
+    lines override them)."""
+    return {_KNITR_FIELDS[key]: value.startswith("T") for key, value in _KNITR.findall(attrs)}
 
 
 def _defaults(document: Document, found: PageCells) -> dict[str, Any]:
@@ -95,22 +108,40 @@ def _defaults(document: Document, found: PageCells) -> dict[str, Any]:
 
 def use_freeze(found: PageCells, freeze: Freeze, text: str) -> bool:
     """Give the page's cells the outputs of `freeze` in order; False (and a warning) when
-    it does not hold as many cells as the page runs: frozen from another version."""
+    its cells are not those of the page: frozen from another version."""
     for message in freeze.problems:
         found.problems.append((None, message, Severity.WARNING))
     ran = [cell for cell in found.cells.values() if cell.runs]
-    # Quarto leaves a cell with `include: false` out of the document it freezes.
+    # Quarto leaves out of the document it freezes a cell with `include: false`, and one
+    # that shows nothing (no code, no output); a frozen cell shows its code or not.
     shown = [cell for cell in ran if found.options[cell.line].show]
-    cells = shown if len(shown) == len(freeze.cells) else ran
-    if len(cells) != len(freeze.cells):
+    pairs = _pairs([found.options[cell.line].input for cell in shown], freeze.echoed)
+    if pairs is None:
         where = ran[0].line if ran else None
         found.problems.append((where, f"{freeze.shown} holds the outputs of "
-                               f"{len(freeze.cells)} cells, and this file has {len(shown)}: "
-                               "it was frozen from another version of the file, and is not "
-                               "used; run `quarto render` on the file to freeze it again",
-                               Severity.WARNING))
+                               f"{len(freeze.cells)} cells that are not this file's "
+                               f"{len(shown)}: it was frozen from another version of the "
+                               "file, and is not used; run `quarto render` on the file to "
+                               "freeze it again", Severity.WARNING))
         return False
-    for cell, outputs in zip(cells, freeze.cells, strict=True):
-        found.outputs[cell.line] = tuple(outputs)
+    for index, frozen in pairs:
+        found.outputs[shown[index].line] = tuple(freeze.cells[frozen])
     found.inline.update(frozen_values(text, freeze.markdown))
     return True
+
+
+def _pairs(echo: list[bool], echoed: list[bool]) -> list[tuple[int, int]] | None:
+    """(cell of the source, cell of the freeze) in order: a frozen cell that shows its code
+    is the next cell that shows it (those between, without code, showed nothing), one that
+    does not the next cell; None when they do not pair so, or cells that show their code
+    are left over."""
+    pairs: list[tuple[int, int]] = []
+    index = 0
+    for frozen, shows_code in enumerate(echoed):
+        while shows_code and index < len(echo) and not echo[index]:
+            index += 1
+        if index >= len(echo) or echo[index] != shows_code:
+            return None
+        pairs.append((index, frozen))
+        index += 1
+    return pairs if not any(echo[index:]) else None

@@ -27,7 +27,7 @@ from blogbuild.content.notebooks.model import Output
 #: The largest freeze file read (a document's outputs, HTML tables included).
 FREEZE_LIMIT = 50_000_000
 
-_DIV_OPEN = re.compile(r" {0,3}:{3,}\s*\{([^{}]*)\}\s*")
+_DIV_OPEN = re.compile(r" {0,3}:{3,}\s*\{(.*)\}\s*")  # attributes may hold braces (lightbox)
 _DIV_CLOSE = re.compile(r" {0,3}:{3,}\s*")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})\s*(.*)")
 _CLASS = re.compile(r"(?<![^\s{])\.([\w-]+)")
@@ -44,6 +44,8 @@ class Freeze:
 
     shown: str  # the file as messages name it (from the site folder)
     cells: list[list[Output]] = field(default_factory=list)
+    #: Whether each cell shows its code (echo): which cell of the source it is.
+    echoed: list[bool] = field(default_factory=list)
     #: Files read (path from the site folder -> digest): the render's inputs.
     inputs: dict[str, str] = field(default_factory=dict)
     #: What could not be read (a picture it names that is not there), for a warning.
@@ -86,7 +88,13 @@ def read_freeze(root: Path, content_dir: str, rel: str) -> Freeze:
             freeze.cells = []
             return freeze
         freeze.markdown = markdown
-        freeze.cells = _cells(markdown, path.parent.parent, root, freeze)
+        reader = _Reader()
+        for line in markdown.split("\n"):
+            reader.line(line)
+        freeze.echoed = reader.echoed
+        freeze.cells = [[output for kind, lines in cell
+                         for output in _outputs(kind, lines, path.parent.parent, root, freeze)]
+                        for cell in reader.cells]
         return freeze
     return Freeze("", inputs=inputs)
 
@@ -107,6 +115,7 @@ class _Reader:
 
     def __init__(self) -> None:
         self.cells: list[list[tuple[str, list[str]]]] = []
+        self.echoed: list[bool] = []
         self.stack: list[str] = []  # "cell", "output" or "div", innermost last
         self.output: tuple[str, list[str]] | None = None
         self.fence = ""
@@ -123,6 +132,8 @@ class _Reader:
         fence = _FENCE.fullmatch(line)
         if fence is not None:
             self.fence = fence[1]
+            if self.stack[-1:] == ["cell"] and "cell-code" in fence[2]:
+                self.echoed[-1] = True
         elif (opened := _DIV_OPEN.fullmatch(line)) is not None:
             self.open(set(_CLASS.findall("{" + opened[1] + "}")))
             if self.stack[-1] != "div" or collected is None:
@@ -138,6 +149,7 @@ class _Reader:
         if "cell" in classes and self.output is None:
             self.stack.append("cell")
             self.cells.append([])
+            self.echoed.append(False)
         elif kind and self.output is None and "cell" in self.stack:
             self.stack.append("output")
             self.output = (kind, [])
@@ -151,17 +163,6 @@ class _Reader:
         if top == "output":
             self.output = None
         return top != "div"
-
-
-def _cells(markdown: str, folder: Path, root: Path, freeze: Freeze) -> list[list[Output]]:
-    """The outputs of each cell of a freeze's Markdown (`folder`: the freeze's own, which
-    holds `figure-html/`)."""
-    reader = _Reader()
-    for line in markdown.split("\n"):
-        reader.line(line)
-    return [[output for kind, lines in cell for output in _outputs(kind, lines, folder, root,
-                                                                   freeze)]
-            for cell in reader.cells]
 
 
 def _fenced(lines: list[str]) -> tuple[str, str] | None:
@@ -193,10 +194,10 @@ def _outputs(kind: str, lines: list[str], folder: Path, root: Path,
         return [Output("display_data", data={"text/html": fenced[1]})]
     if fenced is not None and fenced[0].replace(" ", "") in ("{=latex}", "{=tex}"):
         return [Output("display_data", data={"text/latex": fenced[1]})]
-    pictures = [found for match in _IMAGE.finditer("\n".join(lines))
+    images = list(_IMAGE.finditer("\n".join(lines)))
+    if images and all("_files/" in match[2] for match in images):  # the freeze's own
+        return [found for match in images
                 if (found := _picture(match, folder, root, freeze)) is not None]
-    if pictures or _IMAGE.search("\n".join(lines)):
-        return pictures
     if fenced is not None:
         return [Output("execute_result", data={"text/plain": fenced[1]})]
     return [Output("display_data", data={"text/markdown": text})] if text.strip() else []

@@ -59,9 +59,9 @@ def run_cells(found: PageCells, document: Document, job: SourceJob, config: Conf
         names = ", ".join(sorted({_NAMES.get(cell.language, cell.language)
                                   for cell in others}))
         found.problems.append((others[0].line, f"the file's {names} cells are shown without "
-                               f"outputs: only Python cells run at build time, and there is "
-                               f"no {frozen}; render the file with Quarto to freeze them",
-                               Severity.WARNING))
+                               "outputs: only Python cells run at build time, and no freeze "
+                               f"file ({frozen}) holds theirs; render the file with Quarto to "
+                               "freeze them", Severity.WARNING))
     python = [cell for cell in cells if cell.runs and cell.language == "python"
               and found.options[cell.line].evaluate]
     inline = [(line, k) for line, k in expressions(document.text) if k[0] == "python"]
@@ -70,8 +70,9 @@ def run_cells(found: PageCells, document: Document, job: SourceJob, config: Conf
     mode = execute_mode(document.front.data, config.notebooks.execute)
     if mode == "never":
         found.problems.append((python[0].line if python else inline[0][0], "the file's "
-                               "Python cells are shown without outputs: there is no "
-                               f"{frozen}, and nothing runs them at build time; set "
+                               "Python cells are shown without outputs: no freeze file "
+                               f"({frozen}) holds theirs, and nothing runs them at build "
+                               "time; set "
                                "'notebooks.execute: auto' in site.yaml (or 'execute: auto' "
                                "in the front matter), or render the file with Quarto to "
                                "freeze them", Severity.WARNING))
