@@ -33,6 +33,7 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})\s*(.*)")
 _CLASS = re.compile(r"(?<![^\s{])\.([\w-]+)")
 _IMAGE = re.compile(r"!\[((?:[^\[\]\\]|\\.)*)\]\(<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\)"
                     r"(\{[^{}\n]*\})?")
+_IMAGE_ATTRS = re.compile(r"(!\[(?:[^\[\]\\]|\\.)*\]\([^()\n]*\))\{[^{}\n]*\}")
 _SIZE = re.compile(r"\b(width|height)\s*=\s*\"?(\d+)(?:px)?\"?")
 _MIMES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
           ".gif": "image/gif", ".svg": "image/svg+xml"}
@@ -200,6 +201,8 @@ def _outputs(kind: str, lines: list[str], folder: Path, root: Path,
                 if (found := _picture(match, folder, root, freeze)) is not None]
     if fenced is not None:
         return [Output("execute_result", data={"text/plain": fenced[1]})]
+    # Pandoc's attributes of a picture (`{width=120px}`) are no Markdown of this site.
+    text = _IMAGE_ATTRS.sub(r"\1", text)
     return [Output("display_data", data={"text/markdown": text})] if text.strip() else []
 
 
