@@ -112,7 +112,8 @@ def _markdown(data: bytes) -> str | None:
 
 class _Reader:
     """The cells of a freeze's Markdown, line by line: the `.cell` divs in order, and the
-    lines of each output div in them (code fences are passed over whole)."""
+    lines of each output div in them (code fences are passed over whole); what a cell
+    holds outside its code and output divs (`output: asis`) is an output of Markdown."""
 
     def __init__(self) -> None:
         self.cells: list[list[tuple[str, list[str]]]] = []
@@ -120,29 +121,43 @@ class _Reader:
         self.stack: list[str] = []  # "cell", "output" or "div", innermost last
         self.output: tuple[str, list[str]] | None = None
         self.fence = ""
+        self.code = False  # in the fence of a cell's code
 
     def line(self, line: str) -> None:
-        collected = self.output[1] if self.output is not None else None
         if self.fence:
             stripped = line.strip()
-            if stripped.startswith(self.fence) and not stripped.strip(self.fence[0]):
-                self.fence = ""
-            if collected is not None:
-                collected.append(line)
+            closed = stripped.startswith(self.fence) and not stripped.strip(self.fence[0])
+            if not self.code:
+                self.keep(line)
+            self.fence, self.code = ("", False) if closed else (self.fence, self.code)
             return
         fence = _FENCE.fullmatch(line)
         if fence is not None:
             self.fence = fence[1]
-            if self.stack[-1:] == ["cell"] and "cell-code" in fence[2]:
+            self.code = self.stack[-1:] == ["cell"] and "cell-code" in fence[2]
+            if self.code:
                 self.echoed[-1] = True
+                return
         elif (opened := _DIV_OPEN.fullmatch(line)) is not None:
             self.open(set(_CLASS.findall("{" + opened[1] + "}")))
-            if self.stack[-1] != "div" or collected is None:
-                return
-        elif _DIV_CLOSE.fullmatch(line) and self.stack and (self.close() or collected is None):
+            if self.stack[-1] == "div" and self.output is not None:
+                self.output[1].append(line)
             return
-        if collected is not None:
-            collected.append(line)
+        elif _DIV_CLOSE.fullmatch(line) and self.stack:
+            if not self.close() and self.output is not None:
+                self.output[1].append(line)
+            return
+        self.keep(line)
+
+    def keep(self, line: str) -> None:
+        """A line of the output being read, or of the Markdown a cell holds itself."""
+        if self.output is not None:
+            self.output[1].append(line)
+        elif self.stack[-1:] == ["cell"]:
+            cell = self.cells[-1]
+            if not cell or cell[-1][0] != "markdown":
+                cell.append(("markdown", []))
+            cell[-1][1].append(line)
 
     def open(self, classes: set[str]) -> None:
         kind = next((c[len("cell-output-"):] for c in sorted(classes)
@@ -187,6 +202,9 @@ def _outputs(kind: str, lines: list[str], folder: Path, root: Path,
     """One output div as notebook outputs (a display div may show several pictures)."""
     fenced = _fenced(lines)
     text = fenced[1] if fenced is not None else "\n".join(lines).strip("\n")
+    if kind == "markdown":  # not in an output div: Markdown the cell printed
+        text = "\n".join(lines).strip("\n")
+        return [Output("display_data", data={"text/markdown": text})] if text.strip() else []
     if kind in ("stdout", "stderr"):
         return [Output("stream", name=kind, text=text + "\n")]
     if kind == "error":
