@@ -271,10 +271,22 @@ def test_python_cells_run_at_build_time_when_the_policy_says(tmp_path: Path) -> 
     html, messages = _render(
         tmp_path, "\nHalf is `{python} n // 2`, and `{python} nope` fails.\n\n```{python}\n"
         "n = 10\nprint('n is', n)\n```\n\n```{python}\n#| warning: false\n#| error: true\n"
-        "import sys\nprint('w', file=sys.stderr)\n1 / 0\n```\n",
+        "import sys\nprint('w', file=sys.stderr)\n1 / 0\n```\n"
+        "\n```{python}\n#| output: asis\nprint('**zqbold**')\n```\n",
         site="notebooks:\n  execute: auto\n")
+    assert _texts(html, ".//h:div[@class='nb-markdown']//h:strong") == ["zqbold"]
     assert _texts(html, ".//h:p")[0] == "Half is 5, and nope fails."
     assert _texts(html, ".//h:pre[@class='nb-stream nb-stdout']") == ["n is 10\n"]
     assert not _texts(html, ".//h:pre[@class='nb-stream nb-stderr']")
     assert "ZeroDivisionError" in "".join(_texts(html, ".//h:pre[@class='nb-error']"))
     assert [m.split(": the inline")[0] for m in messages] == ["6: warning"]
+
+
+def test_what_a_frozen_cell_holds_outside_its_outputs_is_shown_as_markdown(
+        tmp_path: Path) -> None:
+    frozen = ("::: {.cell}\n``` {.python .cell-code}\nprint('hi')\n```\n\n"
+              "Printed **zqasis** text.\n:::\n")
+    html, messages = _render(tmp_path, "\n```{python}\n#| output: asis\nprint('hi')\n```\n",
+                             freeze=frozen)
+    assert messages == []
+    assert _texts(html, ".//h:div[@class='nb-markdown']//h:strong") == ["zqasis"]
