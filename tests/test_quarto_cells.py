@@ -290,3 +290,37 @@ def test_what_a_frozen_cell_holds_outside_its_outputs_is_shown_as_markdown(
                              freeze=frozen)
     assert messages == []
     assert _texts(html, ".//h:div[@class='nb-markdown']//h:strong") == ["zqasis"]
+
+
+def test_the_live_server_renders_a_post_again_when_its_freeze_changes(tmp_path: Path) -> None:
+    from blogbuild.serve.live import LiveBuild
+
+    site = tmp_path / "site"
+    shutil.copytree(FIXTURE, site)
+    live = LiveBuild(site / "site.yaml", output=tmp_path / "live")
+    try:
+        assert live.full().errors == []
+        frozen = site / "_freeze/posts/cells/index/execute-results/html.json"
+        frozen.write_text(frozen.read_text().replace("rows: 3", "rows: zqthree"))
+        update = live.apply([frozen])
+        assert update.errors == [] and update.rendered == 1
+        assert "rows: zqthree" in (tmp_path / "live/posts/cells/index.html").read_text()
+    finally:
+        live.close()
+
+
+def test_the_live_server_watches_the_freeze_folders(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from blogbuild.serve.session import Session
+
+    site = tmp_path / "site"
+    shutil.copytree(FIXTURE, site)
+    (site / "content" / "_freeze").mkdir()
+    session = Session(site / "site.yaml", output=tmp_path / "out")
+    live = SimpleNamespace(config=load_config(site / "site.yaml"),
+                           config_path=site / "site.yaml")
+    watcher = session._make_watcher(live)  # type: ignore[arg-type]
+    for frozen in (site / "_freeze" / "posts" / "a.json",
+                   site / "content" / "_freeze" / "posts" / "a.json"):
+        assert watcher._watched(frozen.resolve()) and not watcher.ignore(frozen.resolve())

@@ -22,6 +22,7 @@ from blogbuild.content.walk import ignored_path
 from blogbuild.diagnostics import BlogbuildError, error
 from blogbuild.output.outdir import CACHE_DIR
 from blogbuild.pool import stop_helpers
+from blogbuild.quarto.freeze import freeze_folders
 from blogbuild.serve.http import SNIPPET, DevHTTPServer, ServerState
 from blogbuild.serve.live import LiveBuild, Update
 from blogbuild.serve.reloads import publish, report
@@ -157,7 +158,10 @@ class Session:
     def _make_watcher(self, live: LiveBuild) -> Watcher:
         root = live.config.root
         skipped = [self.output, root / CACHE_DIR, root / ".git"]
-        trees = [live.config.content_path, root / "templates", root / "static"]
+        # Quarto's freeze folders (beside site.yaml, in content/): a post renders again when
+        # its frozen outputs change.
+        trees = [*freeze_folders(root, live.config.content_dir), live.config.content_path,
+                 root / "templates", root / "static"]
 
         def ignore(path: Path) -> bool:
             """A file no build reads: ignored itself, or in an ignored folder of a watched
