@@ -48,7 +48,7 @@ class PageCells:
     notes: dict[int, str] = field(default_factory=dict)
     #: Inline expressions' values: (language, code, n-th of that code) -> value.
     inline: dict[tuple[str, str, int], str] = field(default_factory=dict)
-    #: Whether inline expressions without a value are shown as code (with one warning).
+    #: Whether outputs may run their scripts (the site's `notebooks.scripts`).
     scripts: bool = False
     #: Messages, at 0-based lines of the text (None: about the file).
     problems: list[tuple[int | None, str, Severity]] = field(default_factory=list)
@@ -67,7 +67,7 @@ def scan(text: str) -> list[SourceCell]:
         indent, marker, info = len(match[1]), match[2], match[3]
         end = i + 1
         while end < len(lines):
-            close = lines[end][indent:].strip() if len(lines[end]) >= indent else ""
+            close = lines[end].strip(" \t>")  # a list's or a quote's closing fence too
             if close.startswith(marker) and not close.strip(marker[0]):
                 break
             end += 1
