@@ -170,6 +170,10 @@ def test_a_captioned_labelled_figure_is_numbered_and_referenced(tmp_path: Path) 
     # Quarto's words (blogbuild.markdown.quarto.crossrefs), a no-break space in them.
     assert "".join(figure.find("h:figcaption", NS).itertext()) == "Figure\xa01: The loss"
     assert _texts(html, ".//h:a[@href='#fig-x']") == ["Figure\xa01"]
+    frozen = frozen.replace("{#fig-x}", "").replace("Loss", "")
+    html, _ = _render(tmp_path, "\n```{python}\nplot()\n```\n", freeze=frozen)
+    img = _tree(html).find(".//h:img", NS)
+    assert img is not None and img.get("alt") == "Figure 1 of the post, drawn by cell 1"
 
 
 def test_a_freeze_of_another_version_is_a_warning_and_is_not_used(tmp_path: Path) -> None:
@@ -259,6 +263,7 @@ def test_a_site_builds_with_its_freeze_folder_and_renders_again_when_it_changes(
     img = body.find(".//h:figure[@id='fig-sales']//h:img", NS)
     assert img is not None and img.get("alt") == "A rising line"
     assert (out / img.get("src", "").rsplit("/", 1)[-1]).is_file()
+    assert [i.get("alt") for i in body.iterfind(".//h:img", NS)] == ["A rising line"]
     assert body.find(".//h:table[@class='dataframe']", NS) is not None
     frozen = site / "_freeze/posts/cells/index/execute-results/html.json"
     frozen.write_text(frozen.read_text().replace("rows: 3", "rows: three"))

@@ -157,7 +157,8 @@ def _picture(env: Env, part: Part, found: OutputPart, figure: int | None) -> dic
     data = shown.picture_bytes(output.data, mime)
     number = env.setdefault("nb_figures", [0])
     number[0] += 1
-    fallback = f"Figure {number[0]} of the notebook, drawn by cell {part.cell.number}"
+    page = "post" if env.get("quarto") is not None else "notebook"  # a Quarto page's cell
+    fallback = f"Figure {number[0]} of the {page}, drawn by cell {part.cell.number}"
     index = figure or 0
     alt = ((options.alt(index) or options.caption(index, index + 1)) if options else "") \
         or shown.alt_text(output, fallback)
