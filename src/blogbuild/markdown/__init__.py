@@ -18,13 +18,9 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     The plugins are imported here, not with the package: importing one module of it (a
     record type, a helper) must not load them all."""
     from markdown_it import MarkdownIt
-    from mdit_py_plugins.deflist import deflist_plugin
-    from mdit_py_plugins.footnote import footnote_plugin
-    from mdit_py_plugins.gfm_autolink import gfm_autolink_plugin
 
     from blogbuild.config import Config
     from blogbuild.markdown.admonitions import admonitions_plugin
-    from blogbuild.markdown.attrs import attrs_plugin
     from blogbuild.markdown.callouts import callouts_plugin
     from blogbuild.markdown.charts import charts_plugin
     from blogbuild.markdown.citations import citations_plugin
@@ -33,22 +29,17 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.dispatch import dispatch_plugin
     from blogbuild.markdown.feed import feed_plugin
     from blogbuild.markdown.figures import figures_plugin
-    from blogbuild.markdown.footnotes import footnotes_plugin
     from blogbuild.markdown.foreign import foreign_plugin
     from blogbuild.markdown.highlight import highlight_plugin
     from blogbuild.markdown.images import images_plugin
     from blogbuild.markdown.limits import limits_plugin
     from blogbuild.markdown.links import links_plugin
-    from blogbuild.markdown.mark import mark_plugin
     from blogbuild.markdown.math import math_plugin
     from blogbuild.markdown.more import more_plugin
     from blogbuild.markdown.notebook import notebook_plugin
-    from blogbuild.markdown.positions import positions_plugin
-    from blogbuild.markdown.previews import previews_plugin
     from blogbuild.markdown.quarto import quarto_plugin
     from blogbuild.markdown.statements import statements_plugin
     from blogbuild.markdown.tabs import tabs_plugin
-    from blogbuild.markdown.tasks import tasks_plugin
     from blogbuild.markdown.toc import toc_plugin
     from blogbuild.markdown.unclosed_tags import unclosed_tags_plugin
     from blogbuild.markdown.widgets.divs import divs_plugin
@@ -58,15 +49,7 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     config = Config() if config is None else config
     md = MarkdownIt("commonmark", {"html": True, "typographer": False})
     md.enable(["table", "strikethrough"])
-    md.use(mark_plugin)
-    md.use(tasks_plugin)
-    md.use(gfm_autolink_plugin)
-    md.use(footnote_plugin)
-    md.use(positions_plugin)  # after the footnote plugin: its inline notes get lines too
-    md.use(footnotes_plugin)
-    md.use(previews_plugin)
-    md.use(deflist_plugin)
-    md.use(attrs_plugin)
+    _use_extensions(md)
     md.use(foreign_plugin)
     md.use(feed_plugin)
     md.use(comments_plugin)
@@ -93,3 +76,28 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(unclosed_tags_plugin)  # last: its check of HTML blocks runs first after "block"
     md.use(dispatch_plugin)  # once every inline rule is in place
     return md
+
+
+def _use_extensions(md: MarkdownIt) -> None:
+    """The extensions of CommonMark every page reads, first: GitHub's (highlights, task
+    lists, autolinks, footnotes), definition lists and attribute lists."""
+    from mdit_py_plugins.deflist import deflist_plugin
+    from mdit_py_plugins.footnote import footnote_plugin
+    from mdit_py_plugins.gfm_autolink import gfm_autolink_plugin
+
+    from blogbuild.markdown.attrs import attrs_plugin
+    from blogbuild.markdown.footnotes import footnotes_plugin
+    from blogbuild.markdown.mark import mark_plugin
+    from blogbuild.markdown.positions import positions_plugin
+    from blogbuild.markdown.previews import previews_plugin
+    from blogbuild.markdown.tasks import tasks_plugin
+
+    md.use(mark_plugin)
+    md.use(tasks_plugin)
+    md.use(gfm_autolink_plugin)
+    md.use(footnote_plugin)
+    md.use(positions_plugin)  # after the footnote plugin: its inline notes get lines too
+    md.use(footnotes_plugin)
+    md.use(previews_plugin)
+    md.use(deflist_plugin)
+    md.use(attrs_plugin)
