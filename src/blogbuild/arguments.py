@@ -164,13 +164,17 @@ def _import(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     """`blogbuild import`."""
     imp = sub.add_parser(
         "import", parents=[common],
-        help="convert the posts of a Jekyll site, a Hugo site or an Obsidian vault",
+        help="convert the posts of a Jekyll site, a Hugo site or an Obsidian vault, or a "
+             "Quarto blog into a site",
         description="Copy the posts of SRC into content/posts/ with their images, front matter "
                     "and syntax converted, and print what was changed and what to check. "
-                    "SRC is only read. Never overwrites a file unless --force is given.")
-    imp.add_argument("kind", choices=("jekyll", "hugo", "obsidian"), metavar="KIND",
-                     help="jekyll, hugo or obsidian")
-    imp.add_argument("source", type=Path, metavar="SRC", help="the folder of the site or vault")
+                    "quarto makes a whole site (site.yaml, content/, _freeze/) in the folder of "
+                    "--config from a Quarto project. SRC is only read. Never overwrites a file "
+                    "unless --force is given.")
+    imp.add_argument("kind", choices=("jekyll", "hugo", "obsidian", "quarto"), metavar="KIND",
+                     help="jekyll, hugo, obsidian or quarto")
+    imp.add_argument("source", type=Path, metavar="SRC",
+                     help="the folder of the site, vault or Quarto project")
     imp.add_argument("--dry-run", action="store_true", help="report only; write nothing")
     imp.add_argument("--force", action="store_true", help="overwrite files that exist")
     imp.add_argument("--config", type=Path, default=None, metavar="PATH",

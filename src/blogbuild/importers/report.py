@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from blogbuild.importers.plan import ImportReport
+from blogbuild.importers.quarto import QuartoReport
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: Where each source keeps its posts, for the message when none were found.
@@ -52,6 +53,30 @@ def summary(report: ImportReport) -> str:
     if report.skipped:
         text += f"; {len(report.skipped)} not imported"
     return text + ("; dry run: nothing was written" if report.dry_run else "")
+
+
+def quarto_lines(report: QuartoReport) -> list[str]:
+    """The lines to print for a Quarto import: each document, site.yaml, what was left."""
+    source, site = _shown(report.source), _shown(report.site)
+    lines = [f"{source}/{name} -> {site}/{dest}" for name, dest in report.documents]
+    keys = ", ".join(f"{k} ({len(v)} links)" if k == "nav" else k for k, v in
+                     report.settings.items())
+    lines.append(f"{source}/_quarto.yml -> {site}/site.yaml: {keys or 'the defaults'}")
+    if report.remarks:
+        lines.append("not carried over (or changed):")
+        lines.extend(f"  {source}/{r.file}" + (f":{r.line}" if r.line else "") + f": {r.what}"
+                     for r in report.remarks)
+    if report.blocked:
+        lines.append("would stop the import (nothing would be written):")
+        lines.extend(f"  {problem}" for problem in report.blocked)
+    pages = len(report.documents) - report.posts
+    others = len(report.files) - len(report.documents) - 1
+    verb = "would import" if report.dry_run else "imported"
+    lines.append(f"{verb} {report.posts} post{'s' * (report.posts != 1)}, {pages} "
+                 f"page{'s' * (pages != 1)} and {others} other file{'s' * (others != 1)}; "
+                 f"{len(report.remarks)} thing{'s' * (len(report.remarks) != 1)} not carried "
+                 "over" + ("; dry run: nothing was written" if report.dry_run else ""))
+    return [_printable(line) for line in lines]
 
 
 def _printable(line: str) -> str:

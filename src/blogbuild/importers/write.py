@@ -1,5 +1,5 @@
-"""Write an import's posts and files under content/: all checked first, nothing overwritten
-unless asked, nothing ever outside content/."""
+"""Write an import's posts and files under content/ (a Quarto project's under the site's
+folder): all checked first, nothing overwritten unless asked, nothing ever outside."""
 
 from __future__ import annotations
 
@@ -88,3 +88,36 @@ def _put(path: Path, data: bytes) -> None:
     _replace(path)
     with open(path, "xb") as fh:
         fh.write(data)
+
+
+def file_conflicts(root: Path, files: dict[str, Path | bytes], *, force: bool) -> list[str]:
+    """For a write of whole files under `root` (a relative path -> the file to copy or the
+    bytes to write): the files it would overwrite (none with `force`) whose bytes differ."""
+    found = []
+    for rel, what in files.items():
+        reason = unsafe_path(rel)
+        if reason is not None:
+            raise BlogbuildError(f"refusing to write {rel}: {reason}")
+        path = root / rel
+        _check_inside(path, root)
+        if (path.exists() or path.is_symlink()) and not force and not (
+                _same_bytes(what, path) if isinstance(what, Path)
+                else not path.is_symlink() and path.is_file() and path.read_bytes() == what):
+            found.append(f"{path} exists")
+    return found
+
+
+def write_files(root: Path, files: dict[str, Path | bytes]) -> None:
+    """Copy or write every file under `root` (`file_conflicts` was asked first)."""
+    path = root
+    try:
+        for rel, what in files.items():
+            path = root / rel
+            if isinstance(what, bytes):
+                _put(path, what)
+            elif not _same_bytes(what, path):
+                _replace(path)
+                shutil.copyfile(what, path)
+    except OSError as exc:
+        raise BlogbuildError(f"cannot write {path}: {exc.strerror or exc}; the files before "
+                             "it were written, the rest not") from None

@@ -1,0 +1,298 @@
+"""`blogbuild import quarto`: a Quarto blog made in the test becomes a site that builds."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from xml.etree.ElementTree import Element
+
+import html5lib
+import pytest
+from PIL import Image
+
+from blogbuild import yamlcore
+from blogbuild.cli import main
+from blogbuild.commands.build import build
+from blogbuild.diagnostics import BlogbuildError
+from blogbuild.importers.quarto import import_quarto
+
+
+def write(folder: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if name.endswith(".jpg"):
+            Image.new("RGB", (40, 30), (200, 90, 30)).save(path)
+        else:
+            path.write_text(text, encoding="utf-8")
+    return folder
+
+
+#: The blog `quarto create project blog` makes (as quarto-web's screenshot example has it).
+TEMPLATE = {
+    "_quarto.yml": """project:
+  type: website
+format:
+  html:
+    theme:
+      light: cosmo
+      dark: darkly
+    css: styles.css
+website:
+  title: "myblog"
+  navbar:
+    background: primary
+    right:
+      - about.qmd
+      - icon: github
+        href: https://github.com
+      - icon: bluesky
+        href: https://bsky.app
+""",
+    "styles.css": "/* css styles */\n",
+    "about.qmd": '---\ntitle: "About"\n---\n\nAbout this blog.\n',
+    "index.qmd": """---
+title: "myblog"
+listing:
+  contents: posts
+  feed: true
+  sort: "date desc"
+  type: default
+  categories: true
+  sort-ui: false
+  filter-ui: false
+page-layout: full
+---
+""",
+    "posts/_metadata.yml": "# options for all posts\nfreeze: true\ntitle-block-banner: true\n",
+    "posts/first-post/index.qmd": """---
+title: "Post With Code"
+author: "Finley Malloc"
+date: "2024-09-10"
+categories: [news, code, analysis]
+image: "image.jpg"
+---
+
+This is a post with executable code.
+
+```{r}
+1 + 1
+```
+""",
+    "posts/first-post/image.jpg": "",
+    "posts/welcome/index.qmd": """---
+title: "Welcome To My Blog"
+author: "Finley Malloc"
+date: "2024-09-12"
+categories: [news]
+---
+
+This is the first post in a Quarto blog. Welcome!
+
+![](thumbnail.jpg)
+""",
+    "posts/welcome/thumbnail.jpg": "",
+}
+
+
+def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
+    return {p.relative_to(folder).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def files_of(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+
+
+def settings(site: Path) -> dict[str, object]:
+    data = yamlcore.safe_load((site / "site.yaml").read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def page(site: Path, url: str) -> Element:
+    root: Element = html5lib.parse((site / "_site" / url.strip("/") / "index.html")
+                                   .read_text(encoding="utf-8"), namespaceHTMLElements=False)
+    return root
+
+
+def built(site: Path) -> None:
+    report = build(site / "site.yaml", jobs=1)
+    assert not [d for d in report.diagnostics if d.is_error]
+
+
+def test_the_command_makes_a_site_of_the_blog_template(tmp_path: Path) -> None:
+    src = write(tmp_path / "myblog", TEMPLATE)
+    before = snapshot(src)
+    site = tmp_path / "site"
+    site.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1] / "src")}
+    result = subprocess.run([sys.executable, "-m", "blogbuild", "import", "quarto", str(src)],
+                            cwd=site, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert snapshot(src) == before, "the source was changed"
+    assert files_of(site) == {
+        "site.yaml", "content/about.qmd", "content/posts/_metadata.yml",
+        "content/posts/first-post/index.qmd", "content/posts/first-post/image.jpg",
+        "content/posts/welcome/index.qmd", "content/posts/welcome/thumbnail.jpg"}
+    assert (site / "content/posts/welcome/index.qmd").read_bytes() == \
+        (src / "posts/welcome/index.qmd").read_bytes()
+    assert settings(site) == {"title": "myblog", "nav": [
+        {"title": "About", "url": "/about/"}, {"title": "Github", "url": "https://github.com"},
+        {"title": "Bluesky", "url": "https://bsky.app"}]}
+    out = result.stdout
+    assert "imported 2 posts, 1 page and 3 other files" in out
+    for left in ("_quarto.yml:5: format html theme", "_quarto.yml:8: format html css",
+                 "_quarto.yml:12: navbar background",
+                 "index.qmd:3: listing customisation sort-ui",
+                 "posts/first-post/index.qmd:11: 1 r cell with no results in _freeze/"):
+        assert left in out, left
+    built(site)
+    nav = {a.get("href") for a in page(site, "/").iter("a")}
+    assert {"/about/", "/posts/welcome/", "/posts/first-post/"} <= nav
+    assert page(site, "/posts/welcome/").find(".//title") is not None
+
+
+QUARTO_YML = """project:
+  type: website
+  output-dir: docs
+lang: fr
+filters:
+  - lightbox
+execute:
+  freeze: auto
+website:
+  title: "Notes"
+  site-url: https://ada.example.org/notes
+  description: "Notes on   things."
+  repo-url: https://github.com/ada/notes
+  favicon: icon.png
+  navbar:
+    left:
+      - href: blog.qmd
+        text: Blog
+      - text: Talks
+        href: talks/index.qmd
+      - text: More
+        menu: [about.qmd]
+    right:
+      - icon: rss
+        href: blog.xml
+format:
+  html:
+    toc: true
+"""
+
+
+def blog(tmp_path: Path) -> Path:
+    """A project whose listing (blog.qmd) lists blog/posts/, with a freeze folder."""
+    return write(tmp_path / "notes", {
+        "_quarto.yml": QUARTO_YML,
+        "_variables.yml": "version: 1.2\n",
+        "_extensions/x/_extension.yml": "title: x\n",
+        "docs/index.html": "<p>Quarto's output</p>\n",
+        "README.md": "# the repository\n",
+        "index.qmd": "---\ntitle: Home\n---\n\nHello.\n",
+        "blog.qmd": "---\ntitle: Blog\nlisting:\n  contents: blog/posts\n  page-size: 5\n"
+                    "  feed:\n    items: 7\n    type: partial\n  sort: title\n---\n",
+        "talks/index.qmd": "---\ntitle: Talks\n---\n\nSoon.\n",
+        "blog/posts/_metadata.yml": "categories: [notes]\n",
+        "blog/posts/2021-03-04-first/index.qmd": "---\ntitle: First\ndate: 2021-03-04\n---\n\n"
+                                                 "```{r}\nplot(1)\n```\n\n"
+                                                 "```{julia}\n1\n```\n",
+        "blog/posts/2021-03-04-first/refs.bib": "@book{k, title={T}}\n",
+        "blog/posts/plain/index.qmd": "---\ntitle: Plain\ndate: 2022-01-02\n---\n\n"
+                                      "```{r}\n1\n```\n\n```{ojs}\n1\n```\n",
+        "_freeze/blog/posts/plain/index/execute-results/html.json": "{}\n",
+        "old.Rmd": "---\ntitle: Old\n---\n",
+    })
+
+
+def test_site_yaml_posts_freeze_and_metadata(tmp_path: Path) -> None:
+    src = blog(tmp_path)
+    site = tmp_path / "site"
+    report = import_quarto(src, config_path=site / "site.yaml")
+    assert settings(site) == {
+        "title": "Notes", "base_url": "https://ada.example.org/notes/",
+        "description": "Notes on things.", "language": "fr", "posts_per_page": 5,
+        "feed_entries": 7, "feed_content": "summary",
+        "nav": [{"title": "Blog", "url": "/"}, {"title": "Talks", "url": "/talks/"},
+                {"title": "Rss", "url": "/feed.xml"}],
+        "extra": {"repo_url": "https://github.com/ada/notes"},
+        "notebooks": {"repository": "ada/notes"}}
+    assert files_of(site) == {
+        "site.yaml", "_variables.yml", "content/home.qmd", "content/talks/index.qmd",
+        "content/posts/_metadata.yml", "content/posts/2021-03-04-first/index.qmd",
+        "content/posts/2021-03-04-first/refs.bib", "content/posts/plain/index.qmd",
+        "_freeze/posts/plain/index/execute-results/html.json"}
+    assert report.posts == 2
+    said = [(r.file, r.line, r.what) for r in report.remarks]
+    for file, line, start in [
+            ("_quarto.yml", 5, "filters (Lua) are not run here"),
+            ("_quarto.yml", 14, "website favicon: not carried over"),
+            ("_quarto.yml", 21, "the navbar menu 'More' has no counterpart"),
+            ("_quarto.yml", 28, "format html toc: not carried over"),
+            ("_extensions", 0, "Quarto extensions (their shortcodes, filters and formats)"),
+            ("old.Rmd", 0, "an R Markdown document: not imported"),
+            ("blog.qmd", 3, "listing sort 'title': the posts are listed newest first"),
+            ("blog/posts/2021-03-04-first/index.qmd", 6, "1 r cell with no results in _freeze/"),
+            ("blog/posts/2021-03-04-first/index.qmd", 10,
+             "1 julia cell with no results in _freeze/"),
+            ("blog/posts/plain/index.qmd", 10, "1 ojs cell: Observable JS is not run")]:
+        assert any((f, n) == (file, line) and w.startswith(start) for f, n, w in said), start
+    assert not [r for r in report.remarks if r.file == "blog/posts/plain/index.qmd"
+                and " r cell" in r.what], "a frozen post's R cells have their results"
+    text = (site / "content/posts/2021-03-04-first/index.qmd").read_text(encoding="utf-8")
+    assert text.startswith('---\ntitle: First\ndate: 2021-03-04\naliases: '
+                           '["/blog/posts/2021-03-04-first/"]\n---\n')
+    built(site)
+    moved = (site / "_site/blog/posts/2021-03-04-first/index.html").read_text(encoding="utf-8")
+    assert "/notes/posts/first/" in moved, "the old address leads to the post"
+
+
+def test_dry_run_conflicts_and_force(tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    src = write(tmp_path / "myblog", TEMPLATE)
+    site = tmp_path / "site"
+    site.mkdir()
+    config = str(site / "site.yaml")
+    assert main(["import", "quarto", str(src), "--config", config, "--dry-run"]) == 0
+    assert "dry run: nothing was written" in capsys.readouterr().out
+    assert files_of(site) == set()
+    (site / "site.yaml").write_text("title: mine\n", encoding="utf-8")
+    assert main(["import", "quarto", str(src), "--config", config]) == 1
+    assert "site.yaml exists" in capsys.readouterr().err
+    assert files_of(site) == {"site.yaml"}
+    assert main(["import", "quarto", str(src), "--config", config, "--dry-run"]) == 1
+    assert main(["import", "quarto", str(src), "--config", config, "--force"]) == 0
+    assert settings(site)["title"] == "myblog"
+    capsys.readouterr()
+    assert main(["import", "quarto", str(src), "--config", config]) == 0, \
+        "a second import of the same project finds the same files"
+
+
+def test_refusals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = write(tmp_path / "myblog", TEMPLATE)
+    inside = str(src / "site" / "site.yaml")
+    assert main(["import", "quarto", str(src), "--config", inside]) == 1
+    assert "overlap" in capsys.readouterr().err
+    assert not (src / "site").exists()
+    plain = write(tmp_path / "plain", {"index.md": "# hi\n"})
+    assert main(["import", "quarto", str(plain), "--config", str(tmp_path / "s")]) == 1
+    assert "no _quarto.yml" in capsys.readouterr().err
+    empty = write(tmp_path / "empty", {"_quarto.yml": "project:\n  type: website\n"})
+    with pytest.raises(BlogbuildError, match="no document"):
+        import_quarto(empty, config_path=tmp_path / "s2" / "site.yaml")
+    assert not (tmp_path / "s2").exists()
+
+
+def test_a_link_out_of_the_project_is_not_followed(tmp_path: Path) -> None:
+    secret = write(tmp_path / "secret", {"key.txt": "do not copy\n"})
+    src = write(tmp_path / "myblog", TEMPLATE)
+    (src / "posts" / "welcome" / "key.txt").symlink_to(secret / "key.txt")
+    site = tmp_path / "site"
+    report = import_quarto(src, config_path=site)
+    assert "content/posts/welcome/key.txt" not in files_of(site)
+    assert any("key.txt" in r.what for r in report.remarks)
