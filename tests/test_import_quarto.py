@@ -207,6 +207,7 @@ def blog(tmp_path: Path) -> Path:
                                       "```{r}\n1\n```\n\n```{ojs}\n1\n```\n",
         "_freeze/blog/posts/plain/index/execute-results/html.json": "{}\n",
         "old.Rmd": "---\ntitle: Old\n---\n",
+        "blog/_footer.Rmd": "Thanks for reading.\n",
     })
 
 
@@ -226,7 +227,7 @@ def test_site_yaml_posts_freeze_and_metadata(tmp_path: Path) -> None:
         "site.yaml", "_variables.yml", "content/home.qmd", "content/talks/index.qmd",
         "content/posts/_metadata.yml", "content/posts/2021-03-04-first/index.qmd",
         "content/posts/2021-03-04-first/refs.bib", "content/posts/plain/index.qmd",
-        "_freeze/posts/plain/index/execute-results/html.json"}
+        "content/blog/_footer.Rmd", "_freeze/posts/plain/index/execute-results/html.json"}
     assert report.posts == 2
     said = [(r.file, r.line, r.what) for r in report.remarks]
     for file, line, start in [
@@ -237,6 +238,7 @@ def test_site_yaml_posts_freeze_and_metadata(tmp_path: Path) -> None:
             ("_extensions", 0, "Quarto extensions (their shortcodes, filters and formats)"),
             ("old.Rmd", 0, "an R Markdown document: not imported"),
             ("blog.qmd", 3, "listing sort 'title': the posts are listed newest first"),
+            ("blog.qmd", 3, "the posts of blog/posts/ are under posts/ here"),
             ("blog/posts/2021-03-04-first/index.qmd", 6, "1 r cell with no results in _freeze/"),
             ("blog/posts/2021-03-04-first/index.qmd", 10,
              "1 julia cell with no results in _freeze/"),
@@ -296,3 +298,26 @@ def test_a_link_out_of_the_project_is_not_followed(tmp_path: Path) -> None:
     report = import_quarto(src, config_path=site)
     assert "content/posts/welcome/key.txt" not in files_of(site)
     assert any("key.txt" in r.what for r in report.remarks)
+
+
+def test_a_listing_of_undated_pages_is_no_blog(tmp_path: Path) -> None:
+    """A documentation site: its listings are tables of contents, its `_` files includes."""
+    src = write(tmp_path / "docs", {
+        "_quarto.yml": "project:\n  type: website\nwebsite:\n  navbar:\n    left:\n"
+                       "      - guide/index.qmd\n      - text: \"{{< fa rss title='News' >}}\"\n"
+                       "        href: https://example.org/news\n",
+        "guide/index.qmd": "---\ntitle: The Guide\nlisting:\n  contents: '*.qmd'\n---\n",
+        "guide/install.qmd": "---\ntitle: Install\n---\n\n{{< include _steps.qmd >}}\n",
+        "guide/_steps.qmd": "1. Download.\n",
+        "_archive/posts/2020-01-01-old/index.qmd": "---\ntitle: Old\ndate: 2020-01-01\n---\n",
+        "_archive/index.qmd": "---\nlisting:\n  contents: posts\n---\n",
+    })
+    site = tmp_path / "site"
+    report = import_quarto(src, config_path=site)
+    assert report.posts == 0
+    assert sorted(report.documents) == [("guide/index.qmd", "content/guide/index.qmd"),
+                                        ("guide/install.qmd", "content/guide/install.qmd")]
+    assert "content/guide/_steps.qmd" in files_of(site)
+    assert "content/_archive/posts/2020-01-01-old/index.qmd" in files_of(site)
+    assert settings(site)["nav"] == [{"title": "The Guide", "url": "/guide/"},
+                                     {"title": "News", "url": "https://example.org/news"}]

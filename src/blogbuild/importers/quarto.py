@@ -71,13 +71,21 @@ def import_quarto(source: Path, *, config_path: Path | str | None = None,
     root = source.resolve()
     if not root.is_dir():
         raise BlogbuildError(f"{source} is not a folder; give the folder of the Quarto project")
-    site = _site_folder(config_path, root)
+    site, config_name = _site_file(config_path, root)
     project = read_project(root)
     found, skipped = walk(root, skip=lambda name: name in _NOT_SOURCE)
     project.remarks += [Remark(".", 0, note.what) for note in skipped]
     names = sorted(_sources(project, root, found))
-    documents = [n for n in names if is_document(n)]
+    # As Quarto does, a name starting with "_" is no document (an include, an archive):
+    # it is copied as a file, which the build leaves alone.
+    documents = [n for n in names if is_document(n)
+                 and not any(part.startswith("_") for part in n.split("/"))]
     find_listing(project, root, documents)
+    if project.posts.count("/") and project.listing_page is not None:
+        project.remarks.append(Remark(project.listing_page, project.listing_line,
+                                      f"the posts of {project.posts}/ are under posts/ here: "
+                                      "a post's links that climb out of that folder (../) "
+                                      "lead one folder off; check them"))
     kept = rendered(project, documents)
     if len(kept) < len(documents):
         project.remarks.append(Remark(CONFIG, project.line("project.render"),
@@ -103,7 +111,7 @@ def import_quarto(source: Path, *, config_path: Path | str | None = None,
         if name.endswith(".qmd"):
             _foreign_cells(project, root, name, files)
     settings = _settings(project, root, moved, set(names), files)
-    files[CONFIG_NAME] = site_yaml(settings).encode("utf-8")
+    files[config_name] = site_yaml(settings).encode("utf-8")
     posts = sum(1 for _, dest in moved if dest.startswith(f"content/{POSTS_DIR}/"))
     report = QuartoReport(source, site, moved, posts, files, settings, project.remarks,
                           dry_run)
@@ -117,14 +125,17 @@ def import_quarto(source: Path, *, config_path: Path | str | None = None,
     return report
 
 
-def _site_folder(config_path: Path | str | None, root: Path) -> Path:
-    """The new site's folder, which may not be the project's or lie inside it."""
+def _site_file(config_path: Path | str | None, root: Path) -> tuple[Path, str]:
+    """The new site's folder (which may not be the project's or lie inside it) and the name
+    of its configuration file: `config_path` is the file (a .yaml or .yml name) or the
+    folder."""
     path = Path(config_path) if config_path is not None else Path(CONFIG_NAME)
-    folder = (path if path.is_dir() else path.parent).resolve()
+    named = path.suffix in (".yaml", ".yml") and not path.is_dir()
+    folder = (path.parent if named else path).resolve()
     if folder == root or folder.is_relative_to(root) or root.is_relative_to(folder / "content"):
         raise BlogbuildError(f"the new site's folder {folder} and the Quarto project {root} "
                              "overlap; make the site in a folder outside the project")
-    return folder
+    return folder, path.name if named else CONFIG_NAME
 
 
 def _sources(project: Project, root: Path, found: list[Path]) -> list[str]:
@@ -138,7 +149,8 @@ def _sources(project: Project, root: Path, found: list[Path]) -> list[str]:
         if name.startswith(out) or ("/" not in name and any(
                 fnmatch.fnmatch(name, pattern) for pattern in _PROJECT_FILES)):
             continue
-        if name.endswith((".Rmd", ".rmarkdown")):
+        if name.endswith((".Rmd", ".rmarkdown")) and \
+                not posixpath.basename(name).startswith("_"):  # "_x.Rmd": an include
             project.remarks.append(Remark(name, 0, "an R Markdown document: not imported "
                                                    "(R is not run here)"))
             continue
@@ -211,9 +223,12 @@ def _settings(project: Project, root: Path, moved: list[tuple[str, str]], names:
     address changes keeps its old one as an alias)."""
     config = Config()
     urls: dict[str, str] = {}
+    titles: dict[str, str] = {}
     for name, dest in moved:
         read = front_of(root / name)
         data = read[0] if read is not None else {}
+        if isinstance(data.get("title"), str):
+            titles[name] = data["title"]
         slug = data.get("slug")
         content_rel = dest.removeprefix("content/")
         kind = "post" if content_rel.startswith(f"{POSTS_DIR}/") else "page"
@@ -232,7 +247,7 @@ def _settings(project: Project, root: Path, moved: list[tuple[str, str]], names:
                                       "the listing page's own text is not shown: the home "
                                       "page is the list of posts (site.yaml's description "
                                       "is shown above it)"))
-    return site_settings(project, urls.get, files=names,
+    return site_settings(project, urls.get, titles.get, files=names,
                          listing_title=_text(front.get("title")),
                          listing_description=_text(front.get("description")))
 

@@ -121,8 +121,9 @@ def front_of(path: Path) -> tuple[dict[str, Any], list[tuple[int, str]], str] | 
 
 
 def find_listing(project: Project, root: Path, documents: list[str]) -> None:
-    """Set the project's listing page (the home page's `listing:` first, else the first
-    document that has one) and the folder of its posts."""
+    """Set the project's blog listing and the folder of its posts: the first listing (the
+    home page's, then the shallowest) whose documents are mostly dated. A listing of
+    undated pages (a documentation site's table of contents) is not a blog."""
     ordered = sorted(documents, key=lambda rel: (rel != "index.qmd", rel.count("/"), rel))
     for rel in ordered:
         read = front_of(root / rel)
@@ -130,19 +131,33 @@ def find_listing(project: Project, root: Path, documents: list[str]) -> None:
             continue
         listing = read[0]["listing"]
         if isinstance(listing, list):
-            if len(listing) > 1:
-                project.remarks.append(Remark(rel, 1, f"{len(listing)} listings on one page: "
-                                                      "the first one's posts are the blog's"))
             listing = listing[0] if listing else {}
         if isinstance(listing, str):
             listing = {"contents": listing}
-        project.listing_page = rel
-        project.listing = listing if isinstance(listing, dict) else {}
-        project.listing_line = _line_of(read[2], "listing")
-        project.posts = _posts_folder(project, rel)
-        return
+        candidate = Project(project.settings, project.lines, rel,
+                            listing if isinstance(listing, dict) else {},
+                            _line_of(read[2], "listing"))
+        candidate.posts = _posts_folder(candidate, rel)
+        if _dated(root, candidate.posts, [d for d in documents if d != rel]):
+            project.listing_page, project.listing = rel, candidate.listing
+            project.listing_line, project.posts = candidate.listing_line, candidate.posts
+            project.remarks += candidate.remarks
+            if isinstance(read[0]["listing"], list) and len(read[0]["listing"]) > 1:
+                project.remarks.append(Remark(rel, project.listing_line, "several listings "
+                                              "on one page: the first one's are the posts"))
+            return
     if (root / "posts").is_dir():
         project.posts = "posts"
+
+
+def _dated(root: Path, folder: str, documents: list[str]) -> bool:
+    """Whether at least half the documents in `folder` have a `date:`."""
+    inside = [d for d in documents if d.startswith(folder + "/")] if folder else []
+    dated = 0
+    for rel in inside:
+        read = front_of(root / rel)
+        dated += read is not None and read[0].get("date") is not None
+    return bool(inside) and 2 * dated >= len(inside)
 
 
 def _line_of(text: str, key: str) -> int:

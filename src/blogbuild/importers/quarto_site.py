@@ -15,6 +15,8 @@ from blogbuild.urls import is_allowed_url, url_problem
 
 #: A document's project-relative path -> its URL on the new site (None: not imported).
 UrlOf = Callable[[str], str | None]
+#: A document's project-relative path -> its title (None: it has none).
+TitleOf = Callable[[str], str | None]
 
 _WEBSITE_DONE = {"title", "site-url", "description", "navbar", "repo-url", "repo-branch",
                  "repo-subdir"}
@@ -31,11 +33,13 @@ _TOP_DONE = {"project", "website", "format", "lang", "author", "bibliography", "
              "filters", "editor", "engine", "jupyter", "knitr", "editor_options"}
 _LISTING_DONE = {"contents", "sort", "page-size", "feed", "categories", "id"}
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*")
+_NAMED = re.compile(r"""title=["']([^"'\n]+)["']""")
 _GITHUB = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+?)(?:\.git)?/?$")
 
 
-def site_settings(project: Project, url_of: UrlOf, *, listing_title: str | None,
-                  listing_description: str | None, files: set[str]) -> dict[str, Any]:
+def site_settings(project: Project, url_of: UrlOf, title_of: TitleOf, *,
+                  listing_title: str | None, listing_description: str | None,
+                  files: set[str]) -> dict[str, Any]:
     """site.yaml's values; the project gets a remark for each setting left behind.
     `files` are the project-relative files imported (for a bibliography)."""
     site: dict[str, Any] = {}
@@ -57,7 +61,7 @@ def site_settings(project: Project, url_of: UrlOf, *, listing_title: str | None,
         elif value is not None:
             project.note(key, f"{key}: {value!r} has no counterpart here; not carried over")
     _listing(project, site)
-    nav = navigation(project, url_of)
+    nav = navigation(project, url_of, title_of)
     if nav:
         site["nav"] = nav
     _repository(project, website, site)
@@ -124,7 +128,7 @@ def _feed(feed: Any, site: dict[str, Any], remark: Callable[[str], None]) -> Non
         remark(f"feed option {key}: no counterpart; the feed is /feed.xml (and one per tag)")
 
 
-def navigation(project: Project, url_of: UrlOf) -> list[dict[str, str]]:
+def navigation(project: Project, url_of: UrlOf, title_of: TitleOf) -> list[dict[str, str]]:
     """The navbar's left then right items as our nav: {title, url}."""
     navbar = project.get("website", "navbar")
     if not isinstance(navbar, dict):
@@ -133,7 +137,7 @@ def navigation(project: Project, url_of: UrlOf) -> list[dict[str, str]]:
     for side in ("left", "right"):
         items = navbar.get(side)
         for i, item in enumerate(items if isinstance(items, list) else []):
-            link = _nav_item(item, url_of)
+            link = _nav_item(item, url_of, title_of)
             if isinstance(link, str):
                 project.note(f"website.navbar.{side}[{i}]", link)
             else:
@@ -144,7 +148,7 @@ def navigation(project: Project, url_of: UrlOf) -> list[dict[str, str]]:
     return nav
 
 
-def _nav_item(item: Any, url_of: UrlOf) -> dict[str, str] | str:
+def _nav_item(item: Any, url_of: UrlOf, title_of: TitleOf) -> dict[str, str] | str:
     """A nav entry, or why the navbar item cannot be one."""
     if isinstance(item, str):
         item = {"href": item}
@@ -155,14 +159,18 @@ def _nav_item(item: Any, url_of: UrlOf) -> dict[str, str] | str:
     href = item.get("href")
     if not isinstance(href, str) or not href.strip():
         return f"navbar item {item!r} has no href; left out"
-    url = _nav_url(href.strip(), url_of)
+    url, rel = _nav_url(href.strip(), url_of)
     if url is None:
         return f"navbar link {href!r}: no imported page is there; left out"
-    title = item.get("text") or item.get("aria-label")
+    title = item.get("text")
+    if isinstance(title, str) and "{{<" in title:  # an icon's shortcode: its title, if any
+        named = _NAMED.search(title)
+        title = named[1] if named else None
+    title = title or item.get("aria-label")
     if not title and isinstance(item.get("icon"), str):
         title = item["icon"].capitalize()
     if not isinstance(title, str) or not title.strip():
-        title = url_of_title(href)
+        title = title_of(rel) or url_of_title(href)
     return {"title": " ".join(title.split()), "url": url}
 
 
@@ -172,19 +180,20 @@ def url_of_title(href: str) -> str:
     return stem.replace("-", " ").replace("_", " ").capitalize() or "Home"
 
 
-def _nav_url(href: str, url_of: UrlOf) -> str | None:
+def _nav_url(href: str, url_of: UrlOf) -> tuple[str | None, str]:
+    """The new URL of a navbar link, and the document it names ("" for none)."""
     if "://" in href or href.startswith("mailto:"):
         good = is_allowed_url(href) and url_problem(href) is None
-        return href if good else None
+        return (href if good else None), ""
     path, _, anchor = href.partition("#")
     rel = path.lstrip("/").removeprefix("./")
+    if rel.endswith(".html"):
+        rel = next((rel[:-5] + s for s in (".qmd", ".md", ".ipynb")
+                    if url_of(rel[:-5] + s) is not None), rel)
     url = url_of(rel) if rel else "/"
-    if url is None and rel.endswith(".html"):
-        url = next((u for u in (url_of(rel[:-5] + s) for s in (".qmd", ".md", ".ipynb"))
-                    if u is not None), None)
     if url is None or not is_allowed_url(url):
-        return None
-    return url + (f"#{anchor}" if anchor else "")
+        return None, rel
+    return url + (f"#{anchor}" if anchor else ""), rel
 
 
 def _repository(project: Project, website: dict[str, Any], site: dict[str, Any]) -> None:
