@@ -198,6 +198,7 @@ def blog(tmp_path: Path) -> Path:
         "blog.qmd": "---\ntitle: Blog\nlisting:\n  contents: blog/posts\n  page-size: 5\n"
                     "  feed:\n    items: 7\n    type: partial\n  sort: title\n---\n",
         "talks/index.qmd": "---\ntitle: Talks\n---\n\nSoon.\n",
+        "talks/2019.md": "---\ntitle: In 2019\n---\n\n::: {.callout-note}\nA note.\n:::\n",
         "blog/posts/_metadata.yml": "categories: [notes]\n",
         "blog/posts/2021-03-04-first/index.qmd": "---\ntitle: First\ndate: 2021-03-04\n---\n\n"
                                                  "```{r}\nplot(1)\n```\n\n"
@@ -225,6 +226,7 @@ def test_site_yaml_posts_freeze_and_metadata(tmp_path: Path) -> None:
         "notebooks": {"repository": "ada/notes"}}
     assert files_of(site) == {
         "site.yaml", "_variables.yml", "content/home.qmd", "content/talks/index.qmd",
+        "content/talks/2019.qmd",
         "content/posts/_metadata.yml", "content/posts/2021-03-04-first/index.qmd",
         "content/posts/2021-03-04-first/refs.bib", "content/posts/plain/index.qmd",
         "content/blog/_footer.Rmd", "_freeze/posts/plain/index/execute-results/html.json"}

@@ -96,7 +96,7 @@ def import_quarto(source: Path, *, config_path: Path | str | None = None,
     for name in names:
         if name == project.listing_page or (name in documents and name not in kept):
             continue
-        dest = _dest(name, project)
+        dest = _dest(name, project, document=name in kept)
         if dest in files:
             project.remarks.append(Remark(name, 0, f"{dest} is another file's place; not "
                                                    "imported"))
@@ -158,12 +158,16 @@ def _sources(project: Project, root: Path, found: list[Path]) -> list[str]:
     return names
 
 
-def _dest(name: str, project: Project) -> str | None:
-    """The site-relative path a project file is copied to (None: not copied)."""
+def _dest(name: str, project: Project, *, document: bool) -> str | None:
+    """The site-relative path a project file is copied to (None: not copied). A Markdown
+    document becomes a .qmd file: Quarto reads it as it reads .qmd (without cells), and
+    so does the Quarto reader here."""
     if name == "_variables.yml":
         return name
     placed = moved_path(name, project.posts)
-    if placed == "index.qmd" or placed == "index.md":
+    if document and placed.endswith(".md"):
+        placed = placed[:-3] + ".qmd"
+    if placed == "index.qmd":
         # Here the home page is the list of posts; the project's own home is a page.
         project.remarks.append(Remark(name, 0, "the home page is the list of posts here: "
                                                "this page is /home/ instead"))
