@@ -323,3 +323,16 @@ def test_a_listing_of_undated_pages_is_no_blog(tmp_path: Path) -> None:
     assert "content/_archive/posts/2020-01-01-old/index.qmd" in files_of(site)
     assert settings(site)["nav"] == [{"title": "The Guide", "url": "/guide/"},
                                      {"title": "News", "url": "https://example.org/news"}]
+
+
+def test_a_site_folder_that_leads_elsewhere_is_refused(tmp_path: Path) -> None:
+    src = write(tmp_path / "myblog", TEMPLATE)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "content").symlink_to(elsewhere)
+    with pytest.raises(BlogbuildError, match="leads outside"):
+        import_quarto(src, config_path=site)
+    assert files_of(elsewhere) == set()
+    assert files_of(site) == set()
