@@ -14,7 +14,9 @@ cross-reference (`@fig-x`, `@tbl-x`, `@eq-x`, `@sec-x`, …), no raw cell brace 
 `{r}`) and no raw shortcode (`{{<`), and when it holds at least as many callouts as the
 document has callout divs (`::: {.callout-note}`, `::: callout-tip`). A document whose
 page was not built (the build failed, or the page is missing) is not clean. Prints the
-share of clean pages per source, the count of each leftover, and the worst pages.
+share of clean pages per source, the count of each leftover, and the worst pages. A
+document the build refuses is set aside (replaced by a stub) and the site built again, so
+that the other pages are measured; it counts as an error.
 """
 
 from __future__ import annotations
@@ -44,7 +46,10 @@ from blogbuild.content.walk import ignored_path  # noqa: E402
 from blogbuild.importers.frontmatter import split  # noqa: E402
 from blogbuild.urls import output_path  # noqa: E402
 
-KINDS = ("div", "xref", "cell", "shortcode", "callout", "not built")
+KINDS = ("div", "xref", "cell", "shortcode", "callout", "error", "not built")
+#: Builds of one site at most: the first, then again without the documents that failed.
+ROUNDS = 4
+_CULPRIT = re.compile(r"^content/(.+?):\d+(?::\d+)?: error: (.*)$")
 _DIV = re.compile(r"^\s*:::")
 _XREF = re.compile(r"(?<![\w@./-])@(?:fig|tbl|eq|sec|thm|lem|cor|prp|cnj|def|exm|exr|lst|"
                    r"tip|nte|wrn|imp|cau)-[\w-]+")
@@ -146,10 +151,9 @@ def inspect(html: Path, source: str, page: Page) -> None:
         found("callout", f"{wanted - made} of {wanted} callouts not rendered")
 
 
-def page_of(site: Path, rel: str) -> Path:
-    """The HTML file the build writes for the content document `rel`."""
+def page_of(site: Path, rel: str, text: str) -> Path:
+    """The HTML file the build writes for the content document `rel` (of `text`)."""
     config = Config()
-    text = (site / "content" / rel).read_text(encoding="utf-8", errors="replace")
     try:
         front = split(text)[0]
         meta = meta_hint(front, posixpath.splitext(posixpath.basename(rel))[0])
@@ -161,7 +165,11 @@ def page_of(site: Path, rel: str) -> Path:
 
 def measure(source: Path, work: Path, *, jobs: int, timeout: float) -> tuple[
         list[Page], str]:
-    """Import, build and inspect one project: its pages and the build's last words."""
+    """Import, build and inspect one project: its pages and the build's first words.
+
+    A document the build refuses (an error at one of its lines) is replaced by a stub with
+    a title and no text, and the site built again (at most ROUNDS times), so that one
+    broken post does not hide every other page: the stubbed documents count as errors."""
     site = work / source.name
     site.mkdir(parents=True)
     imported = run("import", "quarto", str(source), "--config", str(site / "site.yaml"),
@@ -170,25 +178,44 @@ def measure(source: Path, work: Path, *, jobs: int, timeout: float) -> tuple[
         return [], "import failed: " + imported.stderr.strip()[-300:]
     with (site / "site.yaml").open("a", encoding="utf-8") as handle:
         handle.write(FAST)
-    built = run("build", "--drafts", "--quiet", "--jobs", str(jobs), "--no-cache", cwd=site,
-                timeout=timeout)
-    said = Counter(_ERROR.sub("", line)[:90] for line in built.stderr.splitlines()
-                   if ": error: " in line)
-    warnings = sum(1 for line in built.stderr.splitlines() if ": warning: " in line)
-    status = f"build exit {built.returncode}, {sum(said.values())} errors, {warnings} warnings"
-    status += "".join(f"\n    {n} x {what}" for what, n in said.most_common(3))
-    pages = []
     content = site / "content"
-    for path in sorted(content.rglob("*.qmd")):
-        rel = path.relative_to(content).as_posix()
-        if ignored_path(rel.split("/"), in_content=True):
-            continue
+    texts = {p.relative_to(content).as_posix(): p.read_text(encoding="utf-8", errors="replace")
+             for p in sorted(content.rglob("*.qmd"))}
+    texts = {rel: text for rel, text in texts.items()
+             if not ignored_path(rel.split("/"), in_content=True)}
+    failed: dict[str, str] = {}
+    status = ""
+    for round_ in range(ROUNDS):
+        built = run("build", "--drafts", "--quiet", "--jobs", str(jobs), "--no-cache",
+                    cwd=site, timeout=timeout)
+        errors = [line for line in built.stderr.splitlines() if ": error: " in line]
+        if round_ == 0:
+            said = Counter(_ERROR.sub("", line)[:90] for line in errors)
+            warnings = sum(1 for line in built.stderr.splitlines() if ": warning: " in line)
+            status = f"first build exit {built.returncode}, {len(errors)} errors, " \
+                     f"{warnings} warnings" + "".join(f"\n    {n} x {what}"
+                                                      for what, n in said.most_common(3))
+        culprits = {m[1]: m[2] for m in map(_CULPRIT.match, errors)
+                    if m is not None and m[1] in texts and m[1] not in failed}
+        if built.returncode == 0 or not culprits:
+            break
+        for rel, message in culprits.items():
+            failed[rel] = message
+            (content / rel).write_text("---\ntitle: Set aside\n---\n", encoding="utf-8")
+    if failed:
+        status += f"\n  {len(failed)} document(s) set aside for errors, then: build exit " \
+                  f"{built.returncode}"
+    pages = []
+    for rel, text in texts.items():
         page = Page(rel)
-        html = page_of(site, rel)
-        if built.returncode != 0 or not html.is_file():
+        html = page_of(site, rel, text)
+        if rel in failed:
+            page.left["error"] += 1
+            page.examples.append(f"error: {failed[rel][:70]!r}")
+        elif built.returncode != 0 or not html.is_file():
             page.left["not built"] += 1
         else:
-            inspect(html, path.read_text(encoding="utf-8", errors="replace"), page)
+            inspect(html, text, page)
         pages.append(page)
     return pages, status
 
@@ -196,7 +223,9 @@ def measure(source: Path, work: Path, *, jobs: int, timeout: float) -> tuple[
 def report(name: str, pages: list[Page], status: str, worst: int) -> None:
     clean = sum(1 for p in pages if p.clean)
     share = 100 * clean / len(pages) if pages else 0.0
-    print(f"{name}: {clean}/{len(pages)} pages clean ({share:.0f}%); {status}")
+    built = sum(1 for p in pages if not p.left["error"] and not p.left["not built"])
+    print(f"{name}: {clean}/{len(pages)} pages clean ({share:.0f}%), {clean}/{built} of the "
+          f"pages built; {status}")
     kinds = Counter(k for p in pages for k in p.left if p.left[k])
     print("  pages with: " + ", ".join(f"{k} {kinds[k]}" for k in KINDS))
     for page in sorted(pages, key=lambda p: -sum(p.left.values()))[:worst]:
