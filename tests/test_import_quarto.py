@@ -336,3 +336,15 @@ def test_a_site_folder_that_leads_elsewhere_is_refused(tmp_path: Path) -> None:
         import_quarto(src, config_path=site)
     assert files_of(elsewhere) == set()
     assert files_of(site) == set()
+
+
+def test_only_the_documents_quarto_renders(tmp_path: Path) -> None:
+    src = write(tmp_path / "myblog", {
+        **TEMPLATE,
+        "_quarto.yml": "project:\n  type: website\n  render:\n    - index.qmd\n"
+                       "    - posts/*/index.qmd\n    - '!posts/first-post/'\n",
+    })
+    report = import_quarto(src, config_path=tmp_path / "site")
+    assert [name for name, _ in report.documents] == ["posts/welcome/index.qmd"]
+    assert any(r.file == "_quarto.yml" and r.line == 3 and r.what.startswith(
+        "2 document(s) not in project.render") for r in report.remarks)
