@@ -201,7 +201,9 @@ def measure(source: Path, work: Path, *, jobs: int, timeout: float) -> tuple[
             break
         for rel, message in culprits.items():
             failed[rel] = message
-            (content / rel).write_text("---\ntitle: Set aside\n---\n", encoding="utf-8")
+            # Each stub its own text: a post and a page of the same bytes fail the build.
+            (content / rel).write_text(f"---\ntitle: Set aside\n---\n\n{rel}\n",
+                                       encoding="utf-8")
     if failed:
         status += f"\n  {len(failed)} document(s) set aside for errors, then: build exit " \
                   f"{built.returncode}"
