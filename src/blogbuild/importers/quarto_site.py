@@ -170,11 +170,11 @@ def _nav_item(item: Any, url_of: UrlOf, title_of: TitleOf) -> dict[str, str] | s
     if not title and isinstance(item.get("icon"), str):
         title = item["icon"].capitalize()
     if not isinstance(title, str) or not title.strip():
-        title = title_of(rel) or url_of_title(href)
+        title = title_of(rel) or _title_of_href(href)
     return {"title": " ".join(title.split()), "url": url}
 
 
-def url_of_title(href: str) -> str:
+def _title_of_href(href: str) -> str:
     """A title for a link that has none: its file's name, in words."""
     stem = href.rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
     return stem.replace("-", " ").replace("_", " ").capitalize() or "Home"
