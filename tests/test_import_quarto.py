@@ -286,6 +286,9 @@ def test_refusals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     plain = write(tmp_path / "plain", {"index.md": "# hi\n"})
     assert main(["import", "quarto", str(plain), "--config", str(tmp_path / "s")]) == 1
     assert "no _quarto.yml" in capsys.readouterr().err
+    broken = write(tmp_path / "broken", {"_quarto.yml": "website:\n  title: [a\n"})
+    assert main(["import", "quarto", str(broken), "--config", str(tmp_path / "s")]) == 1
+    assert "broken/_quarto.yml:3: invalid YAML" in capsys.readouterr().err
     empty = write(tmp_path / "empty", {"_quarto.yml": "project:\n  type: website\n"})
     with pytest.raises(BlogbuildError, match="no document"):
         import_quarto(empty, config_path=tmp_path / "s2" / "site.yaml")
