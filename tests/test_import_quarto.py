@@ -225,7 +225,7 @@ def test_site_yaml_posts_freeze_and_metadata(tmp_path: Path) -> None:
         "extra": {"repo_url": "https://github.com/ada/notes"},
         "notebooks": {"repository": "ada/notes"}}
     assert files_of(site) == {
-        "site.yaml", "_variables.yml", "content/home.qmd", "content/talks/index.qmd",
+        "site.yaml", "content/_variables.yml", "content/home.qmd", "content/talks/index.qmd",
         "content/talks/2019.qmd",
         "content/posts/_metadata.yml", "content/posts/2021-03-04-first/index.qmd",
         "content/posts/2021-03-04-first/refs.bib", "content/posts/plain/index.qmd",

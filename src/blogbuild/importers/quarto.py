@@ -2,8 +2,8 @@
 
 Unlike the other sources, a Quarto project becomes a whole site: site.yaml from
 `_quarto.yml` and the listing page, every document copied as it is (`.qmd` files are read
-natively) under content/ at the path it had, the posts' folder as content/posts/, the
-`_metadata.yml` files beside them, and `_variables.yml` and `_freeze/` beside site.yaml.
+natively) under content/ at the path it had (`_metadata.yml` and `_variables.yml` too),
+the posts' folder as content/posts/, and `_freeze/` beside site.yaml.
 What has no counterpart (themes, filters, extensions, R cells that were never frozen,
 the listing's customisation) is named in the report.
 """
@@ -162,8 +162,6 @@ def _dest(name: str, project: Project, *, document: bool) -> str | None:
     """The site-relative path a project file is copied to (None: not copied). A Markdown
     document becomes a .qmd file: Quarto reads it as it reads .qmd (without cells), and
     so does the Quarto reader here."""
-    if name == "_variables.yml":
-        return name
     placed = moved_path(name, project.posts)
     if document and placed.endswith(".md"):
         placed = placed[:-3] + ".qmd"
