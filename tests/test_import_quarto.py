@@ -163,6 +163,7 @@ filters:
   - lightbox
 execute:
   freeze: auto
+release: "1.2"
 website:
   title: "Notes"
   site-url: https://ada.example.org/notes
@@ -225,18 +226,20 @@ def test_site_yaml_posts_freeze_and_metadata(tmp_path: Path) -> None:
         "extra": {"repo_url": "https://github.com/ada/notes"},
         "notebooks": {"repository": "ada/notes"}}
     assert files_of(site) == {
-        "site.yaml", "content/_variables.yml", "content/home.qmd", "content/talks/index.qmd",
+        "site.yaml", "content/_variables.yml", "content/_metadata.yml", "content/home.qmd", "content/talks/index.qmd",
         "content/talks/2019.qmd",
         "content/posts/_metadata.yml", "content/posts/2021-03-04-first/index.qmd",
         "content/posts/2021-03-04-first/refs.bib", "content/posts/plain/index.qmd",
         "content/blog/_footer.Rmd", "_freeze/posts/plain/index/execute-results/html.json"}
     assert report.posts == 2
+    metadata = yamlcore.safe_load((site / "content/_metadata.yml").read_text(encoding="utf-8"))
+    assert metadata == {"execute": {"freeze": "auto"}, "release": "1.2"}
     said = [(r.file, r.line, r.what) for r in report.remarks]
     for file, line, start in [
             ("_quarto.yml", 5, "filters (Lua) are not run here"),
-            ("_quarto.yml", 14, "website favicon: not carried over"),
-            ("_quarto.yml", 21, "the navbar menu 'More' has no counterpart"),
-            ("_quarto.yml", 28, "format html toc: not carried over"),
+            ("_quarto.yml", 15, "website favicon: not carried over"),
+            ("_quarto.yml", 22, "the navbar menu 'More' has no counterpart"),
+            ("_quarto.yml", 29, "format html toc: not carried over"),
             ("_extensions", 0, "Quarto extensions (their shortcodes, filters and formats)"),
             ("old.Rmd", 0, "an R Markdown document: not imported"),
             ("blog.qmd", 3, "listing sort 'title': the posts are listed newest first"),

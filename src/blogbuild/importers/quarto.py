@@ -32,12 +32,19 @@ from blogbuild.importers.quarto_project import (
     read_project,
     rendered,
 )
-from blogbuild.importers.quarto_site import site_settings, site_yaml
+from blogbuild.importers.quarto_site import (
+    metadata_yaml,
+    project_metadata,
+    site_settings,
+    site_yaml,
+)
 from blogbuild.importers.sources import rel, walk
 from blogbuild.importers.write import file_conflicts, write_files
 from blogbuild.readers import is_document
 
 FREEZE = "_freeze"
+#: The directory metadata of every document: what _quarto.yml's own metadata becomes.
+METADATA = "content/_metadata.yml"
 #: Folders of a Quarto project that are its tools' or its output, never sources.
 _NOT_SOURCE = {"_site", FREEZE, ".quarto", "_extensions", "renv", "site_libs", "_book",
                "venv", ".venv", "node_modules", "__pycache__"}
@@ -112,6 +119,7 @@ def import_quarto(source: Path, *, config_path: Path | str | None = None,
             _foreign_cells(project, root, name, files)
     settings = _settings(project, root, moved, set(names), files)
     files[config_name] = site_yaml(settings).encode("utf-8")
+    _metadata(project, files)
     posts = sum(1 for _, dest in moved if dest.startswith(f"content/{POSTS_DIR}/"))
     report = QuartoReport(source, site, moved, posts, files, settings, project.remarks,
                           dry_run)
@@ -269,6 +277,20 @@ def _keep_address(project: Project, name: str, old: str,
         return
     lines.insert(closer, f"aliases: [{json.dumps(old)}]")
     files[dest] = "\n".join(lines).encode("utf-8")
+
+
+def _metadata(project: Project, files: dict[str, Path | bytes]) -> None:
+    """content/_metadata.yml from the metadata of _quarto.yml, unless the project has a
+    _metadata.yml at its top (then a remark)."""
+    metadata = project_metadata(project)
+    if not metadata:
+        return
+    if METADATA in files:
+        project.note(next(iter(metadata)), "the project-wide metadata of _quarto.yml is not "
+                                           "carried over: the project has a _metadata.yml "
+                                           "at its top; move it there")
+    else:
+        files[METADATA] = metadata_yaml(metadata).encode("utf-8")
 
 
 def _text(value: Any) -> str | None:

@@ -29,8 +29,10 @@ _WEBSITE_WHY = {
     "page-footer": "the footer is the theme's (templates/ can change it)",
     "comments": "comments here are giscus' (comments: in site.yaml)",
 }
-_TOP_DONE = {"project", "website", "format", "lang", "author", "bibliography", "execute",
-             "filters", "editor", "engine", "jupyter", "knitr", "editor_options"}
+#: Keys of _quarto.yml that are the project's settings, not metadata of its documents.
+_NOT_METADATA = {"project", "website", "format", "lang", "author", "bibliography", "filters",
+                 "profile", "metadata-files", "editor", "engine", "jupyter", "knitr",
+                 "editor_options"}
 _LISTING_DONE = {"contents", "sort", "page-size", "feed", "categories", "id"}
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*")
 _NAMED = re.compile(r"""title=["']([^"'\n]+)["']""")
@@ -244,14 +246,23 @@ def _left_behind(project: Project, website: dict[str, Any]) -> None:
     if project.get("filters"):
         project.note("filters", "filters (Lua) are not run here; what they do to a page is "
                                 "lost")
-    execute = project.get("execute")
-    for key in sorted(execute) if isinstance(execute, dict) else []:
-        if key != "freeze":
-            project.note(f"execute.{key}", f"execute {key}: cells run as notebooks do here "
-                                           "(notebooks.execute in site.yaml)")
-    for key in sorted(set(project.settings) - _TOP_DONE):
-        project.note(key, f"{key}: project-wide metadata is not carried over; put it in a "
-                          "folder's _metadata.yml or each document")
+    for key in ("profile", "metadata-files"):
+        if project.get(key) is not None:
+            project.note(key, f"{key}: not carried over (only _quarto.yml itself is read)")
+
+
+def project_metadata(project: Project) -> dict[str, Any]:
+    """The metadata _quarto.yml gives every document (`execute:`, `toc:`, a key its pages
+    read with {{< meta >}}…): what content/_metadata.yml holds for the same effect."""
+    return {key: value for key, value in project.settings.items()
+            if key not in _NOT_METADATA}
+
+
+def metadata_yaml(metadata: dict[str, Any]) -> str:
+    """The text of content/_metadata.yml made from `project_metadata`."""
+    head = ("# The metadata every document had from _quarto.yml, written by `blogbuild\n"
+            "# import quarto`: a folder's _metadata.yml and a document's front matter win.\n")
+    return head + yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=100)
 
 
 def site_yaml(site: dict[str, Any]) -> str:
