@@ -226,8 +226,8 @@ def test_site_yaml_posts_freeze_and_metadata(tmp_path: Path) -> None:
         "extra": {"repo_url": "https://github.com/ada/notes"},
         "notebooks": {"repository": "ada/notes"}}
     assert files_of(site) == {
-        "site.yaml", "content/_variables.yml", "content/_metadata.yml", "content/home.qmd", "content/talks/index.qmd",
-        "content/talks/2019.qmd",
+        "site.yaml", "content/_variables.yml", "content/_metadata.yml", "content/home.qmd",
+        "content/talks/index.qmd", "content/talks/2019.qmd",
         "content/posts/_metadata.yml", "content/posts/2021-03-04-first/index.qmd",
         "content/posts/2021-03-04-first/refs.bib", "content/posts/plain/index.qmd",
         "content/blog/_footer.Rmd", "_freeze/posts/plain/index/execute-results/html.json"}
@@ -305,7 +305,8 @@ def test_a_link_out_of_the_project_is_not_followed(tmp_path: Path) -> None:
     site = tmp_path / "site"
     report = import_quarto(src, config_path=site)
     assert "content/posts/welcome/key.txt" not in files_of(site)
-    assert any("key.txt" in r.what for r in report.remarks)
+    assert any(r.file == "posts/welcome/key.txt" and r.what.startswith("symbolic link")
+               for r in report.remarks)
 
 
 def test_a_listing_of_undated_pages_is_no_blog(tmp_path: Path) -> None:

@@ -81,7 +81,10 @@ def import_quarto(source: Path, *, config_path: Path | str | None = None,
     site, config_name = _site_file(config_path, root)
     project = read_project(root)
     found, skipped = walk(root, skip=lambda name: name in _NOT_SOURCE)
-    project.remarks += [Remark(".", 0, note.what) for note in skipped]
+    # The walk's notes name their file first ("posts/x/key.txt: a link leading out…").
+    for note in skipped:
+        file, _, what = note.what.partition(": ") if ": " in note.what else ("", "", note.what)
+        project.remarks.append(Remark(file, 0, what))
     names = sorted(_sources(project, root, found))
     # As Quarto does, a name starting with "_" is no document (an include, an archive):
     # it is copied as a file, which the build leaves alone.

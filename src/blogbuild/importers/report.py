@@ -64,8 +64,8 @@ def quarto_lines(report: QuartoReport) -> list[str]:
     lines.append(f"{source}/_quarto.yml -> {site}/site.yaml: {keys or 'the defaults'}")
     if report.remarks:
         lines.append("not carried over (or changed):")
-        lines.extend(f"  {source}/{r.file}" + (f":{r.line}" if r.line else "") + f": {r.what}"
-                     for r in report.remarks)
+        lines.extend(f"  {source}" + (f"/{r.file}" if r.file else "")
+                     + (f":{r.line}" if r.line else "") + f": {r.what}" for r in report.remarks)
     if report.blocked:
         lines.append("would stop the import (nothing would be written):")
         lines.extend(f"  {problem}" for problem in report.blocked)
