@@ -59,7 +59,8 @@ def _modified() -> dt.datetime:
 @pytest.mark.parametrize(("written", "iso"), [
     ("2022-02-13", "2022-02-13"), ("2/13/2022", "2022-02-13"), ("02/03/2022", "2022-02-03"),
     ("February 13, 2022", "2022-02-13"), ("Feb 13 2022", "2022-02-13"),
-    ("13 February 2022", "2022-02-13"), ("last-modified", "2023-05-06T07:08:09+00:00"),
+    ("13 February 2022", "2022-02-13"), ("08-01-2020", "2020-08-01"), ("3-16-2018", "2018-03-16"),
+    ("3-16/2018", None), ("last-modified", "2023-05-06T07:08:09+00:00"),
     ("2022-02-13T10:00:00+01:00", "2022-02-13T10:00:00+01:00"), ("someday", None),
     ("Smarch 13, 2022", None)])
 def test_the_date_forms_quarto_reads(written: str, iso: str | None) -> None:
@@ -134,6 +135,20 @@ def test_a_value_of_the_wrong_type_is_an_error_at_its_line(tmp_path: Path) -> No
                for m in messages)
     assert any(m.startswith("content/posts/b.qmd:3: error: 'date' is not a date Quarto "
                             "reads: 'someday'") for m in messages)
+
+
+def test_a_date_that_is_inline_code_is_left_out_with_a_warning(tmp_path: Path) -> None:
+    site = _site(tmp_path, {"content/posts/a.qmd": "---\ntitle: A\ndate: 2024-01-02\n"
+                            "date-modified: '`r format(Sys.Date())`'\n---\nA\n"})
+    report = build(site, jobs=1)
+    assert _messages(report) == [
+        "content/posts/a.qmd:4: warning: 'date-modified' is inline code ('`r format("
+        "Sys.Date())`') that Quarto runs to make the date; blogbuild runs no code in front "
+        "matter, so it is left out: write the date itself (2022-02-13, today or last-modified)"]
+    page = html5lib.parse((tmp_path / "_site/posts/a/index.html").read_text(),
+                          namespaceHTMLElements=False)
+    times = [t.get("datetime") for t in page.iter("time")]
+    assert times and all(t == "2024-01-02" for t in times)
 
 
 def test_metadata_files_merge_under_the_front_matter_and_an_edit_builds_again(

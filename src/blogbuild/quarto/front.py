@@ -24,13 +24,18 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from blogbuild.content.dates import BadDate, parse_date
 from blogbuild.content.frontmatter import FrontMatter
 from blogbuild.content.frontvalues import FrontValues
+from blogbuild.diagnostics import Diagnostic, warning
 from blogbuild.urls import is_allowed_url
 from blogbuild.yamlcore import STR, describe, text_of
 
 #: The forms of a date Quarto reads, for messages.
-DATE_HINT = ("write it as 2022-02-13 (optionally with a time), 2/13/2022, February 13, "
-             "2022, today, now or last-modified")
-_SLASHED = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})")
+DATE_HINT = ("write it as 2022-02-13 (optionally with a time), 2/13/2022, 2-13-2022, "
+             "February 13, 2022, today, now or last-modified")
+#: Month, day, year: Quarto reads `MM/dd/yyyy` and `MM-dd-yyyy` (parsePandocDate).
+_SLASHED = re.compile(r"(\d{1,2})([/-])(\d{1,2})\2(\d{4})")
+#: An inline R or Python expression (`` `r Sys.Date()` ``, `` `{python} today()` ``),
+#: which Quarto has knitr or Jupyter run before it reads the value.
+_INLINE_CODE = re.compile(r"`(?:r|\{(?:r|python|julia)\})[ \t][^`]*`")
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 _MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
 _MONTHS["sept"] = 9
@@ -62,7 +67,7 @@ def quarto_date(text: str, modified: Modified) -> str | None:
         pass
     found = _SLASHED.fullmatch(text)
     if found:
-        month, day, year = found[1], found[2], found[3]
+        month, day, year = found[1], found[3], found[4]
     elif (found := _MONTH_FIRST.fullmatch(text)) and found[1].lower() in _MONTHS:
         month, day, year = str(_MONTHS[found[1].lower()]), found[2], found[3]
     elif (found := _DAY_FIRST.fullmatch(text)) and found[2].lower() in _MONTHS:
@@ -72,9 +77,12 @@ def quarto_date(text: str, modified: Modified) -> str | None:
     return f"{year}-{int(month):02d}-{int(day):02d}"
 
 
-def quarto_front(fm: FrontMatter, file: str, modified: Modified) -> FrontMatter:
+def quarto_front(fm: FrontMatter, file: str, modified: Modified, *,
+                 problems: list[Diagnostic] | None = None) -> FrontMatter:
     """`fm` with Quarto's values made the site's (see the module's docstring); raises
-    ContentError at the line of a value of the wrong type."""
+    ContentError at the line of a value of the wrong type. A date that is an inline R or
+    Python expression is left out with a warning added to `problems` (an error when there
+    is no list: a metadata file's)."""
     read = FrontValues(fm, file)
     nodes, data = dict(fm.nodes), dict(fm.data)
     for key in _STRINGS:
@@ -94,6 +102,10 @@ def quarto_front(fm: FrontMatter, file: str, modified: Modified) -> FrontMatter:
             continue
         if not isinstance(node, ScalarNode):
             raise read.fail(f"'{key}' must be a date, not {describe(node)}; {DATE_HINT}", node)
+        if problems is not None and _INLINE_CODE.fullmatch((text_of(node) or "").strip()):
+            problems.append(_left_out(read, key, node))
+            del nodes[key], data[key]
+            continue
         iso = quarto_date(text_of(node) or "", modified)
         if iso is None:
             raise read.fail(f"'{key}' is not a date Quarto reads: {text_of(node)!r}; "
@@ -111,9 +123,19 @@ def quarto_hint(front: dict[str, Any], modified: Modified) -> dict[str, Any]:
     out = dict(front)
     for key, ours in (("date", "date"), ("date-modified", "updated")):
         value = front.get(key)
-        if isinstance(value, str) and (ours == key or ours not in front):
+        if isinstance(value, str) and _INLINE_CODE.fullmatch(value.strip()):
+            out.pop(key, None)  # left out, as quarto_front leaves it out
+        elif isinstance(value, str) and (ours == key or ours not in front):
             out[ours] = quarto_date(value, modified) or value
     return out
+
+
+def _left_out(read: FrontValues, key: str, node: ScalarNode) -> Diagnostic:
+    """The warning for a date that is code Quarto has run (knitr, Jupyter) before reading it."""
+    return warning(read.file, read.line(node),
+                   f"'{key}' is inline code ({text_of(node)!r}) that Quarto runs to make the "
+                   "date; blogbuild runs no code in front matter, so it is left out: write the "
+                   "date itself (2022-02-13, today or last-modified)")
 
 
 def _authors(read: FrontValues, node: Node) -> tuple[list[str], list[dict[str, str]]]:

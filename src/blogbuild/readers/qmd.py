@@ -66,9 +66,10 @@ class QuartoReader:
 
     def read(self, job: SourceJob, data: bytes, config: Config, folders: Folders) -> Document:
         inputs: dict[str, str] = {}
+        problems: list[Diagnostic] = []
         try:
             text = decode_source(data, job.display)
-            fm = _front(job, text, config.root, inputs)
+            fm = _front(job, text, config.root, inputs, problems=problems)
             meta = parse_meta(fm, job.display, stem(job.path.name))
         except ContentError as exc:
             raise Unreadable(error(exc.file or job.display, exc.line, exc.message)) from None
@@ -76,7 +77,7 @@ class QuartoReader:
         body = expand(fm.body, path=job.path, file=job.display,
                       first_line=fm.body_line_offset + 1, where=where)
         inputs.update(body.inputs)
-        problems: list[Diagnostic] = list(body.problems)
+        problems += body.problems
         if not fm.body.strip():
             what = "is empty" if not text.strip() else "has no text after its front matter"
             problems.append(warning(job.display, fm.body_line_offset + 1 if text.strip() else 0,
@@ -135,13 +136,16 @@ class QuartoDocument(Document):
         return dataclasses.replace(diagnostic, file=file, line=line)
 
 
-def _front(job: SourceJob, text: str, root: Path, inputs: dict[str, str]) -> FrontMatter:
+def _front(job: SourceJob, text: str, root: Path, inputs: dict[str, str], *,
+           problems: list[Diagnostic] | None = None) -> FrontMatter:
     """The front matter as the site reads it: Quarto's values made ours, over the
-    directory metadata (each file read recorded in `inputs`, shown from `root`)."""
+    directory metadata (each file read recorded in `inputs`, shown from `root`; the
+    warnings about it added to `problems`)."""
     fm = split_front_matter(text, job.display)
     refuse_surrogates(fm, job.display)
     modified = _modified(job)
-    fm = quarto_front(fm, job.display, modified)
+    fm = quarto_front(fm, job.display, modified,
+                      problems=[] if problems is None else problems)
     return merged_front(fm, job.display, metadata_paths(job.path, job.rel),
                         root, inputs, modified)
 
