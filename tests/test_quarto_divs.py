@@ -201,6 +201,22 @@ def test_margin_wide_and_grid_boxes_ask_for_their_stylesheet() -> None:
     assert "divs" not in render("::: box\nA\n:::\n")[2]["needs"]
 
 
+def test_a_div_right_under_an_html_tag_is_a_div_as_pandoc_reads_it() -> None:
+    text = ('<div class="tab-pane" id="py">\n::: {.grid .gap-3}\n::: {.g-col-6}\n*One*\n'
+            ':::\n:::\n\n</div>\n\n<div>\n<!--\n:::\n-->\n</div>\n')
+    html, diagnostics, _ = render(text)
+    tree = parse(html)
+    tab = tree.find(f"{NS}div")
+    assert tab is not None and tab.get("id") == "py"
+    grid = tab.find(f"{NS}div")
+    assert grid is not None and grid.get("class") == "grid gap-3"
+    cell = grid.find(f"{NS}div")
+    assert cell is not None and cell.get("class") == "g-col-6"
+    assert cell.findtext(f"{NS}p/{NS}em") == "One"
+    assert diagnostics == [] and "<!--\n:::\n-->" in html  # a comment's lines stay its own
+    assert "::: {" not in html
+
+
 def test_bad_input_is_a_message_at_its_line_and_the_text_stays() -> None:
     deep = "".join(f"::: d{i}\n" for i in range(DIV_DEPTH + 3)) + "core\n"
     deep += ":::\n" * (DIV_DEPTH + 3)

@@ -27,7 +27,7 @@ from blogbuild.markdown.callouts import push_title, set_title_and_id, style_open
 from blogbuild.markdown.env import Env, need
 from blogbuild.markdown.quarto.attributes import html_attributes
 from blogbuild.markdown.quarto.blocks import first_heading, has_text, tokenize
-from blogbuild.markdown.quarto.fences import Fenced, make_div_rule
+from blogbuild.markdown.quarto.fences import Fenced, make_div_rule, make_html_rule
 from blogbuild.markdown.quarto.figdivs import RENDER_RULES, figure_div
 from blogbuild.markdown.quarto.layout import KEYS as LAYOUT_KEYS
 from blogbuild.markdown.quarto.layout import has_layout, lay_out
@@ -201,6 +201,8 @@ def divs_plugin(md: MarkdownIt, *, config: Config, gate: Callable[[Env], bool]) 
     rule = make_div_rule(make_emit(build_kinds(config.callouts)), gate)
     md.block.ruler.before("fence", "quarto_div", rule,
                           {"alt": ["paragraph", "reference", "blockquote", "list"]})
+    md.block.ruler.before("html_block", "quarto_html_block", make_html_rule(gate),
+                          {"alt": ["paragraph", "reference", "blockquote"]})
     for name, render in RENDER_RULES.items():
         md.add_render_rule(name, render)
     md.use(spans_plugin, gate=gate)

@@ -11,6 +11,10 @@ classes mean. A div never closed runs to the end of its container, with a warnin
 opening line; an opening whose attribute block does not parse stays text, with a warning;
 divs nested deeper than `DIV_DEPTH` stay text (their content is parsed as it would be
 without them), with one warning.
+
+Pandoc reads Markdown inside raw HTML (`<div class="tab-pane">` on one line, `::: {.grid}`
+on the next), where CommonMark makes every line up to a blank one part of the HTML block:
+on a Quarto page a `:::` line ends such a block (`make_html_rule`), so the div is one.
 """
 
 from __future__ import annotations
@@ -19,12 +23,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from markdown_it.rules_block import StateBlock
+from markdown_it.rules_block import StateBlock, html_block
+from markdown_it.rules_block.html_block import HTML_SEQUENCES
 
 from blogbuild.markdown.env import Env, report, source_line
 from blogbuild.markdown.quarto.attributes import PandocAttrs, parse
 
-__all__ = ["DIV_DEPTH", "Fenced", "find_close", "make_div_rule", "opening"]
+__all__ = ["DIV_DEPTH", "Fenced", "find_close", "make_div_rule", "make_html_rule", "opening"]
 
 #: Fenced divs nested deeper than this are shown as text (their `:::` lines stay).
 DIV_DEPTH = 16
@@ -155,3 +160,48 @@ def make_div_rule(emit: Emit, gate: Callable[[Env], bool],
         return True
 
     return fenced_div
+
+
+#: The HTML blocks that end at a blank line (CommonMark's kinds 6 and 7: a tag); the others
+#: (a comment, <script>, <pre>…) end at their closing text, `:::` lines inside included.
+_TAG_BLOCKS = tuple(opening for opening, closing, _ in HTML_SEQUENCES if closing.pattern == "^$")
+
+
+def make_html_rule(gate: Callable[[Env], bool],
+                   ) -> Callable[[StateBlock, int, int, bool], bool]:
+    """The HTML block rule on the pages `gate` accepts: a block of tags ends before its first
+    `:::` line, which Pandoc reads as Markdown (a fenced div's opening or closing line)."""
+
+    def quarto_html_block(state: StateBlock, start_line: int, end_line: int,
+                          silent: bool) -> bool:
+        if silent or not gate(state.env) or state.is_code_block(start_line):
+            return False
+        if not any(tag.search(_text(state, start_line)) for tag in _TAG_BLOCKS):
+            return False
+        comment = _in_comment(_text(state, start_line), False)
+        line = start_line + 1
+        while line < end_line and not state.isEmpty(line):
+            text = _text(state, line)
+            if (not comment and state.sCount[line] - state.blkIndent < 4
+                    and (_CLOSE.match(text) or opening(text) is not False)):
+                return html_block(state, start_line, line, silent)
+            comment = _in_comment(text, comment)
+            line += 1
+        return False  # no `:::` line: the usual rule reads the block
+
+    return quarto_html_block
+
+
+def _in_comment(text: str, inside: bool) -> bool:
+    """Whether an HTML comment is open after `text` (`inside`: one was before it)."""
+    while True:
+        if inside:
+            end = text.find("-->")
+            if end < 0:
+                return True
+            text, inside = text[end + 3:], False
+        else:
+            start = text.find("<!--")
+            if start < 0:
+                return False
+            text, inside = text[start + 4:], True
