@@ -103,8 +103,9 @@ def callouts_in(text: str) -> int:
 
 
 def _texts(node: Element, out: list[str]) -> None:
-    """The text of `node` outside code, scripts and styles, in document order."""
-    if node.tag in _SKIPPED:
+    """The text of `node` outside code, scripts, styles and comments (an author's hidden
+    notes: not on the page), in document order."""
+    if not isinstance(node.tag, str) or node.tag in _SKIPPED:
         if node.tail:
             out.append(node.tail)
         return
