@@ -7,7 +7,9 @@ print, `meta` and `var` the value of a front matter key or of the site's `_varia
 `{{{< x >}}}` shows `{{< x >}}`. Code spans and code blocks are never read, and the
 foreign-syntax warnings (blogbuild.markdown.foreign) do not see a shortcode read here.
 `include` is expanded before parsing (blogbuild.quarto.include); one that is not alone on
-its line is a warning here.
+its line is a warning here. A `meta` or `var` inside a link's URL
+(`[x](https://{{< meta sub >}}quarto.org/)`) is its value, percent-escaped, as Quarto
+expands it there; one that has no value leaves the link's text only, with a warning.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import re
 import shlex
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import quote
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
@@ -35,6 +38,10 @@ __all__ = ["shortcodes_plugin"]
 _CODE = re.compile(r"\{\{(\{)?<[ \t]*([A-Za-z][\w.-]{0,60})((?:[^>\n]|>(?!\}\}))"
                    r"{0,500}?)[ \t]*>\}\}(?(1)\})")
 _NAMED = re.compile(r"[A-Za-z][\w-]*=")
+#: A link's `(URL)` holding shortcodes: no spaces but theirs, no title.
+_URL = re.compile(r"\([ \t]*((?:[^\s()<>{]|\{(?!\{<)|\{\{<[^>\n]{1,200}?>\}\})+)[ \t]*\)")
+#: What a value put in a URL keeps as written (the rest percent-escaped).
+_URL_SAFE = ":/?#[]@!$&'*+,;=%~"
 #: Shortcodes that are a block: a paragraph holding only one becomes that block.
 _BLOCKS = frozenset({"video", "pagebreak"})
 _ADVICE = {
@@ -73,6 +80,10 @@ def _resolve(state: StateCore, urls: UrlBuilder) -> None:
     for child, block, line in list(inline_lines(env, state.tokens)):
         if child.type == "quarto_shortcode":
             _apply(child, block, line, env, urls)
+        elif child.type == "quarto_url_missing":
+            report(env, line, f"{child.content} in a link's URL has no value here (see the "
+                   "front matter, or content/_variables.yml for a var), so the link is left "
+                   "out and its text kept; give it the value or write the URL")
     tokens = state.tokens
     for index in range(len(tokens) - 3, -1, -1):
         inline = tokens[index + 1]
@@ -118,14 +129,31 @@ def _apply(token: Token, block: Token, line: int, env: Env, urls: UrlBuilder) ->
         token.type = "quarto_literal"
 
 
+def _lookup(env: Env, name: str, key: str) -> Any:
+    """The value `{{< meta key >}}` or `{{< var key >}}` reads (a dotted key reads into
+    mappings); None when there is none."""
+    page = env["quarto"]
+    value: Any = page.meta if name == "meta" else page.variables
+    for part in key.split(".") if key else ():
+        value = value.get(part) if isinstance(value, dict) else None
+    return value if key else None
+
+
+def _text_of(value: Any) -> str:
+    """A value as the page shows it: a list's items joined, booleans as YAML writes them."""
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 def _value(token: Token, name: str, args: list[str], line: int, env: Env) -> None:
     """`{{< meta key >}}` or `{{< var key >}}` (a dotted key reads into mappings)."""
     page = env["quarto"]
     where = page.meta if name == "meta" else page.variables
     key = args[0] if args else ""
-    value: Any = where
-    for part in key.split(".") if key else ():
-        value = value.get(part) if isinstance(value, dict) else None
+    value = _lookup(env, name, key)
     if not key or value is None or isinstance(value, dict):
         source = "the front matter" if name == "meta" else "content/_variables.yml"
         what = (f"has no '{key}'" if where is not None else "does not exist") if key \
@@ -136,11 +164,52 @@ def _value(token: Token, name: str, args: list[str], line: int, env: Env) -> Non
                "written")
         token.type = "quarto_literal"
         return
-    if isinstance(value, list):
-        value = ", ".join(str(v) for v in value)
-    elif isinstance(value, bool):
-        value = "true" if value else "false"
-    token.type, token.content = "quarto_literal", str(value)
+    token.type, token.content = "quarto_literal", _text_of(value)
+
+
+def _link(state: StateInline, silent: bool) -> bool:
+    """`[text](URL)` whose URL holds `{{< meta key >}}` or `{{< var key >}}`: the link, the
+    values put in percent-escaped (a value missing: not a link here, the warning later)."""
+    if not is_quarto(state.env) or state.src[state.pos] != "[" or "{{<" not in state.src:
+        return False
+    label_end = state.md.helpers.parseLinkLabel(state, state.pos, True)
+    if label_end < 0:
+        return False
+    found = _URL.match(state.src, label_end + 1, state.posMax)
+    if found is None or "{{<" not in found[1]:
+        return False
+    parts: list[str] = []
+    at, missing = 0, ""
+    for code in _CODE.finditer(found[1]):
+        words = code[3].split()
+        value = _lookup(state.env, code[2], words[0]) if code[2] in ("meta", "var") and \
+            len(words) == 1 and code[1] is None else None
+        if value is None or isinstance(value, dict):
+            missing = missing or code[0]
+            continue
+        parts += [found[1][at:code.start()], quote(_text_of(value), safe=_URL_SAFE)]
+        at = code.end()
+    url = "".join(parts) + found[1][at:]
+    destination = state.md.helpers.parseLinkDestination(url, 0, len(url))
+    href = state.md.normalizeLink(destination.str) \
+        if destination.ok and destination.pos == len(url) else ""
+    if not missing and (not href or not state.md.validateLink(href)):
+        return False
+    if not silent:
+        old_max = state.posMax
+        state.pos, state.posMax = state.pos + 1, label_end
+        if missing:  # its text, and the warning once the line is known (`_resolve`)
+            state.push("quarto_url_missing", "", 0).content = missing
+        else:
+            state.push("link_open", "a", 1).attrs = {"href": href}
+        state.linkLevel += 1
+        state.md.inline.tokenize(state)
+        state.linkLevel -= 1
+        if not missing:
+            state.push("link_close", "a", -1)
+        state.posMax = old_max
+    state.pos = found.end()
+    return True
 
 
 def _video(token: Token, args: list[str], named: dict[str, str], line: int, env: Env,
@@ -181,9 +250,11 @@ def _video_inline(self: Any, tokens: Sequence[Token], idx: int, options: Options
 
 
 def shortcodes_plugin(md: MarkdownIt, *, urls: UrlBuilder) -> None:
+    md.inline.ruler.before("link", "quarto_shortcode_link", _link)
     md.inline.ruler.after("text", "quarto_shortcode", _shortcode)
     md.core.ruler.after("inline", "quarto_shortcodes", lambda state: _resolve(state, urls))
     md.add_render_rule("quarto_literal", _literal)
+    md.add_render_rule("quarto_url_missing", lambda *_: "")
     md.add_render_rule("quarto_kbd", _kbd)
     md.add_render_rule("quarto_pagebreak", _pagebreak)
     md.add_render_rule("quarto_video_inline", _video_inline)
