@@ -155,14 +155,16 @@ def test_an_option_of_the_wrong_type_is_a_warning_at_its_line(tmp_path: Path) ->
     assert _texts(html, ".//h:pre/h:code") == ["x = 1\n"]  # echo's default applies
 
 
-def test_a_captioned_labelled_figure_is_numbered_and_referenced(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fence", ["```{python}\n#| label: fig-x\n", "```{r fig-x, fig.width=9}\n"])
+def test_a_captioned_labelled_figure_is_numbered_and_referenced(tmp_path: Path,
+                                                                 fence: str) -> None:
     png = (FIXTURE / "_freeze/posts/cells/index/figure-html/fig-sales-output-1.png")
     folder = tmp_path / "_freeze" / "posts" / "p" / "figure-html"
     folder.mkdir(parents=True)
     shutil.copy(png, folder / "fig-x-output-1.png")
     frozen = ("::: {.cell}\n" + CODE + "::: {.cell-output .cell-output-display}\n"
               "![Loss](p_files/figure-html/fig-x-output-1.png){#fig-x}\n:::\n:::\n")
-    html, messages = _render(tmp_path, "\nSee @fig-x.\n\n```{python}\n#| label: fig-x\n"
+    html, messages = _render(tmp_path, f"\nSee @fig-x.\n\n{fence}"
                              "#| fig-cap: The loss\nplot()\n```\n", freeze=frozen)
     assert messages == []
     figure = _tree(html).find(".//h:figure[@id='fig-x']", NS)
@@ -174,6 +176,29 @@ def test_a_captioned_labelled_figure_is_numbered_and_referenced(tmp_path: Path) 
     html, _ = _render(tmp_path, "\n```{python}\nplot()\n```\n", freeze=frozen)
     img = _tree(html).find(".//h:img", NS)
     assert img is not None and img.get("alt") == "Figure 1 of the post, drawn by cell 1"
+
+
+@pytest.mark.parametrize("fence", ["```{r}\n#| label: tbl-po\n", "```{r tbl-po, echo=TRUE}\n"])
+def test_a_cell_labelled_tbl_with_a_caption_is_a_numbered_table(tmp_path: Path,
+                                                               fence: str) -> None:
+    # As knitr freezes it: the cell div holds the label and the caption, its output a table.
+    # The label is a `#|` option, or knitr's chunk label (the first word in the braces).
+    frozen = ("::: {#tbl-po .cell tbl-cap='Potential *outcomes*'}\n\n"
+              "```{.r .cell-code}\nknitr::kable(po)\n```\n\n"
+              "::: {.cell-output-display}\n| id | y |\n|---:|--:|\n| 1 | 80 |\n:::\n:::\n")
+    html, messages = _render(tmp_path, f"\nSee @tbl-po.\n\n{fence}"
+                             "#| tbl-cap: Potential *outcomes*\n"
+                             "knitr::kable(po)\n```\n", freeze=frozen)
+    assert messages == []
+    figure = _tree(html).find(".//h:figure[@id='tbl-po']", NS)
+    assert figure is not None
+    caption = figure.find("h:figcaption", NS)
+    assert caption is not None and "".join(caption.itertext()) == "Table\xa01: Potential outcomes"
+    assert caption.find("h:em", NS) is not None
+    assert [row.findtext("h:td", None, NS) for row in figure.iterfind(".//h:tbody/h:tr", NS)] \
+        == ["1"]
+    assert _texts(html, ".//h:a[@href='#tbl-po']") == ["Table\xa01"]
+    assert "?@tbl" not in html
 
 
 def test_a_freeze_of_another_version_is_a_warning_and_is_not_used(tmp_path: Path) -> None:

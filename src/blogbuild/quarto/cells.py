@@ -72,10 +72,19 @@ _KNITR_FIELDS = {"echo": "input", "eval": "evaluate", "include": "show",
                  "error": "allow_error", "warning": "warnings"}
 
 
-def knitr(attrs: str) -> dict[str, bool]:
-    """The fields of CellOptions that knitr's options in a cell's braces set (the `#|`
-    lines override them)."""
-    return {_KNITR_FIELDS[key]: value.startswith("T") for key, value in _KNITR.findall(attrs)}
+#: knitr's chunk label: the first word in the braces, not `key=value` (```{r fig-map, echo=F}).
+_KNITR_LABEL = re.compile(r"[\s,]*([A-Za-z][\w.:-]*)[ \t]*(?:,|$)")
+
+
+def knitr(attrs: str) -> dict[str, bool | str]:
+    """The fields of CellOptions that knitr's options in a cell's braces set, its chunk
+    label the cell's `label` as Quarto reads it (the `#|` lines override them)."""
+    found: dict[str, bool | str] = {_KNITR_FIELDS[key]: value.startswith("T")
+                                    for key, value in _KNITR.findall(attrs)}
+    label = _KNITR_LABEL.match(attrs)
+    if label is not None:
+        found["label"] = label[1]
+    return found
 
 
 def _defaults(document: Document, found: PageCells) -> dict[str, Any]:

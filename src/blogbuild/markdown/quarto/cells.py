@@ -22,6 +22,7 @@ from markdown_it.token import Token
 
 from blogbuild.content.notebooks.model import Cell, Output
 from blogbuild.markdown.env import Env, need, report, source_line
+from blogbuild.markdown.quarto.figdivs import number_table
 from blogbuild.markdown.quarto.page import is_quarto
 
 if TYPE_CHECKING:
@@ -120,7 +121,33 @@ def _cell(state: StateCore, token: Token, cell: SourceCell, number: int) -> list
     for made in block.tokens:
         if made.type == "fence" and title and '"' not in title:
             made.info = f'{language} title="{title}"'
+    if options.label.startswith("tbl-") and options.tbl_cap:
+        _table(env, block.tokens, options, cell.line)
     return block.tokens
+
+
+def _table(env: Env, tokens: list[Token], options: CellOptions, line: int) -> None:
+    """A cell labelled `tbl-x` with a `tbl-cap`: its outputs are a numbered table, the
+    caption above them, as a `::: {#tbl-x}` div's (Quarto's float of a cell's table)."""
+    start = next((i for i, t in enumerate(tokens) if t.type == "nb_outputs_open"), None)
+    if start is None or not re.fullmatch(r"[A-Za-z][\w.:-]*", options.label):
+        return  # nothing shown, or an id no page may have
+    end = next(i for i in range(len(tokens) - 1, start, -1)
+               if tokens[i].type == "nb_outputs_close")
+    level = tokens[start].level + 1
+    opening = Token("table_figure_open", "figure", 1, level=level, block=True)
+    number_table(env, opening, {"id": options.label})
+    caption = Token("inline", "", 0, level=level + 2, content=options.tbl_cap, children=[],
+                    map=[line, line + 1])
+    made = [opening,
+            Token("figure_caption_open", "figcaption", 1, level=level + 1, block=True,
+                  meta=opening.meta), caption,
+            Token("figure_caption_close", "figcaption", -1, level=level + 1, block=True)]
+    for token in tokens[start + 1:end]:
+        token.level += 1
+    closing = Token("table_figure_close", "figure", -1, level=level, block=True,
+                    meta=opening.meta)
+    tokens[start + 1:end] = [*made, *tokens[start + 1:end], closing]
 
 
 def _outputs(page: PageCells, line: int, options: CellOptions) -> tuple[OutputPart, ...]:

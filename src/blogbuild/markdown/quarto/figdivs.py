@@ -34,7 +34,7 @@ from blogbuild.markdown.quarto.blocks import blocks, tokenize
 from blogbuild.markdown.quarto.fences import Fenced
 from blogbuild.markdown.quarto.layout import KEYS, has_layout, lay_out
 
-__all__ = ["RENDER_RULES", "figure_div"]
+__all__ = ["RENDER_RULES", "figure_div", "number_table"]
 
 #: A paragraph that is one picture: `![alt](src "title")`, maybe with `{#id …}` after it.
 _PICTURE = re.compile(r"!\[(?P<alt>(?:[^\[\]\\]|\\.)*)\]\((?:[^()\\\n]|\\.)*\)"
@@ -102,18 +102,16 @@ def figure_div(div: Fenced, kind: str) -> None:
     level = state.level
     figure = kind == "figure"
     need(env, "divs")
-    opening = state.push("figure_open" if figure else "table_figure_open", "figure", 1)
-    opening.map = [div.start, div.end]
     shown = html_attributes(env, div.line, attrs, used=KEYS)
-    meta: dict[str, Any] = {"quarto": True, "kind": kind, "class": shown.get("class", "")}
-    opening.meta = meta
     if figure:  # the figure's other attributes: blogbuild.markdown.figures writes its tag
+        opening = state.push("figure_open", "figure", 1)
         opening.attrs = {"id": shown["id"]}
+        opening.meta = {"quarto": True, "kind": kind, "class": shown.get("class", "")}
     else:
-        opening.attrs = {**shown, "class": f"figure table-figure {meta['class']}".strip()}
-        count = int(env.get("table_count", 0)) + 1
-        env["table_count"] = count
-        meta.update(number=count, xref_label=f"Table {count}", xref_kind="table")
+        opening = state.push("table_figure_open", "figure", 1)
+        number_table(env, opening, shown)
+    opening.map = [div.start, div.end]
+    meta: dict[str, Any] = opening.meta
     first = tokenize(div, div.start + 1)
     body = state.tokens[first:]
     del state.tokens[first:]
@@ -137,6 +135,19 @@ def figure_div(div: Fenced, kind: str) -> None:
     state.tokens += content + cap if figure else cap + content
     closing = state.push("figure_close" if figure else "table_figure_close", "figure", -1)
     closing.meta = meta
+
+
+def number_table(env: Env, opening: Token, shown: dict[str, str]) -> None:
+    """`opening` (a `table_figure_open`: a `#tbl-` div's, or a cell's with a `tbl-` label)
+    made a captioned table numbered in the page's count of tables, with the HTML
+    attributes `shown`."""
+    need(env, "divs")
+    meta: dict[str, Any] = {"quarto": True, "kind": "table", "class": shown.get("class", "")}
+    opening.attrs = {**shown, "class": f"figure table-figure {meta['class']}".strip()}
+    count = int(env.get("table_count", 0)) + 1
+    env["table_count"] = count
+    meta.update(number=count, xref_label=f"Table {count}", xref_kind="table")
+    opening.meta = meta
 
 
 def _figure_caption_open(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
