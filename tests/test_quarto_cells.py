@@ -201,6 +201,20 @@ def test_a_cell_labelled_tbl_with_a_caption_is_a_numbered_table(tmp_path: Path,
     assert "?@tbl" not in html
 
 
+def test_a_cell_with_lst_label_and_lst_cap_is_a_numbered_listing(tmp_path: Path) -> None:
+    html, messages = _render(tmp_path, "\n```{python}\n#| lst-label: lst-imp\n"
+                             "#| lst-cap: Import pyplot\n#| eval: false\n"
+                             "import matplotlib.pyplot as plt\n```\n\n@lst-imp...\n")
+    assert messages == []
+    block = _tree(html).find(".//h:div[@id='lst-imp']", NS)
+    assert block is not None
+    assert _texts(html, ".//h:div[@id='lst-imp']//h:span[@class='codeblock-title']") == [
+        "Listing\xa01: Import pyplot"]
+    assert _texts(html, ".//h:div[@id='lst-imp']//h:code") == [
+        "import matplotlib.pyplot as plt\n"]
+    assert _texts(html, ".//h:a[@href='#lst-imp']") == ["Listing\xa01"]
+
+
 def test_a_freeze_of_another_version_is_a_warning_and_is_not_used(tmp_path: Path) -> None:
     frozen = "::: {.cell}\n" + CODE + OUTPUT.replace("hi", "old") + ":::\n"
     html, messages = _render(tmp_path, CELL + CELL, freeze=frozen)

@@ -46,6 +46,8 @@ class CellOptions:
     fig_alt: tuple[str, ...] = ()  # `fig-alt`: what the cell's figure (each) shows
     label: str = ""  # `label`: the id of the cell's figure (`fig-...`) or table (`tbl-...`)
     tbl_cap: str = ""  # `tbl-cap`: the caption of the cell's table (a Quarto page's)
+    lst_label: str = ""  # `lst-label`: the id of the cell's code as a listing (`lst-...`)
+    lst_cap: str = ""  # `lst-cap`: the caption of that listing
     #: `echo: fenced`: the code is shown with its cell's fence and option lines (Quarto).
     fenced: bool = False
     warnings: bool = True  # `warning: false`: what the code writes to stderr is not shown
@@ -197,7 +199,8 @@ def quarto_values(data: dict[Any, Any], where: dict[str, int],
                                                      f"or show, not {fold!r}; it is ignored"))
     for key, field in (("code-summary", "code_summary"), ("label", "label"),
                        ("fig-cap", "fig_cap"), ("fig-subcap", "fig_subcap"),
-                       ("fig-alt", "fig_alt"), ("tbl-cap", "tbl_cap")):
+                       ("fig-alt", "fig_alt"), ("tbl-cap", "tbl_cap"),
+                       ("lst-label", "lst_label"), ("lst-cap", "lst_cap")):
         value = data.get(key)
         many = field.startswith("fig_")  # one text, or one per figure
         if _is_text(value):

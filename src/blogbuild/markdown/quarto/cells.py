@@ -35,6 +35,8 @@ _INLINE = re.compile(r"\{(python|r|julia)\}[ \t]+(.+?)[ \t]*")
 _FILENAME = re.compile(r"""filename\s*=\s*(?:"([^"]*)"|'([^']*)'|(\S+))""")
 #: The code languages shown for languages Pygments calls otherwise.
 _LEXER = {"ojs": "javascript", "dot": "text", "sql": "sql", "bash": "bash"}
+#: An id a cell's table or listing may have.
+_ID = re.compile(r"[A-Za-z][\w.:-]*")
 #: Option lines of the cells that are not run (Mermaid's `%%|`).
 _NOT_RUN_OPTION = re.compile(r"(?:%%|//|#)\|.*")
 
@@ -118,9 +120,14 @@ def _cell(state: StateCore, token: Token, cell: SourceCell, number: int) -> list
     code_cell(block, part, NotebookPage("", (), language, (), page.scripts))
     name = _FILENAME.search(cell.attrs)
     title = next((group for group in name.groups() if group), "") if name else ""
+    listing = f' #{options.lst_label} lst-cap="{options.lst_cap}"' \
+        if options.lst_label.startswith("lst-") and _ID.fullmatch(options.lst_label) \
+        and options.lst_cap and '"' not in options.lst_cap else ""
     for made in block.tokens:
         if made.type == "fence" and title and '"' not in title:
             made.info = f'{language} title="{title}"'
+        if made.type == "fence" and listing:  # numbered as a `{#lst-x}` block is (labels)
+            made.info += listing
     if options.label.startswith("tbl-") and options.tbl_cap:
         _table(env, block.tokens, options, cell.line)
     return block.tokens
@@ -130,7 +137,7 @@ def _table(env: Env, tokens: list[Token], options: CellOptions, line: int) -> No
     """A cell labelled `tbl-x` with a `tbl-cap`: its outputs are a numbered table, the
     caption above them, as a `::: {#tbl-x}` div's (Quarto's float of a cell's table)."""
     start = next((i for i, t in enumerate(tokens) if t.type == "nb_outputs_open"), None)
-    if start is None or not re.fullmatch(r"[A-Za-z][\w.:-]*", options.label):
+    if start is None or not _ID.fullmatch(options.label):
         return  # nothing shown, or an id no page may have
     end = next(i for i in range(len(tokens) - 1, start, -1)
                if tokens[i].type == "nb_outputs_close")
