@@ -134,11 +134,11 @@ def test_figure_and_table_divs_are_numbered_and_labelled_with_image_figures() ->
     # subfigures take their figure's number and a letter.
     labels = env["xref_labels"]
     assert labels["fig-grid"] == ("figure", "Figure\xa01")
-    assert labels["fig-r"] == ("figure", "Figure 1 (b)")
+    assert labels["fig-r"] == ("figure", "Figure\xa01 (b)")
     assert labels["tbl-t"] == ("table", "Table\xa01")
     assert labels["fig-one"] == ("figure", "Figure\xa02")
     assert labels["fig-nested"] == ("figure", "Figure\xa03")
-    assert labels["fig-n2"] == ("figure", "Figure 3 (b)")
+    assert labels["fig-n2"] == ("figure", "Figure\xa03 (b)")
     tree = parse(html)
     figures = tree.findall(f".//{NS}figure")
     captions = ["".join(f.find(f"{NS}figcaption").itertext()) for f in figures]
@@ -215,6 +215,18 @@ def test_a_div_right_under_an_html_tag_is_a_div_as_pandoc_reads_it() -> None:
     assert cell.findtext(f"{NS}p/{NS}em") == "One"
     assert diagnostics == [] and "<!--\n:::\n-->" in html  # a comment's lines stay its own
     assert "::: {" not in html
+
+
+def test_a_subfigure_div_or_picture_is_referenced_as_its_figure_and_letter() -> None:
+    html, diagnostics, _ = render(
+        ":::: {#fig-all}\n\n::: {#fig-one}\n\nContent 1\n\nFirst\n:::\n\n"
+        "::: {#fig-two}\n\nContent 2\n\nSecond\n:::\n\nMain\n::::\n\n"
+        "::: {#fig-p}\n![A](a.png){#fig-pa}\n\n![B](b.png){#fig-pb}\n\nPictures\n:::\n\n"
+        "See @fig-all, @fig-one, @fig-two and @fig-pb.\n")
+    assert diagnostics == []
+    links = {a.get("href"): "".join(a.itertext()) for a in parse(html).iter(f"{NS}a")}
+    assert links == {"#fig-all": "Figure\xa01", "#fig-one": "Figure\xa01 (a)",
+                     "#fig-two": "Figure\xa01 (b)", "#fig-pb": "Figure\xa02 (b)"}
 
 
 def test_bad_input_is_a_message_at_its_line_and_the_text_stays() -> None:

@@ -30,6 +30,7 @@ from markdown_it.utils import OptionsDict
 from blogbuild.markdown.env import Env
 from blogbuild.markdown.fenceinfo import parse_fence
 from blogbuild.markdown.figures import DRAWN
+from blogbuild.markdown.quarto.figdivs import SubLabel
 from blogbuild.markdown.quarto.page import is_quarto
 from blogbuild.markdown.statements import markdown_text
 from blogbuild.quarto import QuartoPage
@@ -151,6 +152,12 @@ def _caption(token: Token, page: QuartoPage, kind: str, number: str | None) -> N
     token.meta["caption_label"] = caption_words(page, kind, number) if number else ""
 
 
+def _sub_number(label: SubLabel) -> str:
+    """A subfigure's number, "1 (a)": its figure's (counted before it: the figure opens
+    first) and its letter (blogbuild.markdown.quarto.figdivs.SubLabel)."""
+    return f"{label.parent.get('number', '?')} ({label.letter})"
+
+
 def quarto_labels(state: StateCore) -> None:
     env = state.env
     if not is_quarto(env):
@@ -174,6 +181,9 @@ def quarto_labels(state: StateCore) -> None:
                 token.meta["number"] = number  # a figure div's subfigures say "Figure 1 (b)"
         if number is not None and kind is not None:
             page.xref_numbers[str(ident)] = (kind, number)
+        elif kind == "fig" and isinstance(sub := (token.meta or {}).get("xref_label"),
+                                          SubLabel):  # a subfigure div's or picture's
+            page.xref_numbers[str(ident)] = (kind, _sub_number(sub))
     for number, ident in env.get("math_labels", {}).values():
         page.xref_numbers[ident] = ("eq", number)  # as its display shows it: "(3)"
     env["xref_words"] = {ident: (TYPES[kind][0], f"{words(page, kind)}{NBSP}{number}")
