@@ -201,6 +201,17 @@ def test_a_cell_labelled_tbl_with_a_caption_is_a_numbered_table(tmp_path: Path,
     assert "?@tbl" not in html
 
 
+def test_a_cell_right_under_an_html_tag_is_a_cell(tmp_path: Path) -> None:
+    # Pandoc reads Markdown inside HTML: CommonMark's HTML block would swallow the fence.
+    html, _ = _render(tmp_path, "\n<details><summary>Code</summary>\n```{r, echo=TRUE}\n"
+                      "x <- 1\n```\n\n</details>\n")
+    details = _tree(html).find(".//h:details", NS)
+    assert details is not None and "{r" not in "".join(details.itertext())
+    assert _texts(html, ".//h:details//h:pre/h:code") == ["x <- 1\n"]
+    assert _texts(html, ".//h:details//h:p[@class='nb-note']") == [
+        "This R cell was not run: only Python cells run when the site is built."]
+
+
 def test_a_cell_with_lst_label_and_lst_cap_is_a_numbered_listing(tmp_path: Path) -> None:
     html, messages = _render(tmp_path, "\n```{python}\n#| lst-label: lst-imp\n"
                              "#| lst-cap: Import pyplot\n#| eval: false\n"

@@ -13,8 +13,10 @@ divs nested deeper than `DIV_DEPTH` stay text (their content is parsed as it wou
 without them), with one warning.
 
 Pandoc reads Markdown inside raw HTML (`<div class="tab-pane">` on one line, `::: {.grid}`
-on the next), where CommonMark makes every line up to a blank one part of the HTML block:
-on a Quarto page a `:::` line ends such a block (`make_html_rule`), so the div is one.
+on the next; `<details><summary>Code</summary>`, then a cell's ```` ```{r} ````), where
+CommonMark makes every line up to a blank one part of the HTML block: on a Quarto page a
+`:::` line or a code fence's opening ends such a block (`make_html_rule`), so the div, the
+code block or the cell is one.
 """
 
 from __future__ import annotations
@@ -91,9 +93,10 @@ def find_close(state: StateBlock, start: int, end_line: int) -> tuple[int, bool]
                 fence = None
         elif state.sCount[line] - state.blkIndent >= 4:
             pass  # indented code, or a paragraph's continuation: never a fence
-        elif (code := _CODE_FENCE.match(text)) and not (
-                code.group(1)[0] == "`" and "`" in code.group(2)):
-            fence = (code.group(1)[0], len(code.group(1)))
+        elif _fence_opening(text):
+            run = re.match(r"`+|~+", text)
+            assert run is not None
+            fence = (run.group(0)[0], len(run.group(0)))
         elif text.startswith(":::"):
             if _CLOSE.match(text):
                 depth -= 1
@@ -170,7 +173,8 @@ _TAG_BLOCKS = tuple(opening for opening, closing, _ in HTML_SEQUENCES if closing
 def make_html_rule(gate: Callable[[Env], bool],
                    ) -> Callable[[StateBlock, int, int, bool], bool]:
     """The HTML block rule on the pages `gate` accepts: a block of tags ends before its first
-    `:::` line, which Pandoc reads as Markdown (a fenced div's opening or closing line)."""
+    `:::` line or code fence, which Pandoc reads as Markdown (a fenced div's opening or
+    closing line, a code block or a cell)."""
 
     def quarto_html_block(state: StateBlock, start_line: int, end_line: int,
                           silent: bool) -> bool:
@@ -183,13 +187,20 @@ def make_html_rule(gate: Callable[[Env], bool],
         while line < end_line and not state.isEmpty(line):
             text = _text(state, line)
             if (not comment and state.sCount[line] - state.blkIndent < 4
-                    and (_CLOSE.match(text) or opening(text) is not False)):
+                    and (_CLOSE.match(text) or opening(text) is not False
+                         or _fence_opening(text))):
                 return html_block(state, start_line, line, silent)
             comment = _in_comment(text, comment)
             line += 1
         return False  # no `:::` line: the usual rule reads the block
 
     return quarto_html_block
+
+
+def _fence_opening(text: str) -> bool:
+    """Whether `text` opens a code fence (a backtick fence's info has no backtick)."""
+    code = _CODE_FENCE.match(text)
+    return code is not None and not (code.group(1)[0] == "`" and "`" in code.group(2))
 
 
 def _in_comment(text: str, inside: bool) -> bool:
