@@ -165,12 +165,17 @@ def test_a_captioned_labelled_figure_is_numbered_and_referenced(tmp_path: Path,
     frozen = ("::: {.cell}\n" + CODE + "::: {.cell-output .cell-output-display}\n"
               "![Loss](p_files/figure-html/fig-x-output-1.png){#fig-x}\n:::\n:::\n")
     html, messages = _render(tmp_path, f"\nSee @fig-x.\n\n{fence}"
-                             "#| fig-cap: The loss\nplot()\n```\n", freeze=frozen)
+                             "#| fig-cap: The *loss*, as in @tbl-y\nplot()\n```\n\n"
+                             "::: {#tbl-y}\n| a |\n|---|\n| 1 |\n\nY.\n:::\n", freeze=frozen)
     assert messages == []
     figure = _tree(html).find(".//h:figure[@id='fig-x']", NS)
     assert figure is not None
-    # Quarto's words (blogbuild.markdown.quarto.crossrefs), a no-break space in them.
-    assert "".join(figure.find("h:figcaption", NS).itertext()) == "Figure\xa01: The loss"
+    # Quarto's words (blogbuild.markdown.quarto.crossrefs), a no-break space in them; the
+    # caption is Markdown, as Quarto reads it.
+    caption = figure.find("h:figcaption", NS)
+    assert "".join(caption.itertext()) == "Figure\xa01: The loss, as in Table\xa01"
+    assert caption.findtext("h:em", None, NS) == "loss"
+    assert caption.find("h:a[@href='#tbl-y']", NS) is not None
     assert _texts(html, ".//h:a[@href='#fig-x']") == ["Figure\xa01"]
     frozen = frozen.replace("{#fig-x}", "").replace("Loss", "")
     html, _ = _render(tmp_path, "\n```{python}\nplot()\n```\n", freeze=frozen)

@@ -130,7 +130,25 @@ def _cell(state: StateCore, token: Token, cell: SourceCell, number: int) -> list
             made.info += listing
     if options.label.startswith("tbl-") and options.tbl_cap:
         _table(env, block.tokens, options, cell.line)
+    _figure_captions(block.tokens, cell.line)
     return block.tokens
+
+
+def _figure_captions(tokens: list[Token], line: int) -> None:
+    """The captions of the cell's figures (`fig-cap`) as Markdown, as Quarto reads them
+    (`@fig-a` or *emphasis* in one), in tokens of their own as a figure div's are."""
+    for index in range(len(tokens) - 1, -1, -1):
+        closing = tokens[index]
+        if closing.type != "figure_close" or closing.meta.get("quarto"):
+            continue
+        meta = closing.meta
+        meta["quarto"] = True
+        level = closing.level + 1
+        tokens[index:index] = [
+            Token("figure_caption_open", "figcaption", 1, level=level, block=True, meta=meta),
+            Token("inline", "", 0, level=level + 1, content=str(meta.get("caption", "")),
+                  children=[], map=[line, line + 1]),
+            Token("figure_caption_close", "figcaption", -1, level=level, block=True)]
 
 
 def _table(env: Env, tokens: list[Token], options: CellOptions, line: int) -> None:
