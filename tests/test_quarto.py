@@ -11,7 +11,9 @@ from blogbuild.commands.build import build
 from blogbuild.content.linkmap import bundle_dir
 
 
-def _site(tmp_path: Path, files: dict[str, str]) -> Path:
+def quarto_site(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A site of `files` (path -> text) in `tmp_path`, without search or social cards;
+    its site.yaml."""
     (tmp_path / "site.yaml").write_text("title: Q\nbase_url: https://example.org/blog/\n"
                                         "search: false\nsocial_cards: false\n")
     for rel, text in files.items():
@@ -23,7 +25,7 @@ def _site(tmp_path: Path, files: dict[str, str]) -> Path:
 def test_a_qmd_file_is_a_document_and_builds_as_a_post(tmp_path: Path) -> None:
     assert readers.is_document("posts/a.qmd") and readers.kind_of("a.qmd") == "Quarto"
     assert bundle_dir("posts/welcome/index.qmd") == "posts/welcome"
-    site = _site(tmp_path, {
+    site = quarto_site(tmp_path, {
         "content/posts/welcome/index.qmd": "---\ntitle: Welcome\ndate: 2024-01-02\n---\n\n"
                                            "Some *text*, and [a post](../b.md).\n",
         "content/posts/b.md": "---\ntitle: B\ndate: 2024-01-03\n---\n\n"

@@ -16,15 +16,7 @@ from blogbuild.content.jobs import SourceJob
 from blogbuild.diagnostics import BuildFailed
 from blogbuild.readers import reader_for
 from test_divs import normalize, render
-
-
-def _site(tmp_path: Path, files: dict[str, str]) -> Path:
-    (tmp_path / "site.yaml").write_text("title: Q\nbase_url: https://example.org/blog/\n"
-                                        "search: false\nsocial_cards: false\n")
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    return tmp_path / "site.yaml"
+from test_quarto import quarto_site as _site
 
 
 def _messages(report: object) -> list[str]:
