@@ -214,9 +214,11 @@ def test_macros_from_site_yaml(tmp_path: Path) -> None:
     assert env["diagnostics"][0].message == "LaTeX error: Undefined control sequence: \\RR"
 
 
-def test_gdef_in_one_formula_does_not_leak_into_the_next() -> None:
+def test_gdef_holds_for_later_formulas_of_its_page_only() -> None:
     md = create_markdown()
-    _, env = render("$\\gdef\\foo{x} \\foo$ and $\\foo$\n", md=md)
+    _, env = render("$\\foo$ then $\\gdef\\foo{x} \\foo$ and $\\foo$\n", md=md)
+    assert [d.column for d in env["diagnostics"]] == [2]  # the formula before it only
+    _, env = render("$\\foo$\n", md=md)  # another page of the same build
     assert [d.message for d in env["diagnostics"]] == [
         "LaTeX error: Undefined control sequence: \\foo"
     ]

@@ -47,6 +47,7 @@ __all__ = [
     "close",
     "flush",
     "prefetch",
+    "prefetch_each",
     "render",
     "set_cache_dir",
     "site_files",
@@ -203,8 +204,7 @@ def render(tex: str, *, display: bool, options: KatexOptions | None = None) -> K
             _rt.calls += 1
             _rt.round_trips += 1
             try:
-                data = _call("blogbuildRender", tex, display,
-                             {"output": options.output, "macros": dict(options.macros)},
+                data = _call("blogbuildRender", tex, display, options.data(),
                              timeout=TIMEOUT)
             except Exception as exc:  # timeout, out of memory: V8 may be unusable now
                 log.warning("KaTeX call failed; restarting V8", exc_info=True)
@@ -234,38 +234,50 @@ def prefetch(items: Sequence[tuple[str, bool]], options: KatexOptions | None = N
     formulas go together. On any failure nothing is stored and `render` retries one by one.
     """
     options = options or KatexOptions()
-    fingerprint = options.fingerprint
+    prefetch_each([(tex, display, options) for tex, display in items])
+
+
+def prefetch_each(items: Sequence[tuple[str, bool, KatexOptions]]) -> None:
+    """`prefetch` of formulas whose options differ (the macros a page defined before each),
+    still in one V8 call."""
     with _rt.lock:
-        missing: dict[tuple[str, bool], str] = {}
-        for tex, display in items:
-            key = (tex, display)
-            if key in missing or (tex, display, fingerprint) in _rt.memo:
+        missing: dict[tuple[str, bool, str], tuple[str, KatexOptions]] = {}
+        for tex, display, options in items:
+            key = (tex, display, options.fingerprint)
+            if key in missing or key in _rt.memo:
                 continue
-            disk_key = _disk_key(tex, display, fingerprint)
+            disk_key = _disk_key(tex, display, key[2])
             cached = _disk_get(disk_key)
             if cached is not None:
                 _rt.disk_hits += 1
-                _remember((tex, display, fingerprint), cached)
-                _rt.prefetched.add((tex, display, fingerprint))
+                _remember(key, cached)
+                _rt.prefetched.add(key)
             else:
-                missing[key] = disk_key
+                missing[key] = (disk_key, options)
         if len(missing) < 2:
             return  # nothing to gain over render()
-        batch = [[tex, display] for tex, display in missing]
+        first = next(iter(missing.values()))[1]
+        more: dict[str, dict[str, Any]] = {}  # fingerprint: options, in order of index
+        batch: list[list[Any]] = []
+        for (tex, display, fingerprint), (_, options) in missing.items():
+            if fingerprint == first.fingerprint:
+                batch.append([tex, display])
+            else:
+                more.setdefault(fingerprint, options.data())
+                batch.append([tex, display, list(more).index(fingerprint)])
         _rt.round_trips += 1
         try:
-            data = _call("blogbuildRenderMany", batch,
-                         {"output": options.output, "macros": dict(options.macros)},
+            data = _call("blogbuildRenderMany", batch, first.data(), list(more.values()),
                          timeout=TIMEOUT * len(batch))
         except Exception:
             log.warning("KaTeX batch failed; rendering one by one", exc_info=True)
             close()
             return
-        for (key, disk_key), raw in zip(missing.items(), data, strict=True):
+        for (key, (disk_key, _)), raw in zip(missing.items(), data, strict=True):
             result = KatexResult.from_data(dict(raw))
             _rt.calls += 1
-            _remember((key[0], key[1], fingerprint), result)
-            _rt.prefetched.add((key[0], key[1], fingerprint))
+            _remember(key, result)
+            _rt.prefetched.add(key)
             _disk_put(disk_key, result)
 
 

@@ -46,12 +46,31 @@ var blogbuildFixCells = function (node) {
   if (node.type === "mtd" && node.attributes) delete node.attributes.width;
   (node.children || []).forEach(blogbuildFixCells);
 };
+// The macros a formula starts with: the site's (math.macros), then
+// the definitions made earlier on the page (`options.defined`, \gdef's the math plugin
+// wrote from the author's \newcommand, \def, \DeclareMathOperator …), which win.
+var blogbuildMacros = function (options) {
+  var macros = Object.assign({}, options.macros);
+  if (options.defined) {
+    katex.__parse(options.defined, {macros: macros, throwOnError: true, strict: "ignore",
+                                    trust: false});
+  }
+  return macros;
+};
 var blogbuildRender = function (tex, displayMode, options) {
   var warnings = [];
+  var base;
+  try {
+    base = blogbuildMacros(options);
+  } catch (e) {
+    return {message: "in a macro defined earlier on the page: " +
+                     String(e instanceof katex.ParseError ? e.rawMessage : e),
+            position: null, length: null, warnings: []};
+  }
   var settings = {
     displayMode: displayMode,
     output: options.output,
-    macros: Object.assign({}, options.macros),
+    macros: Object.assign({}, base),
     throwOnError: true,
     strict: function (code, message, token) {
       if (code === "htmlExtension") return "ignore";  // \htmlClass & co. are trusted
@@ -72,7 +91,7 @@ var blogbuildRender = function (tex, displayMode, options) {
     var result = {html: tree.toMarkup(), warnings: warnings};
     if (options.output !== "mathml") {
       // The feed's variant: MathML alone, readable without KaTeX's stylesheet.
-      result.mathml = blogbuildMathmlOnly(tree, tex, settings, options);
+      result.mathml = blogbuildMathmlOnly(tree, tex, settings, base);
     }
     return result;
   } catch (e) {
@@ -91,7 +110,7 @@ var blogbuildRender = function (tex, displayMode, options) {
 // has no MathML in its tree: render again, as output "mathml", with the macros before any
 // \gdef of the first render, and strict and trust answering as before but reporting
 // nothing (the first render did).
-var blogbuildMathmlOnly = function (tree, tex, settings, options) {
+var blogbuildMathmlOnly = function (tree, tex, settings, base) {
   var node = tree.hasClass("katex-display") ? tree.children[0] : tree;
   var wrapper = node.hasClass("katex") ? node.children[0] : null;
   if (wrapper && wrapper.hasClass("katex-mathml") && wrapper.children.length === 1) {
@@ -99,10 +118,14 @@ var blogbuildMathmlOnly = function (tree, tex, settings, options) {
     return wrapper.toMarkup();
   }
   return katex.renderToString(tex, Object.assign({}, settings, {
-    output: "mathml", strict: "ignore", macros: Object.assign({}, options.macros),
+    output: "mathml", strict: "ignore", macros: Object.assign({}, base),
     trust: blogbuildTrusted
   }));
 };
-var blogbuildRenderMany = function (items, options) {
-  return items.map(function (item) { return blogbuildRender(item[0], item[1], options); });
+// items: [tex, displayMode] or [tex, displayMode, k], k an index into `more`: the options
+// of a formula whose macros differ from the batch's (definitions earlier on its page).
+var blogbuildRenderMany = function (items, options, more) {
+  return items.map(function (item) {
+    return blogbuildRender(item[0], item[1], item.length > 2 ? more[item[2]] : options);
+  });
 };

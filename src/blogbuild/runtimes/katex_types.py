@@ -18,6 +18,9 @@ class KatexOptions:
 
     output: str = "htmlAndMathml"
     macros: tuple[tuple[str, str], ...] = ()
+    #: TeX run before the formula: the page's own definitions in force (\\gdef's made by
+    #: blogbuild.markdown.math.macros), which win over `macros`.
+    defined: str = ""
 
     @classmethod
     def make(cls, output: str, macros: dict[str, str]) -> KatexOptions:
@@ -27,8 +30,12 @@ class KatexOptions:
     def fingerprint(self) -> str:
         # The last item names how results are made: a formula that \gdef-ed a macro it had
         # \newcommand-ed was an error when the feed's MathML was a second render.
-        return json.dumps([self.output, self.macros, "mathml-from-page-render"],
+        return json.dumps([self.output, self.macros, self.defined, "mathml-from-page-render"],
                           separators=(",", ":"))
+
+    def data(self) -> dict[str, Any]:
+        """The options as KaTeX's functions take them (katex_render.js)."""
+        return {"output": self.output, "macros": dict(self.macros), "defined": self.defined}
 
 
 @dataclass(frozen=True)

@@ -55,8 +55,26 @@ def make_math_core(  # type: ignore[no-untyped-def]
             return
         need(state.env, "math")
         number_and_render(state, found, options, numbering=numbering, base_path=base_path)
+        _hide_empty_paragraphs(state.tokens)
 
     return math_render
+
+
+def _hide_empty_paragraphs(tokens: list[Token]) -> None:
+    """A paragraph of macro definitions alone (`$\\newcommand{…}{…}$`) shows nothing, as
+    a display block of them does: no empty <p>."""
+    for index in range(1, len(tokens) - 1):
+        inline = tokens[index]
+        if inline.type != "inline" or tokens[index - 1].type != "paragraph_open":
+            continue
+        children = inline.children or []
+        if not any(child.type in _MATH_TYPES for child in children):
+            continue
+        if all((child.type in _MATH_TYPES and (child.meta or {}).get("html") == "")
+               or (child.type in ("text", "softbreak") and not child.content.strip())
+               for child in children):
+            tokens[index - 1].hidden = tokens[index + 1].hidden = True
+            inline.children = []
 
 
 # --- render -----------------------------------------------------------------------------
@@ -91,7 +109,8 @@ def _render_inline_double(
 def _render_block(
     self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Env
 ) -> str:
-    return _html(tokens[idx], env) + "\n"
+    html = _html(tokens[idx], env)
+    return html + "\n" if html else ""  # a block of macro definitions shows nothing
 
 
 def math_plugin(

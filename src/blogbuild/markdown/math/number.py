@@ -8,6 +8,7 @@ references, renders, and reports errors at their line:col in the source file.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 
 from markdown_it.common.utils import escapeHtml
@@ -17,6 +18,7 @@ from markdown_it.token import Token
 from blogbuild.markdown.env import Env, need, report, report_error, source_line
 from blogbuild.markdown.math.advice import advice
 from blogbuild.markdown.math.links import check_urls, feed_tex
+from blogbuild.markdown.math.macros import PageMacros
 from blogbuild.markdown.math.tex import (
     ENV_RE,
     LABEL_RE,
@@ -105,9 +107,12 @@ def _position(env: Env, where: Where, content: str, index: int) -> tuple[int, in
 
 
 class _Job:
-    def __init__(self, token: Token, where: Where) -> None:
+    def __init__(self, token: Token, where: Where, options: katex.KatexOptions) -> None:
         self.token = token
         self.where = where
+        self.options = options  # with the macros the page defined before this formula
+        self.hidden = False  # it only defines macros: the page shows nothing
+        self.order = -1  # among the page's formulas (PageMacros)
         self.rewrite = Rewrite(token.content)
         self.ids: list[str] = []
         self.numbered = False
@@ -125,6 +130,10 @@ class _Job:
     def markup(self) -> str:
         meta = self.token.meta
         return f"{meta.get('open', '')}{self.source}{meta.get('close', '')}"
+
+
+def _line_at(env: Env, job: _Job, index: int) -> int:
+    return job.at(env, index)[0]
 
 
 def _unique_id(env: Env, base: str) -> str:
@@ -249,11 +258,11 @@ def _render(
     env: Env,
     job: _Job,
     labels: dict[str, tuple[str, str]],
-    options: katex.KatexOptions,
+    macros: PageMacros,
 ) -> tuple[str, str]:
     """Pass 2 for one token: references, KaTeX, diagnostics; returns the HTML of the page
     and of the feed (MathML alone: no stylesheet travels with a feed entry)."""
-    token, content = job.token, job.token.content
+    token, content, options = job.token, job.token.content, job.options
 
     def at(index: int) -> tuple[int, int]:
         return job.at(env, index)
@@ -296,6 +305,8 @@ def _render(
         else:
             message = f"KaTeX strict mode: {warning.message} [{warning.code}]"
             report(env, line, message, column=col)
+    if result.ok and job.hidden:
+        return "", ""
     if result.ok:
         html = str(result.html)
         feed = _feed_math(env, tex, display, options) or str(result.mathml or result.html)
@@ -304,7 +315,8 @@ def _render(
         if result.position is not None:
             index = job.rewrite.original_position(utf16_to_index(tex, result.position))
         line, col = at(index)
-        hint = advice(str(result.message))
+        hint = advice(str(result.message)) or macros.defined_later(str(result.message),
+                                                                    job.order)
         report_error(env, line, f"LaTeX error: {result.message}" + (f"; {hint}" if hint else ""),
                      column=col)
         source = escapeHtml(job.markup())
@@ -352,16 +364,22 @@ def number_and_render(
     labels: dict[str, tuple[str, str]] = env.setdefault("math_labels", {})
     locator = Locator(state.src)
     jobs = []
+    macros = PageMacros()
     for token, owner in found:
-        job = _Job(token, locator.place(token, owner))
+        job = _Job(token, locator.place(token, owner), options)
         _plan(env, job, labels, numbering, base_path)
+        if token.type != "math_ref":
+            job.options, job.hidden, job.order = macros.take(
+                token.content, job.rewrite, options,
+                functools.partial(_line_at, env, job))
         jobs.append(job)
     # One V8 round trip for the whole document: a call costs far more than KaTeX itself.
-    formulas = [(_final_tex(job, labels), job.token.type != "math_inline")
+    formulas = [(_final_tex(job, labels), job.token.type != "math_inline", job.options)
                 for job in jobs if job.token.type != "math_ref"]
-    linked = [(feed_tex(tex, env.get("feed_base")), display) for tex, display in formulas]
-    katex.prefetch([*formulas, *((t, d) for t, d in linked if t is not None)], options)
+    linked = [(feed_tex(tex, env.get("feed_base")), display, opts)
+              for tex, display, opts in formulas]
+    katex.prefetch_each([*formulas, *((t, d, o) for t, d, o in linked if t is not None)])
     for job in jobs:
-        job.token.meta["html"], job.token.meta["feed_html"] = _render(env, job, labels, options)
+        job.token.meta["html"], job.token.meta["feed_html"] = _render(env, job, labels, macros)
         if job.ids:  # what a preview of the equation on another page renders
             job.token.meta["ids"] = tuple(job.ids)
