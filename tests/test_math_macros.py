@@ -83,7 +83,7 @@ The energy $\\cE$ and its mean
 $$
 \\E_{x \\sim p} \\cE(x) \\label{eq:mean}
 $$
-as in \\eqref{eq:mean}, with $\\text{any } p$.
+as in \\eqref{eq:mean}, with $\\mbox{any } p$.
 """
 
 
@@ -144,3 +144,11 @@ def test_a_notebook_s_definitions_hold_in_its_later_cells(tmp_path: Path) -> Non
     html, page = page_of(site, "posts/defs")
     assert page.by_class("math-display") == []
     assert 'mathvariant="bold"' in html and "math-error" not in html
+
+
+def test_require_shows_nothing_and_mbox_is_text() -> None:
+    html, env = render("$\\require{cancel}\\mbox{if } x$\n")
+    assert "diagnostics" not in env
+    (mathml,) = formulas(html)
+    assert re.sub(r"<annotation.*?</annotation>", "", mathml).count("<mi") == 1  # x alone
+    assert "<mtext>if\u00a0</mtext>" in mathml

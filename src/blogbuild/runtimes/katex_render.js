@@ -46,11 +46,15 @@ var blogbuildFixCells = function (node) {
   if (node.type === "mtd" && node.attributes) delete node.attributes.width;
   (node.children || []).forEach(blogbuildFixCells);
 };
-// The macros a formula starts with: the site's (math.macros), then
+// MathJax's commands that KaTeX lacks, where the meaning is clear: \mbox is \text, and
+// \require{…} (MathJax's extension loader) shows nothing. The site's macros and the
+// page's own definitions replace them.
+var blogbuildCompat = {"\\mbox": "\\text{#1}", "\\require": {tokens: [], numArgs: 1}};
+// The macros a formula starts with: the compatibility ones, the site's (math.macros), then
 // the definitions made earlier on the page (`options.defined`, \gdef's the math plugin
 // wrote from the author's \newcommand, \def, \DeclareMathOperator …), which win.
 var blogbuildMacros = function (options) {
-  var macros = Object.assign({}, options.macros);
+  var macros = Object.assign({}, blogbuildCompat, options.macros);
   if (options.defined) {
     katex.__parse(options.defined, {macros: macros, throwOnError: true, strict: "ignore",
                                     trust: false});
