@@ -25,6 +25,8 @@ _COMMAND = re.compile(
 )
 _NAME = re.compile(r"\\(?:[A-Za-z]+|[^A-Za-z\s])")
 _ARGS = re.compile(r"\[\s*([0-9])\s*\]")
+#: The longest \def parameter text read (`#1#2`, `#1.#2`); a longer one is left to KaTeX.
+_PARAMS_LIMIT = 64
 #: What \def's parameter text may hold: #1…#9 (in order, checked below) and plain tokens.
 _PARAMS = re.compile(r"(?:#[1-9]|\\[A-Za-z]+|\\[^A-Za-z]|[^#{}\\%])*")
 _COMMENT = re.compile(r"(?<!\\)%[^\n]*")
@@ -57,24 +59,23 @@ def _skip(text: str, at: int) -> int:
     return at
 
 
-def _group_end(text: str, at: int) -> int:
-    """Index past the braced group opening at `at`; -1 if none is there or it never ends."""
-    if at >= len(text) or text[at] != "{":
-        return -1
-    depth, i = 0, at
+def _group_ends(text: str) -> dict[int, int]:
+    """Where each braced group of `text` ends (index past its `}`), by the index of its `{`:
+    one pass, so a formula of many definitions that never close stays linear."""
+    ends: dict[int, int] = {}
+    opened: list[int] = []
+    i = 0
     while i < len(text):
         char = text[i]
         if char == "\\":
             i += 2
             continue
         if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
+            opened.append(i)
+        elif char == "}" and opened:
+            ends[opened.pop()] = i + 1
         i += 1
-    return -1
+    return ends
 
 
 def _name(text: str, at: int) -> tuple[str, int] | None:
@@ -103,7 +104,7 @@ def _params(params: str) -> bool:
     return numbers == list(range(1, len(numbers) + 1))
 
 
-def _read(text: str, match: re.Match[str]) -> Definition | None:
+def _read(text: str, match: re.Match[str], ends: dict[int, int]) -> Definition | None:
     command, star = match.group(1), match.group(2)
     if star and command in ("def", "gdef"):
         return None
@@ -112,7 +113,7 @@ def _read(text: str, match: re.Match[str]) -> Definition | None:
         return None
     name, at = named
     if command in ("def", "gdef"):
-        body = text.find("{", at)
+        body = text.find("{", at, at + _PARAMS_LIMIT)
         if body < 0 or not _params(text[at:body]):
             return None
         params = text[at:body]
@@ -128,7 +129,7 @@ def _read(text: str, match: re.Match[str]) -> Definition | None:
         else:
             args = "".join(f"#{n}" for n in range(1, int(count.group(1)) + 1)) if count else ""
             head, close = f"\\gdef{name}{args}", ""
-    end = _group_end(text, body)
+    end = ends.get(body, -1)
     if end < 0:
         return None  # `[default]` (an optional argument), or no body: KaTeX says what
     return Definition(match.start(), body, end, name, head, close,
@@ -139,11 +140,13 @@ def definitions(text: str) -> list[Definition]:
     """The definitions in a formula's TeX, in order."""
     found: list[Definition] = []
     at = 0
+    ends: dict[int, int] | None = None
     while True:
         match = _COMMAND.search(text, at)
         if match is None:
             return found
-        definition = _read(text, match)
+        ends = _group_ends(text) if ends is None else ends
+        definition = _read(text, match, ends)
         if definition is None:
             at = match.end()
             continue
