@@ -152,3 +152,15 @@ def test_require_shows_nothing_and_mbox_is_text() -> None:
     (mathml,) = formulas(html)
     assert re.sub(r"<annotation.*?</annotation>", "", mathml).count("<mi") == 1  # x alone
     assert "<mtext>if\u00a0</mtext>" in mathml
+
+
+def test_formulas_under_different_definitions_go_to_katex_together(no_disk_cache: None) -> None:
+    katex.clear_memo()
+    source = ("$\\zeta_{91}$ $\\newcommand{\\q}{\\omega_{91}}$ $\\q^2$ "
+              "$\\renewcommand{\\q}{\\eta_{91}}$ $\\q^3$ $\\q^3 + \\zeta_{91}$\n")
+    before = katex.round_trips()
+    html, env = render(source)
+    assert "diagnostics" not in env
+    assert katex.round_trips() - before == 1
+    assert [m.count("<mi>ω</mi>") + 2 * m.count("<mi>η</mi>") for m in formulas(html)] == [
+        0, 1, 2, 2]
