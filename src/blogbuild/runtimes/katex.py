@@ -257,17 +257,18 @@ def prefetch_each(items: Sequence[tuple[str, bool, KatexOptions]]) -> None:
         if len(missing) < 2:
             return  # nothing to gain over render()
         first = next(iter(missing.values()))[1]
-        more: dict[str, dict[str, Any]] = {}  # fingerprint: options, in order of index
+        more: dict[str, tuple[int, dict[str, Any]]] = {}  # fingerprint: index, options
         batch: list[list[Any]] = []
         for (tex, display, fingerprint), (_, options) in missing.items():
             if fingerprint == first.fingerprint:
                 batch.append([tex, display])
             else:
-                more.setdefault(fingerprint, options.data())
-                batch.append([tex, display, list(more).index(fingerprint)])
+                index, _ = more.setdefault(fingerprint, (len(more), options.data()))
+                batch.append([tex, display, index])
         _rt.round_trips += 1
         try:
-            data = _call("blogbuildRenderMany", batch, first.data(), list(more.values()),
+            data = _call("blogbuildRenderMany", batch, first.data(),
+                         [opts for _, opts in more.values()],
                          timeout=TIMEOUT * len(batch))
         except Exception:
             log.warning("KaTeX batch failed; rendering one by one", exc_info=True)
