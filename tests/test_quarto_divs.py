@@ -315,3 +315,30 @@ def test_a_qmd_post_builds_with_divs_spans_and_callouts(tmp_path: Path) -> None:
     css = (tmp_path / "_site" / sheet).read_text()
     assert "/* css/divs.css */" in css and "/* css/callouts.css */" in css
 
+
+
+def test_fig_alt_is_the_pictures_alt_text_and_the_brackets_its_caption(tmp_path: Path) -> None:
+    """Quarto's `fig-alt`: what a screen reader says of the picture, where the bracketed
+    text is its caption; after a `#fig-` label too, and inline. Escaped as an attribute."""
+    text = ('![A caption](x.png){fig-alt="What it shows"}\n\n'
+            '![Numbered](y.png){#fig-a fig-alt="Y shown"}\n\n'
+            'Inline ![inline](z.png){fig-alt="Z \\"<b>\\" shown"} here.\n')
+    html, diagnostics, _ = render(text)
+    assert diagnostics == []
+    tree = parse(html)
+    alts = [img.get("alt") for img in tree.iter(f"{NS}img")]
+    assert alts == ["What it shows", "Y shown", 'Z "<b>" shown']
+    captions = ["".join(f.find(f"{NS}figcaption").itertext()) for f in tree.iter(f"{NS}figure")]
+    assert captions == ["A caption", "Figure\xa01: Numbered"]
+    assert "data-fig-alt" not in html
+    # A picture the image stage publishes (its <picture> and srcset) says the same.
+    (tmp_path / "site.yaml").write_text("title: Q\nbase_url: https://example.org/\n"
+                                        "search: false\nsocial_cards: false\n")
+    post = tmp_path / "content" / "posts" / "q.qmd"
+    post.parent.mkdir(parents=True)
+    post.write_text('---\ntitle: Q\ndate: 2024-01-02\n---\n\n'
+                    '![Two bars](bars.png){fig-alt="A bar chart: a is twice b"}\n')
+    Image.new("RGB", (40, 20), "teal").save(post.parent / "bars.png")
+    build(tmp_path / "site.yaml", jobs=1)
+    page = (tmp_path / "_site" / "posts" / "q" / "index.html").read_text()
+    assert 'alt="A bar chart: a is twice b"' in page and "<figcaption>Two bars" in page

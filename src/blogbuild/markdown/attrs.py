@@ -55,6 +55,9 @@ class Attributes:
         self.refused: list[str] = []
         self.refs: list[str] = []
         self.file = ""  # Chirpy's `{: file="path" }` under a code block: its title
+        #: Pandoc's and Quarto's `fig-alt="…"` after a picture: its alt text, where the
+        #: bracketed text is its caption (None: not given).
+        self.alt: str | None = None
         pos, rest = 0, []
         for match in _ITEM.finditer(text):
             rest.append(text[pos : match.start()])
@@ -73,6 +76,8 @@ class Attributes:
             value = next((v for v in values if v is not None), "")
             if name.lower() == "file":
                 self.file = value.replace('"', "")
+            elif name.lower() == "fig-alt":
+                self.alt = value
             elif name.lower() == "id" and (not value or len(value.split()) != 1):
                 self.refused.append(name)  # an id is one word
             elif not is_safe_url(value.strip()):

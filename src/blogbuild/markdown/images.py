@@ -18,6 +18,7 @@ is shown as written and reported at its line. GitHub's `#gh-dark-mode-only` and
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -126,10 +127,12 @@ def image_attrs(state: StateCore) -> None:
             continue
         found = parse_attributes(match[1])
         ident = found.attrs.pop("id", None)
-        if not found.attrs and not found.refused:
+        if not found.attrs and not found.refused and found.alt is None:
             continue
         report_problems(state.env, child_line, match[0], found)
         apply(child, found.attrs)
+        if found.alt is not None:
+            child.meta = {**(child.meta or {}), "alt": found.alt}
         rest = after.content[match.end():]
         after.content = (f"{{#{ident}}}" if ident else "") + rest
 
@@ -155,16 +158,30 @@ def _size(token: Token, info: ImageInfo) -> tuple[str | None, str | None, int | 
             w)
 
 
+def _with_alt(tokens: Sequence[Token], idx: int) -> Sequence[Token]:
+    """`tokens` with the picture at `idx` holding its `fig-alt` (`meta["alt"]`) as the
+    text its alt attribute is made of; `tokens` itself when it has none."""
+    alt = (tokens[idx].meta or {}).get("alt")
+    if alt is None:
+        return tokens
+    text = Token("text", "", 0)
+    text.content = str(alt)
+    picture = copy.copy(tokens[idx])
+    picture.children = [text]
+    return [*tokens[:idx], picture, *tokens[idx + 1:]]
+
+
 def make_render(urls: UrlBuilder):  # type: ignore[no-untyped-def]
     def render_image(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
                      env: Env) -> str:
         token = tokens[idx]
         info: ImageInfo | None = (token.meta or {}).get("picture")
         if info is None:
-            return str(self.image(tokens, idx, options, env))
+            return str(self.image(_with_alt(tokens, idx), idx, options, env))
         src = str(token.attrGet("src") or "")
         base = src.rsplit("/", 1)[0] + "/" if "/" in src else ""
-        alt = escapeHtml(self.renderInlineAsText(token.children or [], options, env))
+        alt = escapeHtml(self.renderInlineAsText(_with_alt(tokens, idx)[idx].children or [],
+                                                 options, env))
         fallback = [v for v in info.variants if v.format == info.variants[-1].format]
         width, height, fixed = _size(token, info)
         if env.get("feed"):  # feeds and lists' excerpts: one copy, at an absolute URL

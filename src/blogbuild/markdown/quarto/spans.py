@@ -130,7 +130,10 @@ def link_attributes(state: StateInline, silent: bool) -> bool:
         if last.type == "link_close":
             target = next(t for t in reversed(state.tokens)
                           if t.type == "link_open" and t.level == last.level)
-        shown, refused = safe_attributes(attrs)
+        alt = attrs.get("fig-alt") if target.type == "image" else None
+        shown, refused = safe_attributes(attrs, used=("fig-alt",) if alt is not None else ())
+        if alt is not None:  # the picture's alt text; the bracketed text is its caption
+            target.meta = {**(target.meta or {}), "alt": alt}
         if refused:
             target.meta = {**(target.meta or {}), "refused": refused}
             state.env["quarto_refused"] = True
