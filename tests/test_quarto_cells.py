@@ -9,6 +9,7 @@ from pathlib import Path
 
 import html5lib
 import pytest
+from PIL import Image
 
 from blogbuild.commands.build import build
 from blogbuild.config import load_config
@@ -18,9 +19,22 @@ from blogbuild.quarto.freeze import read_freeze
 from blogbuild.quarto.inline import frozen_values
 
 FIXTURE = Path(__file__).parent / "fixtures" / "quarto_cells"
+FIXTURE_PNG = "_freeze/posts/cells/index/figure-html/fig-sales-output-1.png"
 NS = {"h": "http://www.w3.org/1999/xhtml"}
 SITE = "title: Q\nbase_url: https://example.org/blog/\nsearch: false\nsocial_cards: false\n"
 
+
+
+def fixture_site(target: Path) -> Path:
+    """A copy of the fixture blog at `target`, with the picture its freeze names (drawn
+    here: the repository holds no binary fixture): a blue line on grey, 64 by 48."""
+    shutil.copytree(FIXTURE, target)
+    picture = Image.new("RGB", (64, 48), (240, 240, 240))
+    for x in range(8, 56):
+        picture.putpixel((x, 40 - (x - 8) * 32 // 48), (30, 90, 200))
+    (target / FIXTURE_PNG).parent.mkdir(parents=True, exist_ok=True)
+    picture.save(target / FIXTURE_PNG)
+    return target
 
 def _freeze_json(markdown: str) -> str:
     return json.dumps({"hash": "x", "result": {"markdown": markdown, "supporting": [],
@@ -158,7 +172,7 @@ def test_an_option_of_the_wrong_type_is_a_warning_at_its_line(tmp_path: Path) ->
 @pytest.mark.parametrize("fence", ["```{python}\n#| label: fig-x\n", "```{r fig-x, fig.width=9}\n"])
 def test_a_captioned_labelled_figure_is_numbered_and_referenced(tmp_path: Path,
                                                                  fence: str) -> None:
-    png = (FIXTURE / "_freeze/posts/cells/index/figure-html/fig-sales-output-1.png")
+    png = fixture_site(tmp_path / "fixture") / FIXTURE_PNG
     folder = tmp_path / "_freeze" / "posts" / "p" / "figure-html"
     folder.mkdir(parents=True)
     shutil.copy(png, folder / "fig-x-output-1.png")
@@ -288,7 +302,7 @@ def test_frozen_values_never_backtrack() -> None:
 
 
 def test_the_fixture_s_freeze_is_read_cell_by_cell(tmp_path: Path) -> None:
-    freeze = read_freeze(FIXTURE, "content", "posts/cells/index.qmd")
+    freeze = read_freeze(fixture_site(tmp_path / "site"), "content", "posts/cells/index.qmd")
     assert freeze.shown == "_freeze/posts/cells/index/execute-results/html.json"
     kinds = [[(o.kind, o.name or next(iter(o.data), "")) for o in cell] for cell in freeze.cells]
     assert kinds == [[("stream", "stdout")], [("display_data", "image/png")],
@@ -301,7 +315,7 @@ def test_the_fixture_s_freeze_is_read_cell_by_cell(tmp_path: Path) -> None:
 def test_a_site_builds_with_its_freeze_folder_and_renders_again_when_it_changes(
         tmp_path: Path) -> None:
     site = tmp_path / "site"
-    shutil.copytree(FIXTURE, site)
+    fixture_site(site)
     report = build(site / "site.yaml", jobs=1)
     assert report.diagnostics == []
     out = site / "_site" / "posts" / "cells"
@@ -356,7 +370,7 @@ def test_the_live_server_renders_a_post_again_when_its_freeze_changes(tmp_path: 
     from blogbuild.serve.live import LiveBuild
 
     site = tmp_path / "site"
-    shutil.copytree(FIXTURE, site)
+    fixture_site(site)
     live = LiveBuild(site / "site.yaml", output=tmp_path / "live")
     try:
         assert live.full().errors == []
@@ -375,7 +389,7 @@ def test_the_live_server_watches_the_freeze_folders(tmp_path: Path) -> None:
     from blogbuild.serve.session import Session
 
     site = tmp_path / "site"
-    shutil.copytree(FIXTURE, site)
+    fixture_site(site)
     (site / "content" / "_freeze").mkdir()
     session = Session(site / "site.yaml", output=tmp_path / "out")
     live = SimpleNamespace(config=load_config(site / "site.yaml"),
