@@ -16,6 +16,7 @@ from blogbuild.callout_kinds import CalloutType
 from blogbuild.config_checks import check_base_url, validate
 from blogbuild.config_citations import bibliography_paths, files_digest
 from blogbuild.diagnostics import ConfigError
+from blogbuild.fileio import read_at_most
 from blogbuild.sourcetext import decode_source
 from blogbuild.urls import UrlBuilder
 from blogbuild.yamlcore import (
@@ -336,11 +337,10 @@ def load_config(path: Path | str | None = None, *, base_url: str | None = None) 
         )
     source = str(cfg_path)
     try:
-        with cfg_path.open("rb") as handle:
-            data = handle.read(MAX_CONFIG_BYTES + 1)
+        data = read_at_most(cfg_path, MAX_CONFIG_BYTES)
     except OSError as exc:
         raise ConfigError(f"cannot read the file: {exc.strerror or exc}", file=source) from None
-    if len(data) > MAX_CONFIG_BYTES:
+    if data is None:
         raise ConfigError(f"the file is larger than {MAX_CONFIG_BYTES:,} bytes; site.yaml "
                           "holds settings only", file=source)
     doc = compose(decode_source(data, source, ConfigError), source, ConfigError)

@@ -26,6 +26,14 @@ def file_digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
+def read_at_most(path: Path, limit: int) -> bytes | None:
+    """The bytes of the file `path`, or None when it holds more than `limit` (read no
+    further: a settings file that is not one may be huge). Raises OSError."""
+    with path.open("rb") as handle:
+        data = handle.read(limit + 1)
+    return data if len(data) <= limit else None
+
+
 def write_atomically(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """`data` at `path`, whole or not at all: a unique temporary file beside it, renamed
     into place (removed if that fails); `mode`: its permissions (else mkstemp's 0o600).

@@ -14,6 +14,7 @@ from yaml.nodes import MappingNode, Node, SequenceNode
 
 from blogbuild import yamlcore
 from blogbuild.diagnostics import BlogbuildError
+from blogbuild.fileio import read_at_most
 from blogbuild.importers.frontmatter import BadFrontMatter, split
 from blogbuild.sourcetext import decode_source
 
@@ -73,11 +74,10 @@ def read_project(root: Path) -> Project:
         raise BlogbuildError(f"{root} holds no {CONFIG}, so it is not a Quarto project; "
                              "give the folder that holds it")
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_CONFIG_BYTES + 1)
+        data = read_at_most(path, MAX_CONFIG_BYTES)
     except OSError as exc:
         raise BlogbuildError(f"cannot read the file: {exc.strerror or exc}", file=path) from None
-    if len(data) > MAX_CONFIG_BYTES:
+    if data is None:
         raise BlogbuildError(f"larger than {MAX_CONFIG_BYTES:,} bytes; not a Quarto "
                              "configuration", file=path)
     doc = yamlcore.compose(decode_source(data, str(path)), str(path), BlogbuildError)
