@@ -25,7 +25,7 @@ from blogbuild.output.entries import OutputEntry, files_known, files_under, inta
 from blogbuild.output.outdir import MARKER
 from blogbuild.pipeline.outcome import BuildReport
 from blogbuild.pipeline.state import save_pickle, state_key, state_path
-from blogbuild.quarto.freeze import freeze_folders
+from blogbuild.quarto import freeze_folders
 from blogbuild.themefiles import theme_static, theme_templates
 
 

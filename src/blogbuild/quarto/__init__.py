@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from blogbuild.quarto.model import PageCells
 
-__all__ = ["QuartoPage"]
+__all__ = ["QuartoPage", "freeze_folders"]
 
 
 @dataclass
@@ -37,3 +38,10 @@ class QuartoPage:
     # cells (blogbuild.quarto.cells, .model): the page's executable cells, their options
     # and outputs.
     cells: PageCells | None = None
+
+
+def freeze_folders(root: Path, content_dir: str) -> list[Path]:
+    """The folders that may hold Quarto's freeze files, in the order they are looked in
+    (here, not in .freeze: a build that changed nothing looks at their files' sizes and
+    times, blogbuild.pipeline.quick, and must not load the freeze reader for it)."""
+    return [root / "_freeze", root / content_dir / "_freeze"]

@@ -23,6 +23,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from blogbuild.content.notebooks.model import Output
+from blogbuild.quarto import freeze_folders
 
 #: The largest freeze file read (a document's outputs, HTML tables included).
 FREEZE_LIMIT = 50_000_000
@@ -52,12 +53,6 @@ class Freeze:
     #: What could not be read (a picture it names that is not there), for a warning.
     problems: list[str] = field(default_factory=list)
     markdown: str = ""  # result.markdown
-
-
-def freeze_folders(root: Path, content_dir: str) -> list[Path]:
-    """The folders that may hold freeze files, in the order they are looked in (a build
-    that changed nothing looks at their files' sizes and times: blogbuild.pipeline.quick)."""
-    return [root / "_freeze", root / content_dir / "_freeze"]
 
 
 def freeze_candidates(root: Path, content_dir: str, rel: str) -> list[Path]:

@@ -22,7 +22,7 @@ from blogbuild.content.walk import ignored_path
 from blogbuild.diagnostics import BlogbuildError, error
 from blogbuild.output.outdir import CACHE_DIR
 from blogbuild.pool import stop_helpers
-from blogbuild.quarto.freeze import freeze_folders
+from blogbuild.quarto import freeze_folders
 from blogbuild.serve.http import SNIPPET, DevHTTPServer, ServerState
 from blogbuild.serve.live import LiveBuild, Update
 from blogbuild.serve.reloads import publish, report
