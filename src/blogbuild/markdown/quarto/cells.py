@@ -20,7 +20,6 @@ from markdown_it.rules_block import StateBlock
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from blogbuild.content.notebooks.model import Cell, Output
 from blogbuild.markdown.env import Env, need, report, source_line
 from blogbuild.markdown.quarto.figdivs import number_table
 from blogbuild.markdown.quarto.page import is_quarto
@@ -94,6 +93,7 @@ def _as_code(token: Token, cell: SourceCell) -> Token:
 
 def _cell(state: StateCore, token: Token, cell: SourceCell, number: int) -> list[Token]:
     """The tokens of one executed cell (blogbuild.markdown.notebook.code_cell's)."""
+    from blogbuild.content.notebooks.model import Cell
     from blogbuild.markdown.notebook import code_cell
     from blogbuild.markdown.notebook.document import NotebookPage, Part, code_language
 
@@ -177,6 +177,7 @@ def _table(env: Env, tokens: list[Token], options: CellOptions, line: int) -> No
 
 def _outputs(page: PageCells, line: int, options: CellOptions) -> tuple[OutputPart, ...]:
     """The outputs of the cell at `line` as the notebook plugin shows them."""
+    from blogbuild.content.notebooks.model import Output
     from blogbuild.markdown.notebook.document import OutputPart, latex_markdown
     from blogbuild.markdown.notebook.outputs import Choice, choose
     asis = options.asis
