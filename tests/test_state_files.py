@@ -109,19 +109,21 @@ def test_a_state_saved_and_loaded_is_the_same(site: Path) -> None:
     assert load_state(cache, key(site)) == state
 
 
-def test_the_feeds_entries_stay_packed_until_a_build_templates_a_feed(site: Path) -> None:
-    """The feeds' entries (megabytes for a large blog) are loaded as their pickles; a
-    build that templates no feed keeps them as they were, and one that does unpickles
-    them."""
+def test_list_and_feed_entries_stay_packed_until_a_build_templates_them(site: Path) -> None:
+    """The feeds' entries (megabytes for a large blog), and the lists', are loaded as
+    their pickles; a build that templates no feed keeps them as they were, and one that
+    does unpickles them."""
     cache = site / CACHE_DIR
     config = site / "site.yaml"
     config.write_text(config.read_text() + "feed_entries: 2\n")  # p1 is in no feed
     build(site / "site.yaml")
     state = load_state(cache, key(site))
-    assert state is not None and state.feed_items == {}
-    assert state.packed and all(n.startswith("feed_items-") for n in state.packed)
+    assert state is not None and state.feed_items == {} and state.items == {}
+    assert {n.rsplit("-", 1)[0] for n in state.packed} == {"feed_items", "items"}
     entries = state.part("feed_items")
-    assert "posts/p20.md" in entries and not state.packed
+    assert "posts/p20.md" in entries and not state.packed_of("feed_items")
+    assert state.packed_of("items") and state.items == {}
+    assert "posts/p20.md" in state.part("items") and not state.packed
     before = index(site)["places"]
     edit(site, 1)  # the oldest post: in no feed
     build(site / "site.yaml")

@@ -63,7 +63,8 @@ class State:
     #: What its files on disk hold, once it was loaded or saved (state_files.Saved).
     saved: Any = field(default=None, compare=False, repr=False)
     #: Shards loaded as their pickles and not unpickled yet, by name (`feed_items-07`):
-    #: the feeds' entries, megabytes that only a build that templates a feed reads.
+    #: the lists' and the feeds' entries, megabytes that only a build that templates a
+    #: list or a feed reads (an edit's build templates none, often).
     packed: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
 
     def part(self, name: str) -> dict[str, Any]:

@@ -44,7 +44,7 @@ from blogbuild.pipeline.state import FORMAT, State, state_path
 SHARDS = 64
 _PARTS = ("sources", "values", "posts", "items", "feed_items", "pages", "files")
 #: Parts left packed by a load until asked for (`State.part`).
-_PACKED = ("feed_items",)
+_PACKED = ("items", "feed_items")
 #: Parts whose entries' output times are refreshed in place (`state.intact`): their shards
 #: are compared with those times as they were written, too.
 _REFRESHED = ("pages", "files")
