@@ -12,6 +12,7 @@ from blogbuild.config import Config
 from blogbuild.markdown.quarto.cells import cells_plugin
 from blogbuild.markdown.quarto.crossrefs import crossrefs_plugin
 from blogbuild.markdown.quarto.divs import divs_plugin
+from blogbuild.markdown.quarto.grids import grids_plugin
 from blogbuild.markdown.quarto.page import is_quarto
 from blogbuild.markdown.quarto.shortcodes import shortcodes_plugin
 
@@ -25,3 +26,4 @@ def quarto_plugin(md: MarkdownIt, *, config: Config) -> None:
     md.use(divs_plugin, config=config, gate=is_quarto)
     md.use(shortcodes_plugin, urls=config.urls)
     md.use(cells_plugin)
+    md.use(grids_plugin)
