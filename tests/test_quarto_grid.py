@@ -1,7 +1,7 @@
-"""Pandoc's grid tables on a `.qmd` page: the fixtures, cells of block Markdown parsed with
-the page's env (math, references), alignments and headers, a caption and its number, spans
-shown as written with a warning, what is no grid table, a `.md` post left as it was, and a
-real build."""
+"""Pandoc's grid tables and Quarto's listing divs on a `.qmd` page: the fixtures, cells of
+block Markdown parsed with the page's env (math, references), alignments and headers, a
+caption and its number, spans shown as written with a warning, what is no grid table, a
+`.md` post left as it was, and a real build."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from blogbuild.pipeline.render import Rendered, render_markdown
 from blogbuild.quarto import QuartoPage
 
 FIXTURES = Path(__file__).parent / "fixtures"
-CASES = [(name, *case) for name in ("quarto_grids.md",)
+CASES = [(name, *case) for name in ("quarto_grids.md", "quarto_listings.md")
          for case in read_fixture_file(FIXTURES / name)]
 NS = "{http://www.w3.org/1999/xhtml}"
 MD = create_markdown()
@@ -122,6 +122,20 @@ def test_a_broken_grid_is_a_paragraph_with_every_character_kept() -> None:
     assert "".join(paragraph.itertext()) == source.rstrip("\n")
 
 
+def test_a_listing_div_is_a_numbered_listing_its_references_find() -> None:
+    rendered = _qmd("::: {#lst-customers}\n```{.sql}\nSELECT * FROM Customers\n```\n\n"
+                    "Customers Query\n:::\n\nAs @lst-customers shows.\n")
+    assert rendered.diagnostics == ()
+    tree = _tree(rendered.html)
+    box = next(d for d in tree.iter(f"{NS}div") if d.get("id") == "lst-customers")
+    title = next(s for s in box.iter(f"{NS}span") if s.get("class") == "codeblock-title")
+    assert _text(title) == "Listing 1: Customers Query"
+    assert "SELECT * FROM Customers" in _text(box)
+    assert "Customers Query" not in [_text(p) for p in tree.iter(f"{NS}p")]
+    link = next(a for a in tree.iter(f"{NS}a") if "quarto-xref" in str(a.get("class")))
+    assert (link.get("href"), _text(link)) == ("#lst-customers", "Listing 1")
+
+
 PIECES = ["+---+---+\n", "+===+===+\n", "+:--+--:+\n", "| a | b |\n", "|   |   |\n",
           "| zq *em* |\n", "| [x](javascript:alert(1)) |\n", "| {onclick=x} |\n", "+-------+\n",
           "| $x$ | `c` |\n", "|", "+", "-", "=", ":", " ", "\n", "\n\n", "```\n", "- ",
@@ -141,12 +155,13 @@ def test_property_grid_ish_text_never_raises_nor_injects(pieces: list[str]) -> N
     assert all(w in html for w in words)  # nothing vanishes
 
 
-def test_a_qmd_post_with_a_grid_table_builds(tmp_path: Path) -> None:
+def test_a_qmd_post_with_a_grid_table_and_a_listing_builds(tmp_path: Path) -> None:
     (tmp_path / "site.yaml").write_text("title: Q\nbase_url: https://example.org/\n"
                                         "search: false\nsocial_cards: false\n")
     post = tmp_path / "content" / "posts" / "g.qmd"
     post.parent.mkdir(parents=True)
-    post.write_text("---\ntitle: G\ndate: 2024-01-02\n---\n\n" + GRID)
+    post.write_text("---\ntitle: G\ndate: 2024-01-02\n---\n\n" + GRID
+                    + "\n::: {#lst-q}\n```sql\nSELECT 1\n```\n\nA query\n:::\n\n@lst-q\n")
     report = build(tmp_path / "site.yaml", jobs=1)
     # the link in a cell is checked, and named at its own line of the table
     assert [(d.line, d.message) for d in report.diagnostics] == [
@@ -159,4 +174,4 @@ def test_a_qmd_post_with_a_grid_table_builds(tmp_path: Path) -> None:
     assert "+---" not in page
     links = [(a.get("href"), _text(a)) for a in tree.iter(f"{NS}a")
              if "quarto-xref" in str(a.get("class"))]
-    assert ("#tbl-grid", "Table 1") in links
+    assert ("#tbl-grid", "Table 1") in links and ("#lst-q", "Listing 1") in links

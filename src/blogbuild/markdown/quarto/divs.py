@@ -4,6 +4,7 @@
     ::: {#thm-max}  (## Name first inside)        ->  our numbered statement "Theorem 1 (Name)"
     ::: {.proof}                                   ->  our PROOF callout (unnumbered, with ∎)
     ::: {#fig-x} / ::: {#tbl-x}                    ->  a numbered figure (figdivs.py)
+    ::: {#lst-x}  (a code block, then a caption)   ->  the code block, a numbered listing
     ::: {.panel-tabset}                            ->  the tab tokens (tabsets.py)
     ::: {.content-visible when-format="html"}      ->  its content, or nothing
     ::: {.column-margin} / {.aside}                ->  <aside class="… margin-note">
@@ -28,7 +29,7 @@ from blogbuild.markdown.env import Env, need
 from blogbuild.markdown.quarto.attributes import html_attributes
 from blogbuild.markdown.quarto.blocks import first_heading, has_text, tokenize
 from blogbuild.markdown.quarto.fences import Fenced, make_div_rule, make_html_rule
-from blogbuild.markdown.quarto.figdivs import RENDER_RULES, figure_div
+from blogbuild.markdown.quarto.figdivs import RENDER_RULES, figure_div, listing_div
 from blogbuild.markdown.quarto.layout import KEYS as LAYOUT_KEYS
 from blogbuild.markdown.quarto.layout import has_layout, lay_out
 from blogbuild.markdown.quarto.spans import spans_plugin
@@ -186,6 +187,8 @@ def make_emit(kinds: Mapping[str, Kind]) -> Callable[[Fenced], None]:
             tabset(div)
         elif prefix in ("fig", "tbl"):
             figure_div(div, "figure" if prefix == "fig" else "table")
+        elif prefix == "lst":
+            listing_div(div)
         elif prefix in THEOREMS:
             _statement(div, kinds, THEOREMS[prefix], numbered=True)
         elif proof := next((_PROOFS[c] for c in classes if c in _PROOFS), None):

@@ -30,11 +30,11 @@ from markdown_it.utils import OptionsDict
 
 from blogbuild.markdown.env import Env, need
 from blogbuild.markdown.quarto.attributes import html_attributes
-from blogbuild.markdown.quarto.blocks import blocks, tokenize
+from blogbuild.markdown.quarto.blocks import blocks, shift, tokenize, wrapper
 from blogbuild.markdown.quarto.fences import Fenced
 from blogbuild.markdown.quarto.layout import KEYS, has_layout, lay_out
 
-__all__ = ["RENDER_RULES", "figure_div", "number_table"]
+__all__ = ["RENDER_RULES", "figure_div", "listing_div", "number_table"]
 
 #: A paragraph that is one picture: `![alt](src "title")`, maybe with `{#id …}` after it.
 _PICTURE = re.compile(r"!\[(?P<alt>(?:[^\[\]\\]|\\.)*)\]\((?:[^()\\\n]|\\.)*\)"
@@ -135,6 +135,31 @@ def figure_div(div: Fenced, kind: str) -> None:
     state.tokens += content + cap if figure else cap + content
     closing = state.push("figure_close" if figure else "table_figure_close", "figure", -1)
     closing.meta = meta
+
+
+def listing_div(div: Fenced) -> None:
+    """A `::: {#lst-x}` div (Quarto 1.4's code listing): its code block numbered as
+    ```` ```{#lst-x lst-cap="…"} ```` makes it (blogbuild.markdown.quarto.labels), the
+    div's last paragraph its caption, shown as the block's title ("Listing 1: Caption").
+    A div without exactly one code block is a `<div>` with its id, its body as written."""
+    state = div.state
+    level = state.level
+    first = tokenize(div, div.start + 1)
+    parts = blocks(state.tokens[first:], level)
+    codes = [part[0] for part in parts if len(part) == 1 and part[0].type == "fence"]
+    if len(codes) != 1:
+        opening, closing = wrapper("quarto_div", "div", level, html_attributes(
+            div.env, div.line, div.attrs))
+        opening.map = [div.start, div.end]
+        state.tokens[first:] = [opening, *shift(state.tokens[first:], 1), closing]
+        return
+    caption = parts[-1] if len(parts[-1]) == 3 and parts[-1][0].type == "paragraph_open" \
+        else None
+    code = codes[0]
+    code.attrSet("id", str(div.attrs.ident))
+    code.meta = {**(code.meta or {}), "listing_caption":
+                 " ".join(caption[1].content.split()) if caption is not None else ""}
+    state.tokens[first:] = [token for part in parts if part is not caption for token in part]
 
 
 def number_table(env: Env, opening: Token, shown: dict[str, str]) -> None:

@@ -114,14 +114,17 @@ def _number_of(token: Token, kind: str, counter: _Counter) -> str | None:
 
 
 def _listing(token: Token, counter: _Counter, page: QuartoPage) -> None:
-    """A code block with a `#lst-` id (Pandoc's `{#lst-x .sql lst-cap="…"}`): numbered,
-    its caption shown as the block's title ("Listing 1: Customers")."""
+    """A code block with a `#lst-` id (Pandoc's `{#lst-x .sql lst-cap="…"}`, or the code
+    block of a `::: {#lst-x}` div, `meta["listing_caption"]`): numbered, its caption shown
+    as the block's title ("Listing 1: Customers")."""
     fence = parse_fence(unescapeAll(token.info))
-    if type_of(fence.ident) != "lst":
+    meta = token.meta or {}
+    ident = str(token.attrGet("id")) if "listing_caption" in meta else fence.ident
+    if type_of(ident) != "lst":
         return
     number = counter.next("lst")
-    page.xref_numbers[fence.ident] = ("lst", number)
-    caption = fence.attrs.get("lst-cap", "")
+    page.xref_numbers[ident] = ("lst", number)
+    caption = str(meta.get("listing_caption", fence.attrs.get("lst-cap", "")))
     title = page.crossref.get("lst-title", TYPES["lst"][1])
     token.meta["listing"] = f"{caption_words(page, 'lst', number)} {caption}" if caption \
         else f"{title}{NBSP}{number}"
