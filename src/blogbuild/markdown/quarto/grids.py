@@ -123,10 +123,15 @@ def _text(lines: list[str]) -> str:
     return "\n".join(lines).rstrip("\n")  # leading blank lines keep the lines counted
 
 
-def _header(grid: _Grid) -> int | None:
-    """The index of the `+===+` line that ends the header, or None: no header."""
-    return next((i for i, text in enumerate(grid.lines) if text[0] == "+" and "=" in text),
-                None)
+def _parts(grid: _Grid) -> tuple[int | None, int | None]:
+    """(the index of the `+===+` line that ends the header, or None: no header; the index
+    of the `+===+` line that starts the foot, or None). As in Pandoc 3, a table whose last
+    line is a `=` line has a foot when another `=` line, not the header's, comes before."""
+    ruled = [i for i, text in enumerate(grid.lines) if text[0] == "+" and "=" in text]
+    last = len(grid.lines) - 1
+    header = ruled[0] if ruled and ruled[0] != last else None
+    inner = [i for i in ruled if i not in (header, last)]
+    return header, inner[-1] if inner and last in ruled else None
 
 
 def _alignments(grid: _Grid, header: int | None) -> list[str]:
@@ -150,10 +155,14 @@ def _widths(grid: _Grid) -> list[int] | None:
     return [100 * width // total for width in raw]
 
 
-def _rows(grid: _Grid) -> list[tuple[int, bool, list[str]]]:
-    """Each row: (its first line in the grid, whether it is a header row, its cells' text)."""
-    header = _header(grid)
-    rows: list[tuple[int, bool, list[str]]] = []
+Row = tuple[int, str, list[str]]
+
+
+def _rows(grid: _Grid) -> list[Row]:
+    """Each row: (its first line in the grid, its part: "thead", "tbody" or "tfoot", its
+    cells' text)."""
+    header, foot = _parts(grid)
+    rows: list[Row] = []
     begin = 1
     for index, text in enumerate(grid.lines[1:], start=1):
         if text[0] != "+":
@@ -162,7 +171,9 @@ def _rows(grid: _Grid) -> list[tuple[int, bool, list[str]]]:
             body = grid.lines[begin:index]
             cells = [_text([grid.segment(row, column) for row in body])
                      for column in range(len(grid.bounds) - 1)]
-            rows.append((begin, header is not None and index <= header, cells))
+            part = "thead" if header is not None and index <= header else \
+                "tfoot" if foot is not None and begin > foot else "tbody"
+            rows.append((begin, part, cells))
         begin = index + 1
     return rows
 
@@ -181,9 +192,9 @@ def _cell(state: StateBlock, text: str, line: int, level: int) -> None:
         made[0].hidden = made[2].hidden = True  # one paragraph: Pandoc's plain cell
 
 
-def _section(state: StateBlock, start: int, rows: list[tuple[int, bool, list[str]]],
-             kind: str, aligns: list[str]) -> None:
-    tag = "th" if kind == "thead" else "td"
+def _section(state: StateBlock, start: int, rows: list[Row], kind: str,
+             aligns: list[str]) -> None:
+    tag = "th" if kind == "thead" else "td"  # Pandoc writes a foot's cells as td
     state.push(f"{kind}_open", kind, 1)
     for first, _, cells in rows:
         state.push("tr_open", "tr", 1)
@@ -199,21 +210,19 @@ def _section(state: StateBlock, start: int, rows: list[tuple[int, bool, list[str
 
 def _table(state: StateBlock, start: int, grid: _Grid) -> None:
     rows = _rows(grid)
-    header = _header(grid)
-    aligns = _alignments(grid, header)
-    head = [row for row in rows if row[1]]
-    if all(not text for row in head for text in row[2]):  # Pandoc drops an empty header
-        head = []
-    body = [row for row in rows if not row[1]]
+    aligns = _alignments(grid, _parts(grid)[0])
+    parts = {kind: [row for row in rows if row[1] == kind] for kind in ("thead", "tbody",
+                                                                       "tfoot")}
+    if all(not text for row in parts["thead"] for text in row[2]):
+        parts["thead"] = []  # Pandoc drops a header of empty cells
     opening = state.push("table_open", "table", 1)
     opening.map = [start, start + len(grid.lines)]
     widths = _widths(grid)
     if widths is not None:
         state.push("grid_colgroup", "colgroup", 0).meta = {"widths": widths}
-    if head:
-        _section(state, start, head, "thead", aligns)
-    if body:
-        _section(state, start, body, "tbody", aligns)
+    for kind, found in parts.items():
+        if found:
+            _section(state, start, found, kind, aligns)
     state.push("table_close", "table", -1)
 
 
