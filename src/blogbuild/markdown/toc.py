@@ -28,13 +28,14 @@ def compat_ids(text: str) -> set[str]:
     return {ident for ident in (github, kramdown) if ident}
 
 
-def _plain_text(children: list[Token]) -> str:
+def plain_text(children: list[Token]) -> str:
+    """The text of inline tokens without their markup (code and math as written)."""
     parts = []
     for child in children:
         if child.type in ("text", "code_inline", "math_inline", "math_inline_double"):
             parts.append(child.content)
         elif child.children:
-            parts.append(_plain_text(child.children))
+            parts.append(plain_text(child.children))
     return "".join(parts)
 
 
@@ -81,10 +82,10 @@ def heading_ids(state: StateCore) -> None:
         inline = tokens[i + 1]
         children = inline.children or []
         if not (token.meta or {}).get("explicit_id"):
-            token.attrSet("id", _unique(seen, slugify(_plain_text(children))))
+            token.attrSet("id", _unique(seen, slugify(plain_text(children))))
         slug = str(token.attrGet("id"))
         aliases = state.env.setdefault("heading_aliases", {})
-        for alias in compat_ids(_plain_text(children)):
+        for alias in compat_ids(plain_text(children)):
             aliases.setdefault(alias, slug)
         # kramdown's `{: .no_toc}`: the heading keeps its id and anchor but stays out of the TOC.
         if "no_toc" not in str(token.attrGet("class") or "").split():

@@ -33,6 +33,7 @@ from blogbuild.markdown.figures import DRAWN
 from blogbuild.markdown.quarto.figdivs import SubLabel
 from blogbuild.markdown.quarto.page import is_quarto
 from blogbuild.markdown.statements import markdown_text
+from blogbuild.markdown.toc import plain_text
 from blogbuild.quarto import QuartoPage
 
 __all__ = ["TYPES", "caption_words", "labels_plugin", "type_of", "words"]
@@ -113,7 +114,7 @@ def _number_of(token: Token, kind: str, counter: _Counter) -> str | None:
     return None
 
 
-def _listing(token: Token, counter: _Counter, page: QuartoPage) -> None:
+def _listing(md: MarkdownIt, token: Token, counter: _Counter, page: QuartoPage) -> None:
     """A code block with a `#lst-` id (Pandoc's `{#lst-x .sql lst-cap="…"}`, or the code
     block of a `::: {#lst-x}` div, `meta["listing_caption"]`): numbered, its caption shown
     as the block's title ("Listing 1: Customers")."""
@@ -124,7 +125,10 @@ def _listing(token: Token, counter: _Counter, page: QuartoPage) -> None:
         return
     number = counter.next("lst")
     page.xref_numbers[ident] = ("lst", number)
-    caption = str(meta.get("listing_caption", fence.attrs.get("lst-cap", "")))
+    caption = fence.attrs.get("lst-cap", "")
+    if meta.get("listing_caption"):  # a div's caption paragraph: its text, without markup
+        parsed = md.parseInline(str(meta["listing_caption"]), {})  # no message, no link
+        caption = plain_text(parsed[0].children or [])
     title = page.crossref.get("lst-title", TYPES["lst"][1])
     token.meta["listing"] = f"{caption_words(page, 'lst', number)} {caption}" if caption \
         else f"{title}{NBSP}{number}"
@@ -175,7 +179,7 @@ def quarto_labels(state: StateCore) -> None:
         kind = type_of(str(ident)) if ident is not None else None
         number = _number_of(token, kind, counter) if kind is not None else None
         if token.type == "fence":
-            _listing(token, counter, page)
+            _listing(state.md, token, counter, page)
         if token.type in ("figure_open", "table_figure_open") or (
                 token.type == "table_open" and "caption" in (token.meta or {})):
             _caption(token, page, "fig" if token.type == "figure_open" else "tbl",
