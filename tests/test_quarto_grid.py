@@ -114,6 +114,16 @@ def test_spans_are_shown_as_written_with_a_warning_at_the_tables_line() -> None:
     assert shown == source.split("\n\n", 1)[1]
 
 
+def test_a_message_about_a_cell_names_the_cells_own_line() -> None:
+    rendered = _qmd("Intro.\n\n+------------------------+\n| a                      |\n"
+                    "+------------------------+\n| text                   |\n"
+                    "| ::: {.callout-note}    |\n| inside                 |\n"
+                    "+------------------------+\n")
+    assert [(d.line, d.message) for d in rendered.diagnostics] == [
+        (11, "this ::: div is never closed, so it runs to the end of its container: end it "
+             "with a line of :::")]
+
+
 def test_a_broken_grid_is_a_paragraph_with_every_character_kept() -> None:
     source = "+---+---+\n| a | b |\n| c  | d |\n+---+---+\n"
     rendered = _qmd(source)

@@ -183,7 +183,13 @@ def _cell(state: StateBlock, text: str, line: int, level: int) -> None:
     first = len(state.tokens)
     inner = StateBlock(text, state.md, state.env, state.tokens)
     inner.level = level
-    state.md.block.tokenize(inner, 0, inner.lineMax)
+    env = state.env
+    offset = env.get("line_offset", 0)
+    env["line_offset"] = int(offset) + line  # a message while parsing names its own line
+    try:
+        state.md.block.tokenize(inner, 0, inner.lineMax)
+    finally:
+        env["line_offset"] = offset
     made = state.tokens[first:]
     for token in made:
         if token.map:
