@@ -45,6 +45,9 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 def main(argv: list[str]) -> int:
+    if len(argv) < 3 or argv[0] in ("-h", "--help"):
+        print(__doc__.split("\n\n")[1].split("\n")[0], file=sys.stderr)
+        return 0 if argv[:1] in (["-h"], ["--help"]) else 2
     site, out, paths = Path(argv[0]), Path(argv[1]), argv[2:]
     out.mkdir(parents=True, exist_ok=True)
     server = http.server.ThreadingHTTPServer(
