@@ -159,6 +159,10 @@ def _notebook(page: Page, out: Path) -> None:
     _shot(page, out, "notebooks", "#the-fit", ".nb-cell:has(figure)")
 
 
+def _quarto(page: Page, out: Path) -> None:
+    _shot(page, out, "quarto", "h2#sec-function", "#fig-temperature")
+
+
 SHOTS: dict[str, list[Callable[[Page, Path], None]]] = {
     "/posts/widgets/": [_collapsible, _video, _compare, _space],
     "/posts/runnable/": [_runnable],
@@ -169,6 +173,7 @@ SHOTS: dict[str, list[Callable[[Page, Path], None]]] = {
     "/posts/diagrams/": [_diagrams],
     "/posts/charts/": [_charts],
     "/posts/least-squares/": [_notebook],
+    "/posts/softmax-temperature/": [_quarto],
 }
 
 
