@@ -4,6 +4,7 @@ the Markdown pipeline renders."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -30,22 +31,14 @@ class MarkdownReader:
     def info(self, job: SourceJob, data: bytes, *, fast: bool) -> DocumentInfo | None:
         """`fast`: the front matter by `frontmatter.quick_front_matter`, the fields that place
         the document only (`meta_hint`)."""
-        name = stem(job.path.name)
         try:
             text = data.decode("utf-8")
             if "\r" in text:
                 text = text.replace("\r\n", "\n").replace("\r", "\n")
-            if fast:
-                front, front_text = frontmatter.quick_front_matter(text)
-                meta = frontmatter.meta_hint(front, name)
-                body = text[len(front_text):]
-            else:
-                fm = split_front_matter(text, job.display)
-                meta = parse_meta(fm, job.display, name)
-                body = fm.body
+            return front_info(job, text, fast=fast, quick=lambda front: front,
+                              full=lambda text: split_front_matter(text, job.display))
         except UNREADABLE:
             return None
-        return DocumentInfo(job.rel, job.kind, meta, meta.title or first_heading(body))
 
     def read(self, job: SourceJob, data: bytes, config: Config, folders: Folders) -> Document:
         try:
@@ -61,6 +54,25 @@ class MarkdownReader:
             problems.append(warning(job.display, fm.body_line_offset + 1 if text.strip() else 0,
                                     f"the file {what}; write the post below the front matter"))
         return Document(job.display, fm, meta, fm.body, fm.body_line_offset, problems=problems)
+
+
+def front_info(job: SourceJob, text: str, *, fast: bool,
+               quick: Callable[[dict[str, Any]], dict[str, Any]],
+               full: Callable[[str], FrontMatter]) -> DocumentInfo:
+    """What the link map knows of a document whose text starts with YAML front matter:
+    `fast`, the front matter as plain data (`quick` makes it the reader's: Quarto's dates,
+    directory metadata) and the fields that place it; else the front matter as the render
+    reads it (`full`). Raises what `UNREADABLE` names when the text cannot be read."""
+    name = stem(job.path.name)
+    if fast:
+        front, front_text = frontmatter.quick_front_matter(text)
+        meta = frontmatter.meta_hint(quick(front), name)
+        body = text[len(front_text):]
+    else:
+        fm = full(text)
+        meta = parse_meta(fm, job.display, name)
+        body = fm.body
+    return DocumentInfo(job.rel, job.kind, meta, meta.title or first_heading(body))
 
 
 READER = MarkdownReader()

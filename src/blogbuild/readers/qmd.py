@@ -16,9 +16,9 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 from blogbuild.config import Config
-from blogbuild.content import frontmatter
 from blogbuild.content.frontmatter import FrontMatter, parse_meta, split_front_matter
 from blogbuild.content.jobs import SourceJob
 from blogbuild.content.linkmap import DocumentInfo
@@ -37,7 +37,7 @@ from blogbuild.quarto.metadata import (
     read_variables,
 )
 from blogbuild.readers import Document, Unreadable, stem
-from blogbuild.readers.markdown import UNREADABLE, first_heading, refuse_surrogates
+from blogbuild.readers.markdown import UNREADABLE, front_info, refuse_surrogates
 from blogbuild.sourcetext import decode_source
 from blogbuild.stages.context import Folders
 
@@ -48,21 +48,15 @@ class QuartoReader:
     def info(self, job: SourceJob, data: bytes, *, fast: bool) -> DocumentInfo | None:
         """`fast`: the front matter and the directory metadata as plain data, Quarto's
         dates made ours (`quarto_hint`), the fields that place the document only."""
-        name = stem(job.path.name)
+        def quick(front: dict[str, Any]) -> dict[str, Any]:
+            layers = quick_layers(metadata_paths(job.path, job.rel))
+            return quarto_hint(merge_plain(layers, front), _modified(job))
+
         try:
-            text = decode_source(data, job.display)
-            if fast:
-                front, front_text = frontmatter.quick_front_matter(text)
-                front = merge_plain(quick_layers(metadata_paths(job.path, job.rel)), front)
-                meta = frontmatter.meta_hint(quarto_hint(front, _modified(job)), name)
-                body = text[len(front_text):]
-            else:
-                fm = _front(job, text, Path(), {})  # no messages: the render's
-                meta = parse_meta(fm, job.display, name)
-                body = fm.body
+            return front_info(job, decode_source(data, job.display), fast=fast, quick=quick,
+                              full=lambda text: _front(job, text, Path(), {}))  # no messages
         except UNREADABLE:
             return None
-        return DocumentInfo(job.rel, job.kind, meta, meta.title or first_heading(body))
 
     def read(self, job: SourceJob, data: bytes, config: Config, folders: Folders) -> Document:
         inputs: dict[str, str] = {}
