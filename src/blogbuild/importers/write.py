@@ -36,19 +36,10 @@ def conflicts(content: Path, posts: list[Converted], files: dict[Path, str], *,
 
 def write_all(content: Path, posts: list[Converted], files: dict[Path, str]) -> None:
     """Write every post and copy every file (`conflicts` was asked first)."""
-    path = content
-    try:
-        for post in posts:
-            path = content / post.dest
-            _put(path, text_of(post).encode("utf-8"))
-        for source, rel in files.items():
-            path = content / rel
-            if not _same_bytes(source, path):
-                _replace(path)
-                shutil.copyfile(source, path)
-    except OSError as exc:
-        raise BlogbuildError(f"cannot write {path}: {exc.strerror or exc}; the files before "
-                             "it were written, the rest not") from None
+    written: dict[str, Path | bytes] = {post.dest: text_of(post).encode("utf-8")
+                                        for post in posts}
+    written.update((rel, source) for source, rel in files.items())
+    write_files(content, written)
 
 
 def _check_inside(path: Path, content: Path) -> None:
