@@ -158,10 +158,9 @@ def _widths(grid: _Grid) -> list[int] | None:
 Row = tuple[int, str, list[str]]
 
 
-def _rows(grid: _Grid) -> list[Row]:
+def _rows(grid: _Grid, header: int | None, foot: int | None) -> list[Row]:
     """Each row: (its first line in the grid, its part: "thead", "tbody" or "tfoot", its
-    cells' text)."""
-    header, foot = _parts(grid)
+    cells' text), the header and the foot ending and starting at those lines (`_parts`)."""
     rows: list[Row] = []
     begin = 1
     for index, text in enumerate(grid.lines[1:], start=1):
@@ -215,8 +214,9 @@ def _section(state: StateBlock, start: int, rows: list[Row], kind: str,
 
 
 def _table(state: StateBlock, start: int, grid: _Grid) -> None:
-    rows = _rows(grid)
-    aligns = _alignments(grid, _parts(grid)[0])
+    header, foot = _parts(grid)
+    rows = _rows(grid, header, foot)
+    aligns = _alignments(grid, header)
     parts = {kind: [row for row in rows if row[1] == kind] for kind in ("thead", "tbody",
                                                                        "tfoot")}
     if all(not text for row in parts["thead"] for text in row[2]):
