@@ -227,7 +227,8 @@ def inputs_fingerprint(config: Config, sources: Sources, *, drafts: bool,
     _tree(h, "theme", theme_static(), contents=False)
     _tree(h, "static", config.root / "static", contents=False)
     for folder in freeze_folders(config.root, config.content_dir):  # Quarto's outputs
-        _tree(h, f"freeze {folder}", folder, contents=False)
+        if not folder.is_relative_to(config.content_path):  # content's: among `aside`
+            _tree(h, f"freeze {folder}", folder, contents=False)
     if config.search:  # a new Pagefind makes a new index
         from blogbuild.stages.search.program import versions
 
