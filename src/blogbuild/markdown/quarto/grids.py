@@ -49,29 +49,44 @@ _RULE = re.compile(r"\+(?::?[-=]+:?\+)+")
 #: Pandoc's text width: a table wider than this gets relative column widths.
 COLUMNS = 72
 _WIDE = frozenset("WF")
+#: Characters that take no column of their own: combining marks, joiners, variation
+#: selectors (as Pandoc counts them, in doclayout's charWidth).
+_ZERO_WIDTH = frozenset(("Mn", "Me", "Cf"))
+
+#: A line of a grid table, one item per screen column: the line itself when it is ASCII,
+#: else its characters with what takes no column joined to the one before, and "" after a
+#: wide character (CJK) for its second column.
+Columns = Sequence[str]
 
 
-def _cells_of(text: str) -> str:
-    """`text` with each wide character (CJK) followed by a filler, so that a character's
-    index is its column on the screen, as the author lined the table up."""
+def _cells_of(text: str) -> Columns:
+    """`text` as screen columns, so that an index is a column as the author lined the table
+    up."""
     if text.isascii():
         return text
-    return "".join(c + "\0" if unicodedata.east_asian_width(c) in _WIDE else c for c in text)
+    columns: list[str] = []
+    for char in text:
+        if columns and unicodedata.category(char) in _ZERO_WIDTH:
+            columns[-1] += char
+        elif unicodedata.east_asian_width(char) in _WIDE:
+            columns += (char, "")
+        else:
+            columns.append(char)
+    return columns
 
 
 @dataclass
 class _Grid:
     """A grid table read from its lines (in screen columns, wide characters padded)."""
 
-    lines: list[str]
+    lines: list[Columns]
     bounds: list[int]  # the column of each `+` of the first line
 
-    def segment(self, line: str, column: int) -> str:
-        return line[self.bounds[column] + 1:self.bounds[column + 1]]
+    def segment(self, line: Columns, column: int) -> str:
+        return "".join(line[self.bounds[column] + 1:self.bounds[column + 1]])
 
-    def is_rule(self, line: str) -> bool:
-        return line[0] == "+" and _RULE.fullmatch(line) is not None \
-            and all(line[b] == "+" for b in self.bounds)
+    def is_rule(self, line: Columns) -> bool:
+        return line[0] == "+" and _is_rule(line) and all(line[b] == "+" for b in self.bounds)
 
     def has_spans(self) -> bool:
         """Whether a row or a column is spanned: a missing `|` or `+` inside the grid."""
@@ -88,26 +103,31 @@ def _read(state: StateBlock, start: int, end: int) -> _Grid | None:
     """The grid table starting at line `start`, or None: these lines are not one."""
     indent = state.sCount[start]
     first = _cells_of(_line(state, start))
-    if _TOP.fullmatch(first) is None:
+    if not isinstance(first, str) or _TOP.fullmatch(first) is None:
         return None
     bounds = [at for at, char in enumerate(first) if char == "+"]
-    lines = [first]
+    lines: list[Columns] = [first]
     line = start + 1
     while line < end and state.sCount[line] == indent and not state.isEmpty(line):
         text = _cells_of(_line(state, line))
-        if text[:1] not in ("|", "+") or len(text) != len(first):
+        if text[0] not in ("|", "+") or len(text) != len(first):
             break  # a ragged line: the table, if any, ends at the last rule above it
         lines.append(text)
         line += 1
     grid = _Grid(lines, bounds)
     # The table ends at its last line of `+` and dashes (under a spanned cell it has no
     # `+` where the spanned columns meet: has_spans finds that).
-    last = max((i for i, text in enumerate(lines) if i and _RULE.fullmatch(text)), default=0)
+    last = max((i for i, text in enumerate(lines) if i and _is_rule(text)), default=0)
     grid.lines = lines[:last + 1]
     if all(text[0] == "+" for text in grid.lines) \
-            or any(text[-1] not in "|+" for text in grid.lines):
+            or any(text[-1] not in ("|", "+") for text in grid.lines):
         return None  # no row, or a row not closed by its `|`
     return grid
+
+
+def _is_rule(line: Columns) -> bool:
+    """A line of `+` and dashes (or `=`) across the table (such a line is ASCII)."""
+    return isinstance(line, str) and _RULE.fullmatch(line) is not None
 
 
 def _line(state: StateBlock, line: int) -> str:
@@ -115,9 +135,9 @@ def _line(state: StateBlock, line: int) -> str:
 
 
 def _text(lines: list[str]) -> str:
-    """A cell's Markdown: its lines without the fillers and the trailing spaces, and one
-    leading space less when every line has one (Pandoc's removeOneLeadingSpace)."""
-    lines = [text.replace("\0", "").rstrip() for text in lines]
+    """A cell's Markdown: its lines without the trailing spaces, and one leading space less
+    when every line has one (Pandoc's removeOneLeadingSpace)."""
+    lines = [text.rstrip() for text in lines]
     if all(not text or text.startswith(" ") for text in lines):
         lines = [text[1:] for text in lines]
     return "\n".join(lines).rstrip("\n")  # leading blank lines keep the lines counted
@@ -239,7 +259,7 @@ def _preformatted(state: StateBlock, start: int, grid: _Grid) -> None:
            "it), which blogbuild does not read: it is shown as written; split the spanning "
            "cell into one per row and column, or write the table in HTML")
     token = state.push("code_block", "code", 0)
-    token.content = "\n".join(text.replace("\0", "") for text in grid.lines) + "\n"
+    token.content = "\n".join("".join(text) for text in grid.lines) + "\n"
     token.map = [start, start + len(grid.lines)]
 
 
