@@ -125,10 +125,11 @@ def _listing(md: MarkdownIt, token: Token, counter: _Counter, page: QuartoPage) 
         return
     number = counter.next("lst")
     page.xref_numbers[ident] = ("lst", number)
-    caption = fence.attrs.get("lst-cap", "")
-    if meta.get("listing_caption"):  # a div's caption paragraph: its text, without markup
-        parsed = md.parseInline(str(meta["listing_caption"]), {})  # no message, no link
-        caption = plain_text(parsed[0].children or [])
+    # The caption (a div's caption paragraph, or `lst-cap`) shown as its text, without
+    # its markup: the title is text; no message, no link.
+    caption = str(meta.get("listing_caption") or fence.attrs.get("lst-cap", ""))
+    if caption:
+        caption = plain_text(md.parseInline(caption, {})[0].children or [])
     title = page.crossref.get("lst-title", TYPES["lst"][1])
     token.meta["listing"] = f"{caption_words(page, 'lst', number)} {caption}" if caption \
         else f"{title}{NBSP}{number}"
