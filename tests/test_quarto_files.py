@@ -266,10 +266,10 @@ def test_the_shortcodes_on_a_quarto_page(tmp_path: Path) -> None:
                             "content/posts/m.md": "---\ntitle: M\n---\n\n{{< fa star >}}\n"})
     messages = _messages(build(site, jobs=1))
     warned = [m for m in messages if m.startswith("content/posts/s.qmd")]
-    assert [m.split(": warning: ")[0] for m in warned] == ["content/posts/s.qmd:15"] * 3 + [
+    assert [m.split(": warning: ")[0] for m in warned] == ["content/posts/s.qmd:15"] * 2 + [
         "content/posts/s.qmd:17"]
-    assert "a {{< video >}} inside text is shown as a link" in warned[3]
-    assert "{{< fa >}} is not supported: Font Awesome" in warned[0]
+    assert "a {{< video >}} inside text is shown as a link" in warned[2]
+    assert "{{< lipsum >}} is not supported" in warned[0]
     assert any(m.startswith("content/posts/m.md:5: warning: ") for m in messages)  # Hugo's
     body = _body(tmp_path, "posts/s/index.html")
     assert "Meta &lt;b&gt;bold&lt;/b&gt; &amp; co, 42, Bobcat." in body
@@ -278,7 +278,10 @@ def test_the_shortcodes_on_a_quarto_page(tmp_path: Path) -> None:
     assert '<figure class="video-embed video-youtube">' in body and "start=10" in body
     assert "<figcaption>A talk</figcaption>" in body
     assert '<div class="pagebreak" aria-hidden="true"></div>' in body
-    assert "Icon {{&lt; fa star &gt;}} and {{&lt; lipsum 2 &gt;}}" in body
+    assert 'Icon <svg class="fa-icon fa-solid" viewBox="0 0 576 512"' in body
+    assert 'role="img" aria-label="star">' in body
+    assert "fa-icon" not in _body(tmp_path, "posts/m/index.html")  # a Markdown post: text
+    assert "</svg> and {{&lt; lipsum 2 &gt;}}" in body
     assert "<code>{{&lt; meta subtitle &gt;}}\n</code>" in body
     assert '<p>See <a href="https://vimeo.com/123456">https://vimeo.com/123456</a> here.</p>' \
         in body

@@ -23,7 +23,8 @@ RENDER_LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "Pygments", "Jinja2", "
 PACKAGE = Path(__file__).resolve().parent
 #: Vendored runtimes whose version changes rendered HTML.
 RUNTIME_VERSIONS = {"katex": PACKAGE / "vendor" / "katex" / "VERSION",
-                    "csl": PACKAGE / "vendor" / "csl" / "VERSION"}
+                    "csl": PACKAGE / "vendor" / "csl" / "VERSION",
+                    "fontawesome": PACKAGE / "vendor" / "fontawesome" / "VERSION"}
 
 
 @functools.cache

@@ -2,7 +2,8 @@
 
 `video` is the site's video widget (its facade, its URL checks), `pagebreak` a break in
 print, `meta` and `var` the value of a front matter key or of the site's `_variables.yml`
-(as text, escaped), `kbd` a key. The others (`fa`, `lipsum`, `embed`, `placeholder`,
+(as text, escaped), `kbd` a key, `fa` a Font Awesome icon (blogbuild.markdown.quarto.
+icons). The others (`lipsum`, `embed`, `placeholder`,
 `env`, an extension's) stay as written with a warning at their line saying what to do;
 `{{{< x >}}}` shows `{{< x >}}`. Code spans and code blocks are never read, and the
 foreign-syntax warnings (blogbuild.markdown.foreign) do not see a shortcode read here.
@@ -27,8 +28,9 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from blogbuild.markdown.env import Env, report
+from blogbuild.markdown.env import Env, need, report
 from blogbuild.markdown.positions import inline_lines
+from blogbuild.markdown.quarto.icons import icon_svg
 from blogbuild.markdown.quarto.page import is_quarto
 from blogbuild.markdown.widgets import DivInput, build_meta
 from blogbuild.urls import UrlBuilder
@@ -45,8 +47,6 @@ _URL_SAFE = ":/?#[]@!$&'*+,;=%~"
 #: Shortcodes that are a block: a paragraph holding only one becomes that block.
 _BLOCKS = frozenset({"video", "pagebreak"})
 _ADVICE = {
-    "fa": "Font Awesome icons are not bundled: write an emoji or an inline SVG picture "
-          "instead, or remove it",
     "lipsum": "write the placeholder text itself",
     "embed": "cells of other notebooks are not embedded: copy the cell into this post, "
              "or link to the notebook",
@@ -121,12 +121,27 @@ def _apply(token: Token, block: Token, line: int, env: Env, urls: UrlBuilder) ->
         token.content = ""
     elif name == "video":
         _video(token, args, named, line, env, urls)
+    elif name == "fa":
+        _icon(token, args, named, line, env)
     else:
         advice = _ADVICE.get(name, "Quarto's extensions are not run here: write what it "
                                    "makes as Markdown or HTML")
         report(env, line, f"the shortcode {{{{< {name} >}}}} is not supported: {advice}; "
                "it is shown as written")
         token.type = "quarto_literal"
+
+
+def _icon(token: Token, args: list[str], named: dict[str, str], line: int, env: Env) -> None:
+    """`{{< fa [style] name size=… title=… label=… >}}`: the icon's picture, or its text
+    and a warning."""
+    svg, problems = icon_svg(args, named)
+    for problem in problems:
+        report(env, line, problem)
+    if not svg:
+        token.type = "quarto_literal"
+        return
+    need(env, "icons")
+    token.type, token.meta["svg"] = "quarto_icon", svg
 
 
 def _lookup(env: Env, name: str, key: str) -> Any:
@@ -232,6 +247,11 @@ def _literal(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
     return escapeHtml(tokens[idx].content)
 
 
+def _icon_html(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict,
+               env: Env) -> str:
+    return str(tokens[idx].meta["svg"])
+
+
 def _kbd(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Env) -> str:
     return f"<kbd>{escapeHtml(tokens[idx].content)}</kbd>"
 
@@ -256,5 +276,6 @@ def shortcodes_plugin(md: MarkdownIt, *, urls: UrlBuilder) -> None:
     md.add_render_rule("quarto_literal", _literal)
     md.add_render_rule("quarto_url_missing", lambda *_: "")
     md.add_render_rule("quarto_kbd", _kbd)
+    md.add_render_rule("quarto_icon", _icon_html)
     md.add_render_rule("quarto_pagebreak", _pagebreak)
     md.add_render_rule("quarto_video_inline", _video_inline)
