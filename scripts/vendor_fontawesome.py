@@ -12,7 +12,6 @@ no web font, no script, nothing on pages without an icon.
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import shutil
@@ -23,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # npm_release, also when imported
 
-from npm_release import unpack_release
+from npm_release import report, unpack_release, vendor_main
 
 FONTAWESOME_VERSION = "7.3.1"
 #: sha1 of the npm tarball (npm's "shasum"); checked so a re-run gives the same bytes.
@@ -61,18 +60,11 @@ def vendor(version: str, sha1: str) -> None:
         (DEST / "icons.json.gz").write_bytes(gzip.compress(data.encode(), 9, mtime=0))
         shutil.copyfile(package / "LICENSE.txt", DEST / "LICENSE")
         (DEST / "VERSION").write_text(f"{version}\n", encoding="utf-8")
-    size = sum(p.stat().st_size for p in DEST.rglob("*") if p.is_file())
-    print(f"Font Awesome Free {version} vendored into {DEST} ({size / 1024:.0f} KB)")
+    report(f"Font Awesome Free {version}", DEST)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--version", default=FONTAWESOME_VERSION)
-    parser.add_argument("--sha1", default=FONTAWESOME_SHA1,
-                        help="npm tarball sha1 for --version")
-    args = parser.parse_args(argv)
-    vendor(args.version, args.sha1)
-    return 0
+    return vendor_main(__doc__, vendor, FONTAWESOME_VERSION, FONTAWESOME_SHA1, argv)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ only font files kept), fonts/*.woff2, LICENSE, and a VERSION file.
 
 from __future__ import annotations
 
-import argparse
 import re
 import shutil
 import sys
@@ -19,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # npm_release, also when imported
 
-from npm_release import unpack_release
+from npm_release import report, unpack_release, vendor_main
 
 KATEX_VERSION = "0.19.1"
 #: sha1 of the npm tarball (npm's "shasum"); checked so a re-run gives the same bytes.
@@ -54,17 +53,11 @@ def vendor(version: str, sha1: str) -> None:
             shutil.copyfile(font, DEST / "fonts" / font.name)
         shutil.copyfile(package / "LICENSE", DEST / "LICENSE")
         (DEST / "VERSION").write_text(f"{version}\n", encoding="utf-8")
-    size = sum(p.stat().st_size for p in DEST.rglob("*") if p.is_file())
-    print(f"KaTeX {version} vendored into {DEST} ({size / 1024:.0f} KB)")
+    report(f"KaTeX {version}", DEST)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--version", default=KATEX_VERSION)
-    parser.add_argument("--sha1", default=KATEX_SHA1, help="npm tarball sha1 for --version")
-    args = parser.parse_args(argv)
-    vendor(args.version, args.sha1)
-    return 0
+    return vendor_main(__doc__, vendor, KATEX_VERSION, KATEX_SHA1, argv)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ the pages with a Mermaid diagram of a type the build cannot draw.
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 import tempfile
@@ -18,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # npm_release, also when imported
 
-from npm_release import unpack_release
+from npm_release import report, unpack_release, vendor_main
 
 MERMAID_VERSION = "12.3.0"
 #: sha1 of the npm tarball (npm's "shasum"); checked so a re-run gives the same bytes.
@@ -36,17 +35,11 @@ def vendor(version: str, sha1: str) -> None:
         shutil.copyfile(package / "dist" / "mermaid.min.js", DEST / "mermaid.min.js")
         shutil.copyfile(package / "LICENSE", DEST / "LICENSE")
         (DEST / "VERSION").write_text(f"{version}\n", encoding="utf-8")
-    size = sum(p.stat().st_size for p in DEST.rglob("*") if p.is_file())
-    print(f"Mermaid {version} vendored into {DEST} ({size / 1024:.0f} KB)")
+    report(f"Mermaid {version}", DEST)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--version", default=MERMAID_VERSION)
-    parser.add_argument("--sha1", default=MERMAID_SHA1, help="npm tarball sha1 for --version")
-    args = parser.parse_args(argv)
-    vendor(args.version, args.sha1)
-    return 0
+    return vendor_main(__doc__, vendor, MERMAID_VERSION, MERMAID_SHA1, argv)
 
 
 if __name__ == "__main__":
