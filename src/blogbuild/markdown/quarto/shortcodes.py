@@ -2,9 +2,9 @@
 
 `video` is the site's video widget (its facade, its URL checks), `pagebreak` a break in
 print, `meta` and `var` the value of a front matter key or of the site's `_variables.yml`
-(as text, escaped), `kbd` a key, `fa` a Font Awesome icon (blogbuild.markdown.quarto.
-icons). The others (`lipsum`, `embed`, `placeholder`,
-`env`, an extension's) stay as written with a warning at their line saying what to do;
+(as text, escaped), `kbd` a key, `fa` a Font Awesome icon (see its module, `icons`).
+The others (`lipsum`, `embed`, `placeholder`, `env`, an extension's) stay as written
+with a warning at their line saying what to do;
 `{{{< x >}}}` shows `{{< x >}}`. Code spans and code blocks are never read, and the
 foreign-syntax warnings (blogbuild.markdown.foreign) do not see a shortcode read here.
 `include` is expanded before parsing (blogbuild.quarto.include); one that is not alone on
