@@ -16,7 +16,7 @@ from PIL import Image
 
 from blogbuild.commands.build import BuildReport, build
 from blogbuild.diagnostics import BuildFailed
-from blogbuild.pipeline.nav import related_posts
+from blogbuild.pipeline.nav import Ranking, related_posts
 from blogbuild.stages.covers import image_size
 
 SITE_YAML = 'title: "Nav"\nbase_url: "https://example.org/blog/"\nposts_per_page: 20\n'
@@ -276,9 +276,8 @@ def brute_related(posts: list[Any], limit: int = 3) -> dict[str, tuple[Any, ...]
     return out
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_related_posts_match_the_pairwise_definition(seed: int) -> None:
-    rng = random.Random(seed)
+def random_posts(rng: random.Random) -> list[Any]:
+    """Sixty posts with random tags, dates, drafts and neighbours, four in a series."""
     posts: list[Any] = []
     for i in range(60):
         tags = [NS(slug=f"t{t}") for t in rng.sample(range(7), rng.randint(0, 5))]
@@ -290,4 +289,44 @@ def test_related_posts_match_the_pairwise_definition(seed: int) -> None:
     series = NS(posts=posts[:4])
     for post in series.posts:
         post.series = series
+    return posts
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_related_posts_match_the_pairwise_definition(seed: int) -> None:
+    posts = random_posts(random.Random(seed))
     assert related_posts(posts) == brute_related(posts)
+
+
+def by_source(related: dict[str, tuple[Any, ...]]) -> dict[str, list[str]]:
+    """Related posts as sources: the posts link each other, and the repr pytest would
+    show of a failed comparison never ends."""
+    return {source: [p.source for p in others] for source, others in related.items()}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_kept_ranking_is_reused_only_while_what_ranks_the_posts_holds(seed: int) -> None:
+    rng = random.Random(seed)
+    posts = random_posts(rng)
+    expected = by_source(related_posts(posts))
+    first = Ranking()
+    found = by_source(first.rank(posts))
+    assert found == expected
+    kept = Ranking(first.kept)
+    found = by_source(kept.rank(posts))
+    assert found == expected
+    assert kept.kept is first.kept  # reused, not ranked again
+    changes = [
+        lambda p: setattr(p, "tags", (*p.tags, NS(slug="t0"))),
+        lambda p: setattr(p, "tags", p.tags[1:]),
+        lambda p: setattr(p, "date", p.date + dt.timedelta(days=3)),
+        lambda p: setattr(p, "title", "A0"),
+        lambda p: setattr(p, "meta", NS(draft=not p.meta.draft)),
+        lambda p: setattr(p, "next", rng.choice(posts)),
+    ]
+    for change in changes:
+        change(rng.choice(posts))
+        again = Ranking(kept.kept)
+        found, expected = by_source(again.rank(posts)), by_source(brute_related(posts))
+        assert found == expected
+        kept = again

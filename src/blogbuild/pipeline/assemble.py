@@ -25,7 +25,7 @@ from blogbuild.content.records import RenderResult, shorten
 from blogbuild.diagnostics import Diagnostic, error, warning
 from blogbuild.images.process import ImageInfo
 from blogbuild.output.claims import Claims, Owner
-from blogbuild.pipeline.nav import group_series, related_posts
+from blogbuild.pipeline.nav import Ranking, group_series, related_posts
 from blogbuild.urls import output_path, slugify, unsafe_path
 
 #: Symbols that tell tags apart (C++, C#, Q&A) become words in the slug instead of vanishing.
@@ -97,10 +97,12 @@ def assemble(
     drafts: bool = False,
     bodies: Bodies | None = None,
     images: dict[str, ImageInfo] | None = None,
+    ranking: Ranking | None = None,
 ) -> tuple[Site, list[Diagnostic]]:
     """The site from render records (sorted, tagged, linked); `bodies` is where the posts'
-    rendered bodies are read from when a template shows them. The posts' covers are the
-    cover stage's (blogbuild.stages.covers)."""
+    rendered bodies are read from when a template shows them; `ranking`, the related posts
+    of the last build, reused when they rank alike. The posts' covers are the cover
+    stage's (blogbuild.stages.covers)."""
     diagnostics: list[Diagnostic] = []
     posts: list[Post] = []
     pages: list[Post] = []
@@ -162,7 +164,7 @@ def assemble(
         series=series,
     )
     site.link_series()
-    site.related = related_posts(posts)
+    site.related = related_posts(posts) if ranking is None else ranking.rank(posts)
     site.link_series()
     return site, [*diagnostics, *series_problems]
 

@@ -44,6 +44,7 @@ from blogbuild.pipeline.assemble import document_post
 from blogbuild.pipeline.deps import Reads
 from blogbuild.pipeline.files import made_files, site_files, static_rels
 from blogbuild.pipeline.items import Items
+from blogbuild.pipeline.nav import Ranking
 from blogbuild.pipeline.outcome import BuildReport
 from blogbuild.pipeline.quick import (
     Sources,
@@ -206,7 +207,7 @@ class Engine:
         ctx.fresh = state is None
         last = state or State(key)
         ctx.last_files = last.files
-        run = Run(ctx, start, last, early)
+        run = Run(ctx, start, last, early, ranking=Ranking(last.related))
         ctx.post_of = lambda result: document_post(result, self.config, self.store, [])
         ctx.render_again = run.render_again
         for stage in site_stages():

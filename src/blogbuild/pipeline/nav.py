@@ -1,8 +1,11 @@
-"""Links between posts beyond older/newer: series and related posts. Pure functions."""
+"""Links between posts beyond older/newer: series and related posts. Pure functions, and
+the ranking of related posts that a build keeps for the next (`Ranking`)."""
 
 from __future__ import annotations
 
 import bisect
+import hashlib
+import marshal
 import operator
 
 from blogbuild.content.dates import instant
@@ -63,6 +66,52 @@ def group_series(posts: list[Post]) -> tuple[dict[str, Series], list[Diagnostic]
     return series, diagnostics
 
 
+#: A ranking of related posts as a build's state keeps it: a digest of what it was made
+#: from (`Ranking.digest`) and the related posts by source, as sources.
+Ranked = tuple[bytes, dict[str, tuple[str, ...]]]
+
+
+class Ranking:
+    """The related posts of the last build, reused while what ranks them holds: every
+    post's place in the order of `_newest_first`, its tags, whether it is a draft and the
+    posts its page links already. An edit of a post's text keeps all of them, and ranking
+    a thousand posts again costs more than the rest of assembling the site. `rank` ranks
+    (or reuses) and keeps what it found for the next build (`kept`)."""
+
+    __slots__ = ("kept",)
+
+    def __init__(self, kept: Ranked | None = None) -> None:
+        self.kept: Ranked = kept if kept is not None else (b"", {})
+
+    def rank(self, posts: list[Post], limit: int = RELATED) -> dict[str, tuple[Post, ...]]:
+        digest = self.digest(posts, limit)
+        last_digest, last = self.kept
+        if digest == last_digest:
+            by_source = {post.source: post for post in posts}
+            return {source: tuple([by_source[s] for s in others])
+                    for source, others in last.items()}
+        related = related_posts(posts, limit)
+        self.kept = (digest, {source: tuple([p.source for p in others])
+                              for source, others in related.items()})
+        return related
+
+    @staticmethod
+    def digest(posts: list[Post], limit: int) -> bytes:
+        """What the ranking of `posts` is made from, in their order (the order of the
+        ranking's dict): what `_newest_first` reads (the date as written, with its time
+        zone), whether a post is a draft, its tags and the posts its page links already."""
+        plain = [(post.source, post.title, post.date.isoformat() if post.date else "",
+                  post.meta.draft, tuple([t.slug for t in post.tags]),
+                  tuple([p.source for p in _own(post) if p is not None]))
+                 for post in posts]
+        return hashlib.blake2b(marshal.dumps((limit, plain), 2), digest_size=16).digest()
+
+
+def _own(post: Post) -> list[Post | None]:
+    """The posts the page of `post` links already (and itself): never related to it."""
+    return [post, post.previous, post.next, *(post.series.posts if post.series else ())]
+
+
 def related_posts(posts: list[Post], limit: int = RELATED) -> dict[str, tuple[Post, ...]]:
     """For each post (by source), up to `limit` others ranked by the number of tags they
     share with it, then by closeness in date (between as close, the newer), then by
@@ -76,7 +125,8 @@ def related_posts(posts: list[Post], limit: int = RELATED) -> dict[str, tuple[Po
     `at_least[c]` holds the posts that share c or more of them, made with k * k set
     operations; the best of a level are its members nearest the post's own place in that
     order, on either side."""
-    keyed = sorted(((_newest_first(p), p) for p in posts if not p.meta.draft),
+    keys_of = {post.source: _newest_first(post) for post in posts}
+    keyed = sorted(((keys_of[p.source], p) for p in posts if not p.meta.draft),
                    key=operator.itemgetter(0))
     keys = [key for key, _post in keyed]
     ranked = [post for _key, post in keyed]
@@ -87,9 +137,8 @@ def related_posts(posts: list[Post], limit: int = RELATED) -> dict[str, tuple[Po
     bit = {post.source: 1 << i for i, post in enumerate(ranked)}
     related: dict[str, tuple[Post, ...]] = {}
     for post in posts:
-        own = [post, post.previous, post.next, *(post.series.posts if post.series else ())]
-        left_out = sum({bit.get(p.source, 0) for p in own if p is not None})
-        key = _newest_first(post)
+        left_out = sum({bit.get(p.source, 0) for p in _own(post) if p is not None})
+        key = keys_of[post.source]
         best = _best(_levels([masks[t.slug] for t in post.tags if t.slug in masks]),
                      left_out, limit, bisect.bisect_left(keys, key), keys, -key[0])
         if best:

@@ -108,7 +108,7 @@ def _assembled(run: Run, store: RenderCache) -> tuple[Site, list[Diagnostic], li
     for _ in range(LENIENT_ROUNDS):
         site, diagnostics = assemble(results_of(entries).values(), asset_rels(ctx.assets),
                                      ctx.config, drafts=ctx.drafts, bodies=store,
-                                     images=table_of(ctx).images)
+                                     images=table_of(ctx).images, ranking=run.ranking)
         if not ctx.lenient:
             return site, diagnostics, errors
         by_display = {e.result.job.display: rel for rel, e in entries.items()}

@@ -13,6 +13,7 @@ from blogbuild.content.linkmap import DocumentInfo
 from blogbuild.content.records import SourceEntry
 from blogbuild.diagnostics import Diagnostic
 from blogbuild.output.claims import Claims
+from blogbuild.pipeline.nav import Ranking
 from blogbuild.pipeline.quick import RenderJob, with_bytes
 from blogbuild.pipeline.state import State
 from blogbuild.stages.context import BuildContext
@@ -47,6 +48,8 @@ class Run:
     claims: Claims = field(default_factory=Claims)
     #: The stages at work beside the templating (`Step.PAGES`), and their work.
     beside: list[tuple[Stage[Any, Any, Any], Beside]] = field(default_factory=list)
+    #: The related posts, ranked again only when what ranks them changed (`last.related`).
+    ranking: Ranking = field(default_factory=Ranking)
     _again: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def render_again(self, digests: set[str]) -> None:

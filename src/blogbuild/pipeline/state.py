@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from blogbuild.pipeline.items import ListItem
 
 #: Bump when the layout of these classes changes (the code fingerprint covers it too).
-FORMAT = 6
+FORMAT = 7
 
 
 @dataclass
@@ -59,6 +59,8 @@ class State:
     #: What every page is made with (`pages.made_with`): while it holds, a document's page
     #: whose post did not change keeps its inputs.
     made_with: bytes = b""
+    #: The related posts as the last build ranked them, and what from (pipeline.nav.Ranking).
+    related: tuple[bytes, dict[str, tuple[str, ...]]] = field(default_factory=lambda: (b"", {}))
     format: int = FORMAT
     #: What its files on disk hold, once it was loaded or saved (state_files.Saved).
     saved: Any = field(default=None, compare=False, repr=False)

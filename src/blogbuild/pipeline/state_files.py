@@ -110,7 +110,7 @@ def _load(folder: Path, key: str) -> State | None:
     if not isinstance(index, dict) or index.get("format") != FORMAT or index.get("key") != key:
         return None
     state = State(key, templates=index["templates"], closures=index["closures"],
-                  made_with=index["made_with"])
+                  made_with=index["made_with"], related=index["related"])
     saved = Saved(packs=index["packs"])
     packs: dict[str, bytes] = {}
     for name, place in index["places"].items():
@@ -176,6 +176,7 @@ def save_state(cache: Path, state: State, last: State | None = None) -> bool:
             _write_pack(folder, new, saved)
         index = {"format": FORMAT, "key": state.key, "templates": state.templates,
                  "closures": state.closures, "made_with": state.made_with,
+                 "related": state.related,
                  "places": saved.places, "packs": saved.packs}
         write_atomically(folder / INDEX, pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL))
     except (OSError, KeyError):  # KeyError: a pack the last index did not size

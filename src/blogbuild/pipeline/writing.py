@@ -84,6 +84,7 @@ def write(engine: Engine, run: Run) -> BuildReport:
         done, files, decided.prints, decided.values, written, ctx.output, decided.item_keys,
         engine.shared_reads)
     state.made_with = decided.made_with
+    state.related = run.ranking.kept
     engine.remember(run, state)
     writer.finish()
     failed = [d for d in done if d.out is None]
