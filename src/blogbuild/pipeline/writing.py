@@ -76,8 +76,12 @@ def write(engine: Engine, run: Run) -> BuildReport:
             assert ctx.sources is not None
             written, removed = writer.commit(keep, ctx.sources.outputs)
             ctx.sources.outputs = None
-        finally:
-            run.abandon()  # the work beside the pages stops (at once when it is done)
+        except BaseException:
+            run.abandon()  # the work beside the pages stops, before its stage is removed
+            raise
+    # Committed: what the work beside the pages does after its answer (the search index's
+    # process writes its layout and its cache) goes on while the state is saved; the
+    # engine waits for it once the run is over (`Engine.run`).
     ctx.progress("saving the state", 0, 0)
     state = stale.next_state(
         run.last, run.entries, ctx.pages, decided.inputs, decided.closures, decided.templates,
