@@ -10,7 +10,6 @@ atomic. Nothing here knows what the files are for.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import functools
 import hashlib
 import os
@@ -111,6 +110,8 @@ def exchange(a: Path, b: Path) -> bool:
 def _renameat2() -> Any:
     if sys.platform != "linux":
         return None
+    import ctypes  # here: most builds swap nothing, and the module is a millisecond to load
+
     try:
         return ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):
