@@ -75,7 +75,7 @@ class Ranking:
     """The related posts of the last build, reused while what ranks them holds: every
     post's place in the order of `_newest_first`, its tags, whether it is a draft and the
     posts its page links already. An edit of a post's text keeps all of them, and ranking
-    a thousand posts again costs more than the rest of assembling the site. `rank` ranks
+    a thousand posts again is a third of the time assembling the site takes. `rank` ranks
     (or reuses) and keeps what it found for the next build (`kept`)."""
 
     __slots__ = ("kept",)
