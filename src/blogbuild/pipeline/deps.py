@@ -153,7 +153,13 @@ def _fields(kind: type) -> tuple[str, ...]:
 
 def fingerprint(value: Any) -> bytes:
     """A digest of the shape of `value`: equal for equal shapes, in any process."""
-    return hashlib.blake2b(_serialized(shape(value)), digest_size=16).digest()
+    return plain_fingerprint(shape(value))
+
+
+def plain_fingerprint(plain: Any) -> bytes:
+    """The digest of a shape, or of a value made only of what a shape is made of (tuples,
+    lists, strings, bytes, numbers, booleans and None): `fingerprint` without the shaping."""
+    return hashlib.blake2b(_serialized(plain), digest_size=16).digest()
 
 
 def _serialized(plain: Any) -> bytes:

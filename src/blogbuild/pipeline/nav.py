@@ -4,13 +4,12 @@ the ranking of related posts that a build keeps for the next (`Ranking`)."""
 from __future__ import annotations
 
 import bisect
-import hashlib
-import marshal
 import operator
 
 from blogbuild.content.dates import instant
 from blogbuild.content.models import Post, Series
 from blogbuild.diagnostics import Diagnostic, warning
+from blogbuild.pipeline.deps import plain_fingerprint
 from blogbuild.urls import slugify
 
 #: How many related posts a post shows.
@@ -104,7 +103,7 @@ class Ranking:
                   post.meta.draft, tuple([t.slug for t in post.tags]),
                   tuple([p.source for p in _own(post) if p is not None]))
                  for post in posts]
-        return hashlib.blake2b(marshal.dumps((limit, plain), 2), digest_size=16).digest()
+        return plain_fingerprint((limit, plain))
 
 
 def _own(post: Post) -> list[Post | None]:
