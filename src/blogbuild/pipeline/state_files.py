@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import io
 import os
 import pickle
 import shutil
@@ -112,27 +113,55 @@ def _load(folder: Path, key: str) -> State | None:
     state = State(key, templates=index["templates"], closures=index["closures"],
                   made_with=index["made_with"], related=index["related"])
     saved = Saved(packs=index["packs"])
-    packs: dict[str, bytes] = {}
-    for name, place in index["places"].items():
-        file, offset, length = place
-        data = packs.get(file)
-        if data is None:
-            data = packs[file] = (folder / file).read_bytes()
-            if len(data) != saved.packs[file]:
-                return None  # cut short
-        part = name.split("-")[0]
-        if part in _PACKED:
-            saved.held[name] = state.packed[name] = data[offset:offset + length]
+    places: dict[str, Place] = index["places"]
+    with _Shards(folder, saved.packs, max((p[2] for p in places.values()), default=0)) as packs:
+        for name, place in places.items():
+            part = name.split("-")[0]
+            if part in _PACKED:
+                saved.held[name] = state.packed[name] = bytes(packs.read(place))
+                saved.places[name] = place
+                continue
+            shard = pickle.loads(packs.read(place))
+            if part not in _PARTS or not isinstance(shard, dict):
+                return None
+            getattr(state, part).update(shard)
             saved.places[name] = place
-            continue
-        shard = pickle.loads(memoryview(data)[offset:offset + length])
-        if part not in _PARTS or not isinstance(shard, dict):
-            return None
-        getattr(state, part).update(shard)
-        saved.places[name] = place
-        saved.held[name] = _held(part, shard)
+            saved.held[name] = _held(part, shard)
     state.saved = saved
     return state
+
+
+class _Shards:
+    """Reads a state's shards from their packs, each into one buffer used again for the
+    next: reading each pack whole put every byte, those of shards no index names too, into
+    new memory (7 of the 40 ms an edit's load took)."""
+
+    def __init__(self, folder: Path, sizes: dict[str, int], largest: int) -> None:
+        self.folder, self.sizes = folder, sizes
+        self.open: dict[str, io.FileIO] = {}
+        self.buffer = memoryview(bytearray(largest))
+
+    def __enter__(self) -> _Shards:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        for pack in self.open.values():
+            pack.close()
+
+    def read(self, place: Place) -> memoryview:
+        """The bytes of the shard at `place`, until the next read; OSError when its pack
+        is not the size the index says (cut short) or the read comes short."""
+        file, offset, length = place
+        pack = self.open.get(file)
+        if pack is None:
+            pack = self.open[file] = io.FileIO(self.folder / file)
+            if os.fstat(pack.fileno()).st_size != self.sizes[file]:
+                raise OSError(f"{file} is not the size its index says")
+        view = self.buffer[:length]
+        pack.seek(offset)
+        if pack.readinto(view) != length:
+            raise OSError(f"{file} ends before its shard {place}")
+        return view
 
 
 def _held(part: str, shard: dict[Any, Any]) -> Any:
