@@ -29,6 +29,8 @@ Keys of env (all optional; ``render_markdown`` fills them):
                        files are read beside the document by the chart stage)
   inputs: dict[str, str]  files other than the source a stage read: path from the site
                        folder -> sha256 (blogbuild.content.records.Rendered.inputs)
+  quarto: QuartoPage   set for a Quarto document only (blogbuild.readers.qmd): what the
+                       Quarto plugins read and note (`is_quarto`)
 """
 
 from __future__ import annotations
@@ -44,6 +46,12 @@ from blogbuild.content.models import Ref
 from blogbuild.diagnostics import Diagnostic, Severity
 
 Env = MutableMapping[str, Any]
+
+
+def is_quarto(env: Env) -> bool:
+    """Whether the page being parsed is a Quarto document: the test every Quarto plugin
+    starts with (blogbuild.markdown.quarto)."""
+    return env.get("quarto") is not None
 
 
 def source_line(env: Env, body_line: int) -> int:

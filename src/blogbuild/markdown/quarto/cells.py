@@ -20,9 +20,8 @@ from markdown_it.rules_block import StateBlock
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from blogbuild.markdown.env import Env, need, report, source_line
+from blogbuild.markdown.env import Env, is_quarto, need, report, source_line
 from blogbuild.markdown.quarto.figdivs import number_table
-from blogbuild.markdown.quarto.page import is_quarto
 
 if TYPE_CHECKING:
     from blogbuild.markdown.notebook.document import OutputPart

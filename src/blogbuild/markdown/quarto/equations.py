@@ -12,8 +12,8 @@ import re
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 
+from blogbuild.markdown.env import is_quarto
 from blogbuild.markdown.math.block import math_block
-from blogbuild.markdown.quarto.page import is_quarto
 from blogbuild.markdown.statements import ID
 
 __all__ = ["equations_plugin"]

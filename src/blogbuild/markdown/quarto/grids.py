@@ -37,8 +37,7 @@ from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from blogbuild.markdown.env import Env, report, source_line
-from blogbuild.markdown.quarto.page import is_quarto
+from blogbuild.markdown.env import Env, is_quarto, report, source_line
 
 __all__ = ["grids_plugin"]
 

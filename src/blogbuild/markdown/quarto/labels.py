@@ -27,11 +27,10 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from blogbuild.markdown.env import Env
+from blogbuild.markdown.env import Env, is_quarto
 from blogbuild.markdown.fenceinfo import parse_fence
 from blogbuild.markdown.figures import DRAWN
 from blogbuild.markdown.quarto.figdivs import SubLabel
-from blogbuild.markdown.quarto.page import is_quarto
 from blogbuild.markdown.statements import markdown_text
 from blogbuild.markdown.toc import plain_text
 from blogbuild.quarto import QuartoPage

@@ -28,10 +28,9 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from blogbuild.markdown.env import Env, need, report
+from blogbuild.markdown.env import Env, is_quarto, need, report
 from blogbuild.markdown.positions import inline_lines
 from blogbuild.markdown.quarto.icons import icon_svg
-from blogbuild.markdown.quarto.page import is_quarto
 from blogbuild.markdown.widgets import DivInput, build_meta
 from blogbuild.urls import UrlBuilder
 

@@ -19,8 +19,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from blogbuild.markdown.env import Env, report, token_line
-from blogbuild.markdown.quarto.page import is_quarto
+from blogbuild.markdown.env import Env, is_quarto, report, token_line
 from blogbuild.markdown.statements import ID
 
 __all__ = ["tables_plugin"]

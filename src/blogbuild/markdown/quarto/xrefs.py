@@ -33,11 +33,10 @@ from markdown_it.utils import OptionsDict
 
 from blogbuild.markdown.citations import bracket_end
 from blogbuild.markdown.citations.syntax import CiteSyntax, key_of, match_key, parse_bracket
-from blogbuild.markdown.env import Env, need, report
+from blogbuild.markdown.env import Env, is_quarto, need, report
 from blogbuild.markdown.positions import inline_lines
 from blogbuild.markdown.previews import PREVIEWS
 from blogbuild.markdown.quarto.labels import NBSP, TYPES, type_of, words
-from blogbuild.markdown.quarto.page import is_quarto
 from blogbuild.quarto import QuartoPage
 
 __all__ = ["refs_plugin"]
