@@ -12,8 +12,10 @@ if TYPE_CHECKING:
 __all__ = ["create_markdown"]
 
 
-def create_markdown(config: Config | None = None) -> MarkdownIt:
+def create_markdown(config: Config | None = None, *, quarto: bool = True) -> MarkdownIt:
     """Build the parser with every plugin on; `config=None` uses the defaults (REPL, tests).
+    `quarto=False` leaves out Quarto's additions, which do nothing on a page that is not a
+    Quarto document (a site without one never loads them).
 
     The plugins are imported here, not with the package: importing one module of it (a
     record type, a helper) must not load them all."""
@@ -37,7 +39,6 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     from blogbuild.markdown.math import math_plugin
     from blogbuild.markdown.more import more_plugin
     from blogbuild.markdown.notebook import notebook_plugin
-    from blogbuild.markdown.quarto import quarto_plugin
     from blogbuild.markdown.statements import statements_plugin
     from blogbuild.markdown.tabs import tabs_plugin
     from blogbuild.markdown.toc import toc_plugin
@@ -58,7 +59,10 @@ def create_markdown(config: Config | None = None) -> MarkdownIt:
     md.use(admonitions_plugin, types=config.callouts)
     md.use(statements_plugin, per_type=config.statements.counters == "per-type")
     md.use(divs_plugin, urls=config.urls)
-    md.use(quarto_plugin, config=config)
+    if quarto:
+        from blogbuild.markdown.quarto import quarto_plugin
+
+        md.use(quarto_plugin, config=config)
     md.use(highlight_plugin)
     md.use(figures_plugin)
     md.use(diagrams_plugin)

@@ -22,7 +22,7 @@ from blogbuild.fingerprints import digest_of
 from blogbuild.images.process import Options as ImageOptions
 from blogbuild.images.process import options_of
 from blogbuild.markdown import create_markdown
-from blogbuild.markdown.env import html_renderer, report, token_line
+from blogbuild.markdown.env import html_renderer, is_quarto, report, token_line
 from blogbuild.markdown.feed import render_feed
 from blogbuild.markdown.more import excerpt
 from blogbuild.markdown.xref_previews import snippet_digest, snippets, templates
@@ -35,19 +35,21 @@ from blogbuild.urls import encode_path
 if TYPE_CHECKING:
     from blogbuild.bib.library import Library
 
-_PARSERS: dict[str, MarkdownIt] = {}
+_PARSERS: dict[tuple[str, bool], MarkdownIt] = {}
 
 #: markdown-it's own core rules: parsing. The others are our plugins' (math is KaTeX's).
 _PARSE_RULES = frozenset({"normalize", "block", "inline", "linkify", "replacements",
                           "smartquotes", "text_join"})
 
 
-def parser_for(config: Config) -> MarkdownIt:
-    """One parser per process and config (built lazily, so worker processes own theirs)."""
-    key = config.render_fingerprint()
+def parser_for(config: Config, *, quarto: bool = True) -> MarkdownIt:
+    """One parser per process, config and dialect (built lazily, so worker processes own
+    theirs); `quarto`: with Quarto's additions, for a Quarto document (a page of another
+    kind parses the same without them)."""
+    key = (config.render_fingerprint(), quarto)
     md = _PARSERS.get(key)
     if md is None:
-        md = _PARSERS[key] = create_markdown(config)
+        md = _PARSERS[key] = create_markdown(config, quarto=quarto)
         _time_core_rules(md)
     return md
 
@@ -282,7 +284,7 @@ def _render_source(job: SourceJob, config: Config, data: bytes | None, digest: s
         for stage in stages(Step.FRONT):  # the bibliography
             run_stage(stage, front)
     rendered = render_markdown(
-        parser_for(config),
+        parser_for(config, quarto=is_quarto(document.env)),
         document.text,
         file=job.display,
         line_offset=document.line_offset,
