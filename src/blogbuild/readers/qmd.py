@@ -3,12 +3,12 @@ Quarto writes it.
 
 The body is Markdown of this site's dialect with Quarto's additions on: fenced divs and
 bracketed spans, callouts, tabsets, cross-references, shortcodes and executable cells
-(the plugins of blogbuild.markdown.quarto, each on only for a page whose environment holds
-`quarto`). What Quarto reads around the file is read here, by the helpers of
-blogbuild.quarto: its front matter's Quarto forms (quarto.front), the `_metadata.yml` of
-its folders (quarto.metadata) and the files it includes (quarto.include), each file read
-recorded among the render's inputs, and every message about an included line moved to
-that file's line (`QuartoDocument.finish`).
+(the plugins of blogbuild.markdown.quarto, in the parser of Quarto documents, each on only
+for a page whose environment holds `quarto`). What Quarto reads around the file is read
+here, by the helpers of blogbuild.quarto: its front matter's Quarto forms (quarto.front),
+the `_metadata.yml` of its folders (quarto.metadata) and the files it includes
+(quarto.include), each file read recorded among the render's inputs, and every message
+about an included line moved to that file's line (`QuartoDocument.finish`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Quarto's Markdown: what a `.qmd` page (blogbuild.readers.qmd) adds to the site's dialect.
 
-Each plugin here is installed in the one parser every page uses, and does nothing on a
-page whose environment holds no `quarto` (a `.md` post parses as before).
+Each plugin here is installed only in the parser of Quarto documents (blogbuild.pipeline.
+render.parser_for: a `.md` post is parsed without them, and a site without a `.qmd` page
+never loads them), and each does nothing on a page whose environment holds no `quarto`.
 """
 
 from __future__ import annotations
