@@ -231,7 +231,7 @@ class Session:
             steps.append(lambda: live.edited.warm_up(engine))
         if jobs:
             steps.append(lambda: render_source(jobs[-1], live.config))
-        steps.append(lambda: render_markdown(parser_for(live.config), sample))
+        steps.append(lambda: render_markdown(parser_for(live.config, quarto=False), sample))
         for step in steps:
             if self.watcher is not None and self.watcher.pending():
                 return
