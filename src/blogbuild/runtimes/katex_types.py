@@ -5,6 +5,7 @@ Plain data, apart from the runtime: a result travels to and from the formula cac
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,8 +27,10 @@ class KatexOptions:
     def make(cls, output: str, macros: dict[str, str]) -> KatexOptions:
         return cls(output, tuple(sorted(macros.items())))
 
-    @property
+    @functools.cached_property
     def fingerprint(self) -> str:
+        """Worked out once per options (a page's formulas share them, but for the macros a
+        page defines before one): every formula's cache key reads it, some twice."""
         # The last item names how results are made: a formula that \gdef-ed a macro it had
         # \newcommand-ed was an error when the feed's MathML was a second render.
         return json.dumps([self.output, self.macros, self.defined, "mathml-from-page-render"],
