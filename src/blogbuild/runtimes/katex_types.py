@@ -30,7 +30,7 @@ class KatexOptions:
     @functools.cached_property
     def fingerprint(self) -> str:
         """Worked out once per options (a page's formulas share them, but for the macros a
-        page defines before one): every formula's cache key reads it, some twice."""
+        page defines before one): a formula's cache keys read it two or three times."""
         # The last item names how results are made: a formula that \gdef-ed a macro it had
         # \newcommand-ed was an error when the feed's MathML was a second render.
         return json.dumps([self.output, self.macros, self.defined, "mathml-from-page-render"],
