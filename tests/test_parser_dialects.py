@@ -5,7 +5,6 @@ it, so a site without a `.qmd` page never loads them. Checked on every fixture i
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -13,21 +12,14 @@ from markdown_it.utils import read_fixture_file
 
 from blogbuild.config import Config
 from blogbuild.pipeline.render import parser_for, render_markdown
+from test_commonmark import EXAMPLES
 
 HERE = Path(__file__).parent
 FIXTURES = sorted((HERE / "fixtures").glob("*.md"))
-SPEC = (HERE / "commonmark" / "spec.txt").read_text(encoding="utf-8")
-
-
-def _spec_examples() -> list[str]:
-    fence = "`" * 32
-    found = re.findall(rf"^{fence} example\n(.*?)^\.\n", SPEC, flags=re.M | re.S)
-    return [text.replace("→", "\t") for text in found]
-
 
 #: Each set of inputs by name: a fixture file's cases, the spec's examples.
 INPUTS = {path.stem: [case[2] for case in read_fixture_file(path)] for path in FIXTURES}
-INPUTS["commonmark-spec"] = _spec_examples()
+INPUTS["commonmark-spec"] = [source for _, _, source, _ in EXAMPLES]
 
 
 def test_the_inputs_were_found() -> None:
