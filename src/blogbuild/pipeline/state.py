@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from blogbuild.content.records import SourceEntry
     from blogbuild.pipeline.deps import Reads
     from blogbuild.pipeline.items import ListItem
+    from blogbuild.pipeline.nav import Ranked
 
 #: Bump when the layout of these classes changes (the code fingerprint covers it too).
 FORMAT = 7
@@ -60,7 +61,7 @@ class State:
     #: whose post did not change keeps its inputs.
     made_with: bytes = b""
     #: The related posts as the last build ranked them, and what from (pipeline.nav.Ranking).
-    related: tuple[bytes, dict[str, tuple[str, ...]]] = field(default_factory=lambda: (b"", {}))
+    related: Ranked = field(default_factory=lambda: (b"", {}))
     format: int = FORMAT
     #: What its files on disk hold, once it was loaded or saved (state_files.Saved).
     saved: Any = field(default=None, compare=False, repr=False)
