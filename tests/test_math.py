@@ -449,6 +449,42 @@ def test_rendering_in_pool_workers(tmp_path: Path, method: str) -> None:
     assert done.stdout.strip() == "8"
 
 
+FORK_SCRIPT = """
+import os
+from blogbuild.markdown import create_markdown
+
+def katex_children():
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as stat, open(f"/proc/{pid}/cmdline", "rb") as cmd:
+                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+                if parent == os.getpid() and b"katex_process" in cmd.read():
+                    found.append(pid)
+        except OSError:
+            pass
+    return found
+
+print(create_markdown().render("$x$\\\\n").count("katex-html"), flush=True)
+pid = os.fork()
+if pid == 0:
+    html = create_markdown().render("$y^2$ and $$z$$\\\\n")
+    print(html.count("katex-html"), len(katex_children()), flush=True)
+    os._exit(0)
+_, status = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="reads /proc")
+def test_a_child_forked_after_v8_started_renders_in_a_process_of_its_own() -> None:
+    # V8 cannot start again in a forked child (with memory protection keys its first
+    # context there is a SIGSEGV): the child's formulas go to a KaTeX process it starts.
+    done = run_python(FORK_SCRIPT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:3] == ["1", "2 1", "0"], done.stdout + done.stderr
+
+
 SITE_YAML = """\
 title: Math site
 base_url: "http://127.0.0.1/"

@@ -5,10 +5,12 @@ a thread of its own (blogbuild.perprocess says why); or a child process started 
 which has loaded KaTeX by the time the first formula comes (`use_process`, see
 blogbuild.runtimes.katex_process; a command starts it, and the engine gives it to this
 process's runtime for its run: blogbuild.stages.context.BuildContext.katex). A context
-must never cross a fork (it hangs in the child), so a forked child forgets the parent's
-and makes its own. Results are memoised in-process and, once `set_cache_dir()` is
-called, in a sqlite file shared by every worker (blogbuild.diskcache), so a rebuild never
-renders a formula twice.
+must never cross a fork (it hangs in the child), so a forked child forgets the parent's;
+and since V8, once started, cannot start again in a forked child (where the processor
+guards V8's memory with protection keys, the child's first context ends it with SIGSEGV),
+such a child renders in a process of its own, started when it first needs KaTeX. Results
+are memoised in-process and, once `set_cache_dir()` is called, in a sqlite file shared by
+every worker (blogbuild.diskcache), so a rebuild never renders a formula twice.
 """
 
 from __future__ import annotations
@@ -90,6 +92,10 @@ class _Runtime:
         self.round_trips = 0  # calls into V8 (one per batch)
         self.memo_hits = 0
         self.disk_hits = 0
+        #: V8 was started in this process (`started`), or in a process this one was forked
+        #: from (`inherited`): then this process renders in a child process, never here.
+        self.started = False
+        self.inherited = False
 
 
 _rt = _Runtime()
@@ -101,7 +107,9 @@ def _after_fork_in_child() -> None:
     for held in (_rt.ctx, _rt.child):
         if held is not None:
             keep_forever(held)
+    inherited = _rt.started or _rt.inherited
     _rt = _Runtime()
+    _rt.inherited = inherited
 
 
 after_fork_in_child(_after_fork_in_child)
@@ -110,6 +118,7 @@ after_fork_in_child(_after_fork_in_child)
 def _context() -> Any:
     """This process's V8 context with KaTeX loaded; call on the owner thread only."""
     if _rt.ctx is None:
+        _rt.started = True
         _rt.ctx = new_context()
         at_close(RUNTIMES, close)
     return _rt.ctx
@@ -117,7 +126,14 @@ def _context() -> Any:
 
 def _call(function: str, *args: Any, timeout: float) -> Any:
     """`function(*args)` in the child started ahead, if there is one and it answers; else
-    in this process's KaTeX context, on the thread V8 lives on."""
+    in this process's KaTeX context, on the thread V8 lives on. A child of a fork made
+    after V8 started renders only in a process of its own (see the module's docstring):
+    it starts one when it has none, and raises ProcessGone when that cannot answer."""
+    if _rt.child is None and _rt.inherited:
+        started = KatexProcess.begin()
+        if started is None:
+            raise ProcessGone("KaTeX's process could not start")
+        use_process(started)
     child = _rt.child
     if child is not None:
         try:
@@ -125,6 +141,8 @@ def _call(function: str, *args: Any, timeout: float) -> Any:
         except ProcessGone:
             log.debug("KaTeX's process did not answer; rendering here", exc_info=True)
             end_process()
+            if _rt.inherited:
+                raise
     return _rt.owner.call(lambda: _context().call(function, *args, timeout_sec=timeout))
 
 
