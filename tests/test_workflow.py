@@ -186,6 +186,13 @@ def parse(path: Path) -> Element:
     return root
 
 
+def undated(text: str | Path) -> str:
+    """`text` with each date as a glob pattern of any date (two runs of `init` may fall
+    on two sides of midnight)."""
+    return re.sub(r"\d{4}-\d{2}-\d{2}", "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]",
+                  str(text))
+
+
 def test_the_blog_workflow_builds_and_caches_a_new_blog(tmp_path: Path, wheels: Path) -> None:
     checkout_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     blogbuild = [sys.executable, "-m", "blogbuild"]  # this checkout, as on the author's machine
@@ -226,8 +233,9 @@ def test_the_blog_workflow_builds_and_caches_a_new_blog(tmp_path: Path, wheels: 
     started = sorted(p.relative_to(tmp_path / "from-wheel")
                      for p in (tmp_path / "from-wheel").rglob("*") if p.is_file())
     assert len(started) == 6
-    for rel in started:
-        assert (tmp_path / "from-wheel" / rel).read_bytes() == (source / rel).read_bytes()
+    for rel in started:  # the first post is named and dated by the day of its `init`
+        ours = source / rel if (source / rel).exists() else next(source.glob(undated(rel)))
+        assert undated((tmp_path / "from-wheel" / rel).read_text()) == undated(ours.read_text())
 
     site = first / "_site"
     index = parse(site / "index.html")
