@@ -54,10 +54,6 @@ class Library:
 _FILES: dict[tuple[str, str], tuple[list[Entry], list[Diagnostic]]] = {}
 
 
-def file_digest(path: Path) -> str:
-    return digest_of(path.read_bytes())
-
-
 def digest_of(data: bytes) -> str:
     """What a render's record keeps of a file it read besides its source (`Rendered.inputs`):
     the sha256 of its bytes."""
@@ -68,7 +64,7 @@ def current_digest(path: Path) -> str | None:
     """What a render would record for `path` now: its digest, MISSING when there is no such
     file, None when it cannot be read (never equal to a record: render again)."""
     try:
-        return file_digest(path)
+        return digest_of(path.read_bytes())
     except FileNotFoundError:
         return MISSING
     except OSError:
