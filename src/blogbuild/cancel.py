@@ -154,5 +154,6 @@ def result(future: Future[T]) -> T:
         try:
             return future.result(WAKE_SECONDS)
         except TimeoutError:
-            if future.done():  # the work's own TimeoutError
-                raise
+            # Done since the wait gave up, or the work's own TimeoutError: its outcome.
+            if future.done():
+                return future.result()
