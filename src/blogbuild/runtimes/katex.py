@@ -139,10 +139,10 @@ def _call(function: str, *args: Any, timeout: float) -> Any:
         try:
             return child.call(function, args, timeout)
         except ProcessGone:
-            log.debug("KaTeX's process did not answer; rendering here", exc_info=True)
             end_process()
             if _rt.inherited:
                 raise
+            log.debug("KaTeX's process did not answer; rendering here", exc_info=True)
     return _rt.owner.call(lambda: _context().call(function, *args, timeout_sec=timeout))
 
 
