@@ -146,6 +146,19 @@ def test_a_listing_div_is_a_numbered_listing_its_references_find() -> None:
     assert (link.get("href"), _text(link)) == ("#lst-customers", "Listing 1")
 
 
+@pytest.mark.parametrize(("body", "count"), [
+    ("No code here.\n", "no"), ("```\na\n```\n\n```\nb\n```\n\nTwo of them\n", "2")])
+def test_a_listing_div_without_one_code_block_says_so_at_its_line(body: str,
+                                                                 count: str) -> None:
+    rendered = _qmd(f"Intro.\n\n::: {{#lst-x}}\n{body}:::\n")
+    assert [(d.line, d.message) for d in rendered.diagnostics] == [(7, (
+        f"the listing div #lst-x numbers the one code block it holds, with its caption after "
+        f"it; it holds {count} code blocks of its own, so it is shown unnumbered (put one "
+        "code block in it, or give each code block its own #lst- div)"))]
+    box = next(d for d in _tree(rendered.html).iter(f"{NS}div") if d.get("id") == "lst-x")
+    assert body.splitlines()[-1] in _text(box)  # every word of it is shown
+
+
 PIECES = ["+---+---+\n", "+===+===+\n", "+:--+--:+\n", "| a | b |\n", "|   |   |\n",
           "| zq *em* |\n", "| [x](javascript:alert(1)) |\n", "| {onclick=x} |\n", "+-------+\n",
           "| $x$ | `c` |\n", "|", "+", "-", "=", ":", " ", "\n", "\n\n", "```\n", "- ",

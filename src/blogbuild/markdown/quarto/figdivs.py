@@ -28,7 +28,7 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from blogbuild.markdown.env import Env, need
+from blogbuild.markdown.env import Env, need, report
 from blogbuild.markdown.quarto.attributes import html_attributes
 from blogbuild.markdown.quarto.blocks import blocks, shift, tokenize, wrapper
 from blogbuild.markdown.quarto.fences import Fenced
@@ -141,13 +141,18 @@ def listing_div(div: Fenced) -> None:
     """A `::: {#lst-x}` div (Quarto 1.4's code listing): its code block numbered as
     ```` ```{#lst-x lst-cap="…"} ```` makes it (blogbuild.markdown.quarto.labels), the
     div's last paragraph its caption, shown as the block's title ("Listing 1: Caption").
-    A div without exactly one code block is a `<div>` with its id, its body as written."""
+    A div without exactly one code block is a `<div>` with its id, its body as written,
+    and a warning at its line."""
     state = div.state
     level = state.level
     first = tokenize(div, div.start + 1)
     parts = blocks(state.tokens[first:], level)
     codes = [part[0] for part in parts if len(part) == 1 and part[0].type == "fence"]
     if len(codes) != 1:
+        report(div.env, div.line, f"the listing div #{div.attrs.ident} numbers the one code "
+               f"block it holds, with its caption after it; it holds {len(codes) or 'no'} "
+               "code blocks of its own, so it is shown unnumbered (put one code block in it, "
+               "or give each code block its own #lst- div)")
         opening, closing = wrapper("quarto_div", "div", level, html_attributes(
             div.env, div.line, div.attrs))
         opening.map = [div.start, div.end]
