@@ -36,12 +36,16 @@ CONFIG_NAME = "site.yaml"
 
 @dataclass(frozen=True)
 class NavLink:
+    """A link of the site's navigation bar (`nav:` in site.yaml)."""
+
     title: str
     url: str
 
 
 @dataclass(frozen=True)
 class MathConfig:
+    """How formulas are found and typeset (`math:` in site.yaml)."""
+
     enabled: bool = True
     inline_dollar: bool = True
     # kramdown's rule: $$…$$ with text beside it in a paragraph is inline math; "display"
@@ -63,6 +67,8 @@ class StatementsConfig:
 
 @dataclass(frozen=True)
 class RunnableConfig:
+    """How runnable code blocks run (`runnable:` in site.yaml)."""
+
     # None means Pyodide's public package index for the vendored version.
     packages_url: str | None = None
     #: "browser": blocks run when the reader presses Run; "build": every block also runs
@@ -73,6 +79,8 @@ class RunnableConfig:
 
 @dataclass(frozen=True)
 class CheckConfig:
+    """What `blogbuild check` leaves alone (`check:` in site.yaml)."""
+
     #: URLs `blogbuild check` leaves alone (shell-style patterns: `https://example.com/*`).
     ignore: tuple[str, ...] = ()
 
@@ -108,6 +116,8 @@ class SocialConfig:
 
 @dataclass(frozen=True)
 class CitationsConfig:
+    """How citations are styled (`citations:` in site.yaml)."""
+
     #: "author-year", "numeric", or a .csl file (a path from the folder of site.yaml).
     style: str = "author-year"
 

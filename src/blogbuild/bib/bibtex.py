@@ -21,6 +21,8 @@ _SPACE = re.compile(r"\s*(?:%[^\n]*\n\s*)*")
 
 @dataclass(frozen=True)
 class Entry:
+    """One entry of a .bib file: its type, key, fields and the line it starts at."""
+
     kind: str  # lower case: article, book, …
     key: str
     fields: dict[str, str]  # field name (lower case) -> value with macros expanded
@@ -29,6 +31,8 @@ class Entry:
 
 @dataclass
 class Parsed:
+    """What reading a .bib file found: its entries, and its problems by line."""
+
     entries: list[Entry] = field(default_factory=list)
     problems: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
 

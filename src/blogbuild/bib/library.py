@@ -34,6 +34,8 @@ MISSING = "missing"
 
 @dataclass(frozen=True)
 class Library:
+    """The entries of a post's .bib files, with the files read and their problems."""
+
     entries: Mapping[str, Entry]
     #: (path as shown, sha256 of its bytes) of every file read, in order.
     files: tuple[tuple[str, str], ...]

@@ -36,6 +36,8 @@ class Cite:
 
 @dataclass(frozen=True)
 class Formatted:
+    """A post's citations and bibliography as a citation style formats them."""
+
     clusters: list[str]  # HTML of each citation, in the order given
     plain_clusters: list[str]  # the same without links (feeds)
     numbers: dict[str, int]  # key -> its number in the list (order of first citation)

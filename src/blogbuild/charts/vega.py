@@ -20,6 +20,8 @@ TIMEOUT = 20.0  # seconds a chart may take
 
 @dataclass(frozen=True)
 class Drawn:
+    """One chart drawn: its SVG, or what the renderer said when it could not draw it."""
+
     svg: str = ""
     error: str = ""  # what the renderer said (its first line)
 

@@ -47,6 +47,8 @@ class Use:
 
 @dataclass
 class Page:
+    """What the crawl found on one page: the ids it holds and the links it makes."""
+
     ids: set[str] = field(default_factory=set)
     uses: list[Use] = field(default_factory=list)
 

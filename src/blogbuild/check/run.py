@@ -45,6 +45,8 @@ class Options:
 
 @dataclass
 class Outcome:
+    """What `blogbuild check` found, and how many built pages it looked at."""
+
     findings: list[Finding] = field(default_factory=list)
     pages: int | None = None  # built pages checked; None when the build failed
 

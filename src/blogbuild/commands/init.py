@@ -18,6 +18,8 @@ FIRST_POST_SLUG = "hello-world"
 
 @dataclass(frozen=True)
 class InitReport:
+    """What `blogbuild init` wrote, and where."""
+
     root: Path  # the blog's folder (absolute)
     written: tuple[Path, ...]  # the files written, relative to root, in writing order
     #: Why the deploy workflow cannot install requirements.txt as written (a development

@@ -76,6 +76,8 @@ def _tags(data: bytes) -> Iterator[re.Match[bytes]]:
 
 @dataclass(frozen=True)
 class PageWeight:
+    """The bytes a reader downloads for one page: its HTML, and everything it loads."""
+
     path: str  # in the output folder
     url: str  # URL path, with the site's sub-path
     html: int  # bytes of the HTML file
@@ -84,6 +86,8 @@ class PageWeight:
 
 @dataclass(frozen=True)
 class Summary:
+    """What the output folder holds: pages by kind, its size, its heaviest pages."""
+
     kinds: dict[str, int]  # kind (a key of KINDS) -> pages written, zero counts left out
     output_bytes: int  # every file under the output folder
     output_files: int

@@ -16,6 +16,8 @@ POSTS_DIR = "posts"
 
 @dataclass(frozen=True)
 class Discovered:
+    """What the walk of content/ found: the documents, the other files, its warnings."""
+
     documents: list[SourceJob]
     assets: list[tuple[Path, str]]  # (absolute path, content-relative POSIX path)
     #: Entries skipped with a warning: broken or outside links, FIFOs, unreadable files.

@@ -34,6 +34,8 @@ MAX_FRONT_MATTER = 100_000
 
 @dataclass(frozen=True)
 class FrontMatter:
+    """A document's front matter as plain data and as written, and its body."""
+
     data: dict[str, Any]  # every value as plain data (YAML 1.2 core schema)
     body: str
     body_line_offset: int  # lines above the body (delimiters included)

@@ -30,6 +30,8 @@ class Ref:
 
 @dataclass(frozen=True)
 class Tag:
+    """A tag as pages show it: its name, and the URLs of its page and its feed."""
+
     name: str
     slug: str
     url: str
@@ -163,6 +165,8 @@ class Post:
 
 @dataclass(frozen=True)
 class Paginator:
+    """One page of a list of posts, and the URLs of the pages beside it."""
+
     number: int
     total: int
     posts: tuple[Post, ...]
@@ -176,6 +180,8 @@ _LINKS = ("previous", "next", "series", "related")
 
 @dataclass
 class Site:
+    """Every published document, assembled: posts, pages, tags, years, series."""
+
     posts: list[Post]  # newest first
     pages: list[Post]
     tags: dict[str, tuple[Tag, list[Post]]]  # slug -> (tag, posts newest first)

@@ -28,6 +28,8 @@ class Execution:
 
 @dataclass(frozen=True)
 class Rendered:
+    """A document rendered: its body and what the build needs to know of it."""
+
     html: str
     toc: tuple[TocEntry, ...]
     title: str | None

@@ -29,6 +29,8 @@ MEMORY = 1024 * 1024 * 1024  # bytes of address space a renderer may use
 
 @dataclass(frozen=True)
 class Drawn:
+    """One diagram drawn: its SVG, or what stopped it and where."""
+
     svg: str = ""
     error: str = ""  # what the renderer said (its first lines)
     line: int = 0  # the line of the diagram's text it names (1-based), 0: none

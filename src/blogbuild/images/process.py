@@ -101,6 +101,8 @@ class Probe:
 
 @dataclass(frozen=True)
 class Variant:
+    """One copy of a picture at one width, in one format."""
+
     name: str  # the file's name, beside the picture's
     format: str  # "webp", "avif", "jpeg", "png"
     width: int

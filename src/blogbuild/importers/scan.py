@@ -34,20 +34,23 @@ class Outcome:
         self.notes.append(Note(line, what))
 
 
-#: A block rule: (start pattern, end pattern, convert(start match, end match, code lines,
-#: line, outcome) -> the new lines). The end pattern is searched from the start's end.
 @dataclass(frozen=True)
 class BlockRule:
+    """A construct of another generator that spans lines: its start and end patterns (the
+    end is searched from the start's end), and convert(start match, end match, code lines,
+    line, outcome) -> the new lines."""
+
     start: re.Pattern[str]
     end: re.Pattern[str]
     convert: Callable[[re.Match[str], list[str], int, Outcome], list[str]]
 
 
-#: An inline rule: (kind, pattern, handler(match, line, outcome) -> new text or None to leave
-#: it). A rewrite of `kind` is counted whenever the handler returns text (no `kind`: the
-#: handler counts its own).
 @dataclass(frozen=True)
 class InlineRule:
+    """A construct of another generator within a line: its pattern, and handler(match,
+    line, outcome) -> new text, or None to leave it. A rewrite of `kind` is counted
+    whenever the handler returns text (no `kind`: the handler counts its own)."""
+
     kind: str
     pattern: re.Pattern[str]
     handler: Callable[[re.Match[str], int, Outcome], str | None]

@@ -32,6 +32,8 @@ class OutputEntry:
 
 @dataclass
 class FileEntry:
+    """A file copied or made into the output: where from, and what it is there."""
+
     source: str  # absolute path, or "" for a generated file
     stamp: tuple[int, int]  # the source's (size, mtime_ns), or (0, 0)
     out: OutputEntry

@@ -15,6 +15,8 @@ from blogbuild.urls import output_path
 
 @dataclass(frozen=True)
 class PlannedPage:
+    """A page to write: its URL and path, its template and what it is given."""
+
     url: str  # site-root URL path
     path: str  # file path in the output folder
     template: str

@@ -14,6 +14,8 @@ if TYPE_CHECKING:  # light: the check that nothing changed loads this module
 
 @dataclass
 class BuildReport:
+    """What a build did, for the summary it prints and for the live server."""
+
     output: Path
     posts: int = 0
     pages: int = 0

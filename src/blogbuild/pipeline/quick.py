@@ -31,6 +31,8 @@ from blogbuild.themefiles import theme_static, theme_templates
 
 @dataclass(frozen=True)
 class RenderJob:
+    """A source to render, with its bytes and their digest."""
+
     job: SourceJob
     data: bytes | None  # None: unreadable (the render reports the error with the file)
     digest: str

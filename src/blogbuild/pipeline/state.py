@@ -32,6 +32,8 @@ FORMAT = 7
 
 @dataclass
 class PageEntry:
+    """A page as the last build wrote it: what it was made from and what it read."""
+
     template: str
     inputs: bytes  # fingerprint of template, globals, URL and context shape
     deps: Reads
@@ -43,6 +45,8 @@ class PageEntry:
 
 @dataclass
 class State:
+    """Everything the last build knew (see the module's docstring)."""
+
     key: str  # code fingerprint, output folder, drafts
     sources: dict[str, SourceEntry] = field(default_factory=dict)
     pages: dict[str, PageEntry] = field(default_factory=dict)

@@ -103,6 +103,8 @@ def _here(result: RenderResult, job: SourceJob) -> RenderResult:
 
 @dataclass(frozen=True)
 class PageDone:
+    """A page templated: what it read, and its bytes in the output (or why not)."""
+
     path: str
     deps: Reads  # what the page read, by source (blogbuild.pipeline.deps.compact)
     out: OutputEntry | None  # None: the template failed

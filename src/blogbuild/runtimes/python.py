@@ -44,6 +44,8 @@ Item = dict[str, Any]
 
 @dataclass(frozen=True)
 class Block:
+    """A code block to run at build time."""
+
     code: str
     filename: str  # what tracebacks call it ("block 2", the browser's name too)
     isolated: bool
@@ -67,6 +69,8 @@ class BlockRun:
 
 @dataclass(frozen=True)
 class PageRun:
+    """The runs of a page's blocks, and whether they came from the cache."""
+
     runs: tuple[BlockRun, ...]
     seconds: float
     cached: bool
@@ -74,6 +78,9 @@ class PageRun:
 
 @dataclass(frozen=True)
 class Options:
+    """How blocks run: the time each may take, the module that captures their output,
+    and where runs are cached."""
+
     timeout: float  # seconds per block
     capture: Path  # the capture module
     cache: Path | None  # folder of cached runs (None: no cache)

@@ -22,6 +22,8 @@ _REACHABLE = ("https://", "http://", "ssh://", "git@")
 
 @dataclass(frozen=True)
 class Requirements:
+    """The requirements.txt a new blog pins blogbuild with."""
+
     text: str  # requirements.txt
     warning: str | None  # for `init` to print when the workflow cannot install it as it is
 

@@ -62,6 +62,8 @@ class Word:
 
 @dataclass
 class Meta:
+    """The index's metadata file: its pages, chunks and fields."""
+
     version: str
     pages: list[tuple[str, int]]  # fragment name and word count, by page number
     chunks: list[tuple[str, str, str]]  # from, to, chunk name

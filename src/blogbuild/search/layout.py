@@ -45,6 +45,8 @@ class PageRef:
 
 @dataclass
 class Layout:
+    """The index as the last build made it (see the module's docstring)."""
+
     key: str  # options and Pagefind's version
     pages: list[PageRef]  # by page number
     fields: list[str]  # meta field names, by number
@@ -92,6 +94,8 @@ IndexFile = tuple[bytes | None, Callable[[], bytes]]
 
 @dataclass
 class Made:
+    """The index's files, by path, and the layout they follow."""
+
     layout: Layout
     files: dict[str, IndexFile] = field(default_factory=dict)
 

@@ -13,6 +13,8 @@ from blogbuild.diagnostics import Diagnostic
 
 @dataclass(frozen=True)
 class Event:
+    """A message to the pages open in a browser: reload, new stylesheet, errors."""
+
     id: int
     name: str  # "reload", "css" or "errors"
     data: dict[str, Any]

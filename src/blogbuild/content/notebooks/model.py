@@ -26,6 +26,8 @@ class Output:
 
 @dataclass(frozen=True)
 class Cell:
+    """One cell of a notebook, as nbformat 4 has it."""
+
     kind: str  # "markdown" | "code" | "raw"
     source: str  # lines joined, "\n" line ends
     number: int  # 1-based position among all the cells of the file, left-out ones included
@@ -47,6 +49,8 @@ class Problem:
 
 @dataclass(frozen=True)
 class Notebook:
+    """A notebook read from its file: its cells, metadata, language and problems."""
+
     cells: tuple[Cell, ...]
     metadata: Mapping[str, Any]
     nbformat: int  # the file's own version (3 or 4); the model has version 4's shape either way

@@ -33,6 +33,9 @@ _LOCATOR = re.compile(r"\s*(?:(?P<label>[^\W\d]+|§§?|¶)\.?\s*)?"
 
 @dataclass(frozen=True)
 class CiteSyntax:
+    """One key of a citation as written: in `[see @key, p. 3]`, the prefix `see`, the key and
+    the locator `p. 3`."""
+
     key: str
     prefix: str = ""
     #: (CSL label, value, as written): ("page", "3", "p. 3")

@@ -149,6 +149,8 @@ _CLEANER = nh3.Cleaner(
 
 @dataclass
 class _Survey:
+    """What a look through a notebook output's HTML found."""
+
     found: list[tuple[str, bool]] = field(default_factory=list)  # words, whether it runs
     text: list[str] = field(default_factory=list)  # outside scripts and style sheets
     too_costly: bool = False

@@ -29,6 +29,8 @@ RAW_SHOWN = {"text/html": "html", "html": "html", "text/markdown": "markdown",
 
 @dataclass(frozen=True)
 class OutputPart:
+    """One output of a code cell, the form of it shown, and where it is in the text."""
+
     output: Output
     choice: Choice
     #: The lines of the page's text that hold this output as Markdown (a Markdown or
@@ -58,6 +60,8 @@ class Part:
 
 @dataclass(frozen=True)
 class NotebookPage:
+    """A notebook as the text the Markdown pipeline parses, and what it came from."""
+
     text: str
     parts: tuple[Part, ...]
     language: str

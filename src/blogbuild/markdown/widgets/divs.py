@@ -42,6 +42,8 @@ _MAX_TAG_LINES = 40
 
 @dataclass(frozen=True)
 class OpenTag:
+    """An opening `<div …>` tag as read from the source."""
+
     attrs: dict[str, str]
     line: int  # the line holding the tag's final '>'
     end: int  # src offset just after it
@@ -50,6 +52,8 @@ class OpenTag:
 
 @dataclass(frozen=True)
 class Close:
+    """Where a div's `</div>` is (or where it would have to be)."""
+
     line: int  # the line holding `</div>`; when not closed, the first line after the content
     start: int  # src offset of `</div>` (-1 when not closed)
     end: int

@@ -41,6 +41,8 @@ class EmbedError(ValueError):
 
 @dataclass(frozen=True)
 class Video:
+    """A video to embed: where it lives and where its player loads from."""
+
     provider: str  # "youtube", "vimeo" or "file"
     page_url: str  # where the video lives (the no-JS link); for files the file itself
     embed_url: str  # iframe address loaded on click ("" for files)
@@ -157,6 +159,8 @@ def parse_video(url: str) -> Video:
 
 @dataclass(frozen=True)
 class Space:
+    """A Hugging Face Space, by owner and name."""
+
     owner: str
     name: str
 

@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # the library code loads with the first post that cites
 
 @dataclass(frozen=True)
 class PostBibliography:
+    """A post's bibliography, read from the files its front matter names."""
+
     library: Library | None
     problems: tuple[Diagnostic, ...] = ()
 

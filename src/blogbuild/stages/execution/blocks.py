@@ -29,6 +29,8 @@ _PYTHON = ("python", "py")
 
 @dataclass(frozen=True)
 class Found:
+    """A block that runs at build time, where the post has it."""
+
     block: Block
     close: Token
     line: int  # the source line of the block's first line of code
