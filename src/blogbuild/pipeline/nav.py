@@ -10,6 +10,7 @@ from blogbuild.content.dates import instant
 from blogbuild.content.models import Post, Series
 from blogbuild.diagnostics import Diagnostic, warning
 from blogbuild.pipeline.deps import plain_fingerprint
+from blogbuild.pipeline.state import Ranked, unranked
 from blogbuild.urls import slugify
 
 #: How many related posts a post shows.
@@ -65,11 +66,6 @@ def group_series(posts: list[Post]) -> tuple[dict[str, Series], list[Diagnostic]
     return series, diagnostics
 
 
-#: A ranking of related posts as a build's state keeps it: a digest of what it was made
-#: from (`Ranking.digest`) and the related posts by source, as sources.
-Ranked = tuple[bytes, dict[str, tuple[str, ...]]]
-
-
 class Ranking:
     """The related posts of the last build, reused while what ranks them holds: every
     post's place in the order of `_newest_first`, its tags, whether it is a draft and the
@@ -80,7 +76,7 @@ class Ranking:
     __slots__ = ("kept",)
 
     def __init__(self, kept: Ranked | None = None) -> None:
-        self.kept: Ranked = kept if kept is not None else (b"", {})
+        self.kept: Ranked = kept if kept is not None else unranked()
 
     def rank(self, posts: list[Post], limit: int = RELATED) -> dict[str, tuple[Post, ...]]:
         digest = self.digest(posts, limit)

@@ -24,10 +24,18 @@ if TYPE_CHECKING:
     from blogbuild.content.records import SourceEntry
     from blogbuild.pipeline.deps import Reads
     from blogbuild.pipeline.items import ListItem
-    from blogbuild.pipeline.nav import Ranked
 
 #: Bump when the layout of these classes changes (the code fingerprint covers it too).
 FORMAT = 7
+
+#: A ranking of related posts as a build's state keeps it: a digest of what it was made
+#: from and the related posts by source, as sources (blogbuild.pipeline.nav.Ranking).
+Ranked = tuple[bytes, dict[str, tuple[str, ...]]]
+
+
+def unranked() -> Ranked:
+    """The ranking of a build that ranked nothing yet (it matches no digest)."""
+    return (b"", {})
 
 
 @dataclass
@@ -65,7 +73,7 @@ class State:
     #: whose post did not change keeps its inputs.
     made_with: bytes = b""
     #: The related posts as the last build ranked them, and what from (pipeline.nav.Ranking).
-    related: Ranked = field(default_factory=lambda: (b"", {}))
+    related: Ranked = field(default_factory=unranked)
     format: int = FORMAT
     #: What its files on disk hold, once it was loaded or saved (state_files.Saved).
     saved: Any = field(default=None, compare=False, repr=False)
