@@ -47,7 +47,7 @@ class Use:
 
 @dataclass
 class Page:
-    """What the crawl found on one page: the ids it holds and the links it makes."""
+    """What the crawl found on one page: the ids it holds and the URLs it uses."""
 
     ids: set[str] = field(default_factory=set)
     uses: list[Use] = field(default_factory=list)
