@@ -8,6 +8,7 @@ clean build and an ordinary build.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import re
@@ -59,6 +60,27 @@ def checkout_env() -> dict[str, str]:
     # would compile every module it changed since its last cached bytecode, on every run.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
+
+
+#: What a run of blogbuild from this checkout reads of it: its code and its theme.
+CODE_FOLDERS = ("src/blogbuild", "templates", "static")
+
+
+def code_stamp(repo: Path = REPO) -> str:
+    """A digest of the name, size and modification time of every file of the checkout that
+    a build runs or reads (compiled bytecode aside: the runs write it). Two stamps differ
+    when one of them was written in between, which as a rule is the code changing: a
+    run's figures then mix two versions, and the first build of the new one rebuilds
+    everything (its cache is keyed on the code)."""
+    h = hashlib.sha256()
+    for folder in CODE_FOLDERS:
+        for path in sorted((repo / folder).rglob("*")):
+            if "__pycache__" in path.parts or not path.is_file():
+                continue
+            st = path.stat()
+            h.update(f"{path.relative_to(repo).as_posix()}\0{st.st_size}\0"
+                     f"{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
 
 
 def make_corpus(out: Path, n: int, layout: str, *, seed: int = 42) -> None:

@@ -19,6 +19,9 @@ For each corpus size, each scenario is timed in fresh processes, `--runs` times 
   one new post             a new post, newer than all others, added (then removed)
   clean build, --jobs 1    as the clean build with one render worker (Hugo: GOMAXPROCS=1)
 
+A scenario during which a file of src/blogbuild, templates/ or static/ was written gets a
+note below its row: its runs may mix two versions of the code.
+
 Each figure is the median wall time of the runs (the best beside it), with the largest
 peak memory seen:
 the sum of resident sets over the whole process tree, the parent process's own, and that
@@ -65,6 +68,7 @@ from corpora import (
     Site,
     build_flags,
     checkout_env,
+    code_stamp,
     find_hugo,
     find_pagefind,
     hugo_version,
@@ -210,13 +214,20 @@ def bench_size(n: int, args: argparse.Namespace, flags: set[str],
     print_header(n, sites, runs)
     rows: list[Row] = []
     stages = ""
+    changed: list[str] = []
     for scenario in scenarios:
+        stamp = code_stamp()
         measures = run_scenario(scenario, sites, runs, spare)
         hugo_runs = measures.get("Hugo")
         row = Row(scenario.key, scenario.label, Figures.of(measures["blogbuild"]),
                   Figures.of(hugo_runs) if hugo_runs else None)
         rows.append(row)
         print(row.line(), flush=True)
+        if code_stamp() != stamp:
+            changed.append(f"a file of the code or the theme was written while "
+                           f"'{scenario.label}' ran: if it changed, the runs mix two versions "
+                           "and the first of the new one built everything anew")
+            print(f"note: {changed[-1]}", flush=True)
         if scenario.key == "clean":
             stages = min(measures["blogbuild"], key=lambda m: m.wall).stderr
     print("median / best: wall seconds of the runs; tree / own / one: peak MiB of the "
@@ -230,7 +241,8 @@ def bench_size(n: int, args: argparse.Namespace, flags: set[str],
     result: dict[str, object] = {"posts": n, "runs": runs,
                                  "scenarios": [row.as_json() for row in rows],
                                  "stages": tables,
-                                 "notes": [note for site in sites for note in site.notes],
+                                 "notes": [*(note for site in sites for note in site.notes),
+                                           *changed],
                                  "load_at_end": list(os.getloadavg())}
     if args.serve and first:
         result["serve"] = serve_latency(sites[0].root, args.serve_runs)
