@@ -215,15 +215,16 @@ def bench_size(n: int, args: argparse.Namespace, flags: set[str],
     rows: list[Row] = []
     stages = ""
     changed: list[str] = []
+    stamp = code_stamp()
     for scenario in scenarios:
-        stamp = code_stamp()
         measures = run_scenario(scenario, sites, runs, spare)
         hugo_runs = measures.get("Hugo")
         row = Row(scenario.key, scenario.label, Figures.of(measures["blogbuild"]),
                   Figures.of(hugo_runs) if hugo_runs else None)
         rows.append(row)
         print(row.line(), flush=True)
-        if code_stamp() != stamp:
+        before, stamp = stamp, code_stamp()  # the next scenario starts from this one's
+        if stamp != before:
             changed.append(f"a file of the code or the theme was written while "
                            f"'{scenario.label}' ran: if it changed, the runs mix two versions "
                            "and the first of the new one built everything anew")

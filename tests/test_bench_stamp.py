@@ -13,7 +13,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
 FILES = ("src/blogbuild/engine.py", "templates/base.html", "static/css/site.css")
 
 
-def code_stamp() -> Callable[[Path], str]:
+def load_code_stamp() -> Callable[[Path], str]:
     spec = importlib.util.spec_from_file_location("bench_corpora", BENCH / "corpora.py")
     assert spec is not None and spec.loader is not None
     module = sys.modules.get(spec.name)
@@ -33,7 +33,7 @@ def checkout(root: Path) -> Path:
 
 
 def test_a_change_of_the_code_or_the_theme_changes_the_stamp(tmp_path: Path) -> None:
-    stamp, root = code_stamp(), checkout(tmp_path)
+    stamp, root = load_code_stamp(), checkout(tmp_path)
     for rel in FILES:
         before = stamp(root)
         (root / rel).write_text("second, longer")
@@ -47,7 +47,7 @@ def test_a_change_of_the_code_or_the_theme_changes_the_stamp(tmp_path: Path) -> 
 
 
 def test_bytecode_and_the_blog_leave_the_stamp_alone(tmp_path: Path) -> None:
-    stamp, root = code_stamp(), checkout(tmp_path)
+    stamp, root = load_code_stamp(), checkout(tmp_path)
     before = stamp(root)
     assert stamp(root) == before
     compiled = root / "src/blogbuild/__pycache__/engine.cpython-311.pyc"
@@ -59,5 +59,6 @@ def test_bytecode_and_the_blog_leave_the_stamp_alone(tmp_path: Path) -> None:
 
 def test_the_stamp_covers_this_checkout() -> None:
     repo = BENCH.parent
-    assert code_stamp()(repo) == code_stamp()(repo)
+    stamp = load_code_stamp()
+    assert stamp(repo) == stamp(repo)
     assert (repo / "src/blogbuild/__init__.py").is_file()  # what CODE_FOLDERS names exists

@@ -71,7 +71,7 @@ def icon_svg(args: list[str], named: dict[str, str]) -> tuple[str, list[str]]:
     """The SVG picture of `{{< fa [style] name … >}}` (its words `args`, its `key=value`s
     `named`), and what the author should hear about (an unknown icon: no picture)."""
     style = args[0] if len(args) > 1 and args[0] in STYLES else None
-    name, *rest = args[1:] if style else args or [""]
+    name, *rest = args[1:] if style else (args or [""])
     problems: list[str] = []
     if rest:  # Quarto's extension reads a style and a name, and no more words
         problems.append(f"{{{{< fa {' '.join(args)} >}}}} has more words than a style and a "
