@@ -3,23 +3,38 @@ enough of them, in this process otherwise (starting workers costs more than a fe
 
 forkserver, not fork: a V8 context (KaTeX) made in a parent hangs in a forked child. A
 cancelled run (blogbuild.cancel) kills the pool's processes at once.
+
+A pool starts its workers one at a time under `_STARTING`, and `stop_helpers` takes it
+too, so that a stop never meets a worker half started. The live server stops while its
+build thread may be starting a pool: the stop kills the workers started so far and then
+waits for the forkserver to end, which it does once every worker is gone; a worker started
+after that kill kept the forkserver alive, and the forkserver's own lock, held by the
+waiting stop, kept the build thread from getting further: the server hung on SIGTERM.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from blogbuild import cancel
 from blogbuild.perprocess import CHILDREN, at_close
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 J = TypeVar("J")
 R = TypeVar("R")
 
 #: Modules the forkserver loads once for every worker it forks (`preload`).
 _PRELOAD: list[str] = []
+#: Held while a pool starts a worker, and while `stop_helpers` stops them all.
+_STARTING = threading.Lock()
+#: How to kill the workers of each pool in use, for `stop_helpers`.
+_RUNNING: dict[int, Callable[[], None]] = {}
 
 
 def preload(module: str) -> None:
@@ -76,13 +91,10 @@ def run_jobs(items: Sequence[J], work: Callable[[J], R], init: Callable[..., Non
             with contextlib.suppress(OSError, ValueError, AttributeError):
                 process.kill()
 
-    # Not pool.map: closing its iterator cancels the futures not started, and Python 3.11
-    # then fails to tear down a pool whose workers were killed (the manager thread raises
-    # InvalidStateError, and the exit hangs on the queue's feeder thread).
-    futures = [pool.submit(_chunk, work, items[i:i + chunk])
-               for i in range(0, len(items), chunk)]
     finished = False
+    _RUNNING[id(pool)] = kill
     try:
+        futures = _submit(pool, token, work, items, chunk)
         with token.child(kill):
             for future in futures:
                 try:
@@ -95,9 +107,26 @@ def run_jobs(items: Sequence[J], work: Callable[[J], R], init: Callable[..., Non
                     yield result
         finished = True
     finally:
+        _RUNNING.pop(id(pool), None)
         if not finished:  # cancelled, interrupted (Ctrl-C, SIGTERM) or failed: stop now
             kill()  # the pool sees its workers gone and fails what is left
         pool.shutdown(wait=True)
+
+
+def _submit(pool: ProcessPoolExecutor, token: cancel.Token, work: Callable[[J], R],
+            items: Sequence[J], chunk: int) -> list[Future[list[R]]]:
+    """The jobs handed to `pool` in chunks; a submit starts a worker while the pool has
+    fewer than it may (under `_STARTING`: none once the run is cancelled).
+
+    Not pool.map: closing its iterator cancels the futures not started, and Python 3.11
+    then fails to tear down a pool whose workers were killed (the manager thread raises
+    InvalidStateError, and the exit hangs on the queue's feeder thread)."""
+    futures = []
+    for i in range(0, len(items), chunk):
+        with _STARTING:
+            token.check()
+            futures.append(pool.submit(_chunk, work, items[i:i + chunk]))
+    return futures
 
 
 def _chunk(work: Callable[[J], R], items: Sequence[J]) -> list[R]:
@@ -108,14 +137,21 @@ def stop_helpers(*, idle: bool = True) -> None:
     """End the processes multiprocessing keeps for the pools of this process, so that
     none is left when it exits (the next pool starts them again): the forkserver, and
     when no pool may still be in use (`idle`) the resource tracker, which would otherwise
-    remove the semaphores of a pool still being torn down."""
+    remove the semaphores of a pool still being torn down.
+
+    The workers of pools still in use are killed first: the forkserver ends only once every
+    worker it started is gone. Cancel the runs that may start a pool before (a pool asked
+    for after this starts the helpers again)."""
     import gc
     from multiprocessing import forkserver, resource_tracker
 
-    helpers: list[object] = [getattr(forkserver, "_forkserver", None)]
-    if idle:
-        gc.collect()  # the queues of finished pools release their semaphores
-        helpers.append(getattr(resource_tracker, "_resource_tracker", None))
-    for helper in helpers:
-        with contextlib.suppress(Exception):  # not running, or another Python's internals
-            helper._stop()  # type: ignore[attr-defined]
+    with _STARTING:  # no worker is half started; a cancelled run starts none after this
+        for kill in list(_RUNNING.values()):
+            kill()
+        helpers: list[object] = [getattr(forkserver, "_forkserver", None)]
+        if idle:
+            gc.collect()  # the queues of finished pools release their semaphores
+            helpers.append(getattr(resource_tracker, "_resource_tracker", None))
+        for helper in helpers:
+            with contextlib.suppress(Exception):  # not running, or another Python's own
+                helper._stop()  # type: ignore[attr-defined]
