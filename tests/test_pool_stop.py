@@ -73,11 +73,48 @@ if __name__ == "__main__":
     main()
 '''
 
+#: `blogbuild build` interrupted (Ctrl-C) while its own thread starts the pool; then what
+#: the command does as it ends (blogbuild.perprocess.close_all stops the helpers).
+INTERRUPTED = '''
+import os, signal, threading, time
+from pathlib import Path
+
+os.environ["MAIN_PID"] = str(os.getpid())
+import slow
+from blogbuild import perprocess, pool
+
+def interrupt():
+    loading = Path(os.environ["LOADING"])
+    while not loading.exists():
+        time.sleep(0.01)
+    os.kill(os.getpid(), signal.SIGINT)
+
+def main():
+    pool.preload("slow")
+    threading.Thread(target=interrupt, daemon=True).start()
+    try:
+        for _ in pool.run_jobs(list(range(64)), slow.work, slow.init, (), jobs=2, minimum=1):
+            pass
+        print("finished", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    finally:
+        perprocess.close_all()
+
+if __name__ == "__main__":
+    main()
+'''
+
 
 @pytest.mark.skipif(os.name != "posix", reason="a session of processes, as the server runs")
-def test_a_stop_while_a_pool_starts_its_workers_ends_them_all(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("script", "said"), [
+    (SCRIPT, "build thread: ['cancelled'] alive: False"),
+    (INTERRUPTED, "interrupted"),
+], ids=["live-server-stop", "ctrl-c"])
+def test_a_stop_while_a_pool_starts_its_workers_ends_them_all(tmp_path: Path, script: str,
+                                                              said: str) -> None:
     (tmp_path / "slow.py").write_text(textwrap.dedent(SLOW))
-    (tmp_path / "script.py").write_text(textwrap.dedent(SCRIPT))
+    (tmp_path / "script.py").write_text(textwrap.dedent(script))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(SRC)]),
            "LOADING": str(tmp_path / "loading")}
     proc = subprocess.Popen([sys.executable, "script.py"], cwd=tmp_path, env=env,
@@ -90,5 +127,5 @@ def test_a_stop_while_a_pool_starts_its_workers_ends_them_all(tmp_path: Path) ->
         out, err = proc.communicate()
         pytest.fail(f"the stop hung:\n{out}\n{err}")
     assert proc.returncode == 0, err
-    assert "build thread: ['cancelled'] alive: False" in out, out + err
+    assert said in out, out + err
     assert leftovers(proc.pid) == []  # no worker, forkserver or resource tracker
