@@ -105,12 +105,49 @@ if __name__ == "__main__":
     main()
 '''
 
+#: Another session's stop while this thread's run goes on (it is not cancelled): its
+#: workers are left to finish the run.
+GOING_ON = '''
+import os, threading, time
+from pathlib import Path
+
+os.environ["MAIN_PID"] = str(os.getpid())
+import slow
+from blogbuild import cancel, pool
+
+def main():
+    pool.preload("slow")
+    outcome = []
+
+    def build():
+        with cancel.scope(cancel.Token()):
+            try:
+                outcome.append(sum(pool.run_jobs(list(range(64)), slow.work, slow.init, (),
+                                                 jobs=2, minimum=1)))
+            except BaseException as exc:
+                outcome.append(type(exc).__name__)
+
+    thread = threading.Thread(target=build, daemon=True)
+    thread.start()
+    loading = Path(os.environ["LOADING"])
+    while not loading.exists():
+        time.sleep(0.01)
+    pool.stop_helpers(idle=False)
+    thread.join(20)
+    pool.stop_helpers()  # as the process ends
+    print("build thread:", outcome, "alive:", thread.is_alive(), flush=True)
+
+if __name__ == "__main__":
+    main()
+'''
+
 
 @pytest.mark.skipif(os.name != "posix", reason="a session of processes, as the server runs")
 @pytest.mark.parametrize(("script", "said"), [
     (SCRIPT, "build thread: ['cancelled'] alive: False"),
     (INTERRUPTED, "interrupted"),
-], ids=["live-server-stop", "ctrl-c"])
+    (GOING_ON, "build thread: [2016] alive: False"),
+], ids=["live-server-stop", "ctrl-c", "another-run-goes-on"])
 def test_a_stop_while_a_pool_starts_its_workers_ends_them_all(tmp_path: Path, script: str,
                                                               said: str) -> None:
     (tmp_path / "slow.py").write_text(textwrap.dedent(SLOW))

@@ -33,8 +33,8 @@ R = TypeVar("R")
 _PRELOAD: list[str] = []
 #: Held while a pool starts a worker, and while `stop_helpers` stops them all.
 _STARTING = threading.Lock()
-#: How to kill the workers of each pool in use, for `stop_helpers`.
-_RUNNING: dict[int, Callable[[], None]] = {}
+#: Each pool in use: the token of its run, and how to kill its workers (`stop_helpers`).
+_RUNNING: dict[int, tuple[cancel.Token, Callable[[], None]]] = {}
 
 
 def preload(module: str) -> None:
@@ -92,7 +92,7 @@ def run_jobs(items: Sequence[J], work: Callable[[J], R], init: Callable[..., Non
                 process.kill()
 
     finished = False
-    _RUNNING[id(pool)] = kill
+    _RUNNING[id(pool)] = token, kill
     try:
         futures = _submit(pool, token, work, items, chunk)
         with token.child(kill):
@@ -139,15 +139,21 @@ def stop_helpers(*, idle: bool = True) -> None:
     when no pool may still be in use (`idle`) the resource tracker, which would otherwise
     remove the semaphores of a pool still being torn down.
 
-    The workers of pools still in use are killed first: the forkserver ends only once every
-    worker it started is gone. Cancel the runs that may start a pool before (a pool asked
-    for after this starts the helpers again)."""
+    The workers of the pools of cancelled runs are killed first (cancel the runs that may
+    start a pool before this): the forkserver ends only once every worker it started is
+    gone. While the run of another pool goes on, the helpers are left to it."""
     import gc
     from multiprocessing import forkserver, resource_tracker
 
     with _STARTING:  # no worker is half started; a cancelled run starts none after this
-        for kill in list(_RUNNING.values()):
-            kill()
+        going_on = False
+        for token, kill in list(_RUNNING.values()):
+            if token.cancelled:
+                kill()
+            else:
+                going_on = True
+        if going_on:
+            return
         helpers: list[object] = [getattr(forkserver, "_forkserver", None)]
         if idle:
             gc.collect()  # the queues of finished pools release their semaphores
