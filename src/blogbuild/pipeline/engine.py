@@ -33,7 +33,7 @@ from typing import Any
 from blogbuild import fingerprints
 from blogbuild.config import Config
 from blogbuild.content.records import Execution
-from blogbuild.diagnostics import BuildFailed, Diagnostic
+from blogbuild.diagnostics import BuildFailed, Diagnostic, in_order
 from blogbuild.output.claims import Owner
 from blogbuild.output.entries import folder_times, stat_all
 from blogbuild.output.files import FileSpec, claim_files, staged_itself
@@ -279,14 +279,14 @@ class Engine:
         diagnostics += resolve_refs(ctx.site, results_of(run.entries), set(run.claims.files),
                                     self.config)
         diagnostics += [d for e in run.entries.values() for d in e.result.diagnostics]
-        run.diagnostics = diagnostics = sorted(set(diagnostics))
+        run.diagnostics = diagnostics = in_order(diagnostics)
         problems = [d for d in diagnostics if d.is_error]
         if not self.lenient and (problems or (self.strict and diagnostics)):
             raise BuildFailed(diagnostics, strict=self.strict)
         if self.lenient and problems:
             return BuildReport(self.output, seconds=time.perf_counter() - run.start,
                                diagnostics=[d for d in diagnostics if not d.is_error],
-                               errors=sorted({*run.errors, *problems}),
+                               errors=in_order([*run.errors, *problems]),
                                base_url=self.config.base_url)
         return None
 
@@ -310,8 +310,8 @@ class Engine:
         report.executions = executions
         table = table_of(ctx)
         report.images_encoded, report.images = table.encoded, heaviest(table)
-        report.diagnostics = sorted({*run.diagnostics, *ctx.notes})
-        report.errors = sorted({*run.errors, *report.errors})
+        report.diagnostics = in_order([*run.diagnostics, *ctx.notes])
+        report.errors = in_order([*run.errors, *report.errors])
         # An output that lacks its search index is not up to date: the next build tries again.
         outputs = self.state.outputs() if self.state is not None else {}
         if self.persist and self.state is not None and not report.errors and not ctx.notes:
