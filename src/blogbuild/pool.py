@@ -4,12 +4,12 @@ enough of them, in this process otherwise (starting workers costs more than a fe
 forkserver, not fork: a V8 context (KaTeX) made in a parent hangs in a forked child. A
 cancelled run (blogbuild.cancel) kills the pool's processes at once.
 
-A pool starts its workers one at a time under `_STARTING`, and `stop_helpers` takes it
-too, so that a stop never meets a worker half started. The live server stops while its
-build thread may be starting a pool: the stop kills the workers started so far and then
-waits for the forkserver to end, which it does once every worker is gone; a worker started
-after that kill kept the forkserver alive, and the forkserver's own lock, held by the
-waiting stop, kept the build thread from getting further: the server hung on SIGTERM.
+A pool starts its workers one at a time under `_STARTING`, which `stop_helpers` takes too:
+a stop never meets a worker half started. It kills the workers of cancelled runs, then
+waits for the forkserver, which ends once every worker it started is gone. (Without the
+lock, a worker that the live server's build thread started after the stop's kill kept the
+forkserver alive, while the waiting stop held the forkserver's lock that the thread's next
+worker needed: the server hung on SIGTERM.)
 """
 
 from __future__ import annotations
