@@ -17,7 +17,7 @@ from blogshapes import leftovers
 SRC = Path(__file__).resolve().parent.parent / "src"
 
 #: A module the forkserver loads before it forks the first worker: slow to load there (the
-#: stop comes meanwhile), and it says when it begins.
+#: stop comes meanwhile), and it says when it begins (`until_loading`).
 SLOW = '''
 import os, time
 from pathlib import Path
@@ -31,13 +31,18 @@ def work(x):
 
 def init():
     pass
+
+def until_loading():
+    """Return once the forkserver has begun to load this module."""
+    loading = Path(os.environ["LOADING"])
+    while not loading.exists():
+        time.sleep(0.01)
 '''
 
 #: The build thread renders in a pool; the main thread stops as Session.stop does: the
 #: run cancelled, then the helpers stopped while the thread is still busy.
 SCRIPT = '''
-import os, sys, threading, time
-from pathlib import Path
+import os, threading
 
 os.environ["MAIN_PID"] = str(os.getpid())
 import slow
@@ -60,9 +65,7 @@ def main():
 
     thread = threading.Thread(target=build, daemon=True)
     thread.start()
-    loading = Path(os.environ["LOADING"])
-    while not loading.exists():
-        time.sleep(0.01)
+    slow.until_loading()
     token.stop()
     thread.join(0.2)
     pool.stop_helpers(idle=not thread.is_alive())
@@ -76,17 +79,14 @@ if __name__ == "__main__":
 #: `blogbuild build` interrupted (Ctrl-C) while its own thread starts the pool; then what
 #: the command does as it ends (blogbuild.perprocess.close_all stops the helpers).
 INTERRUPTED = '''
-import os, signal, threading, time
-from pathlib import Path
+import os, signal, threading
 
 os.environ["MAIN_PID"] = str(os.getpid())
 import slow
 from blogbuild import perprocess, pool
 
 def interrupt():
-    loading = Path(os.environ["LOADING"])
-    while not loading.exists():
-        time.sleep(0.01)
+    slow.until_loading()
     os.kill(os.getpid(), signal.SIGINT)
 
 def main():
@@ -108,8 +108,7 @@ if __name__ == "__main__":
 #: Another session's stop while this thread's run goes on (it is not cancelled): its
 #: workers are left to finish the run.
 GOING_ON = '''
-import os, threading, time
-from pathlib import Path
+import os, threading
 
 os.environ["MAIN_PID"] = str(os.getpid())
 import slow
@@ -129,9 +128,7 @@ def main():
 
     thread = threading.Thread(target=build, daemon=True)
     thread.start()
-    loading = Path(os.environ["LOADING"])
-    while not loading.exists():
-        time.sleep(0.01)
+    slow.until_loading()
     pool.stop_helpers(idle=False)
     thread.join(20)
     pool.stop_helpers()  # as the process ends
