@@ -1,23 +1,33 @@
 """The case corpora: bad input (tests/hostile/*.yaml) and posts written for other generators
-(tests/migration/*.yaml). Each case: exit code, messages, sources kept, no leak."""
+(tests/migration/*.yaml). Each case: exit code, messages, sources kept, no leak. Each runs
+`python -m blogbuild` in a process of its own, forked from one that has imported blogbuild
+(tests/preloaded.py)."""
 
 from __future__ import annotations
 
 import base64
 import os
-import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from preloaded import Preloaded
+
 HERE = Path(__file__).parent
 CASES = sorted([*(HERE / "hostile").glob("*.yaml"), *(HERE / "migration").glob("*.yaml")])
 SRC = HERE.parent / "src"
 DEFAULT_SITE = "title: Test\nbase_url: https://example.org/blog/\n"
 NEVER = ("Traceback", "internal error")
+
+
+@pytest.fixture(scope="module")
+def commands() -> Iterator[Preloaded]:
+    preloaded = Preloaded(SRC)
+    yield preloaded
+    preloaded.close()
 
 
 def content_of(spec: Any) -> bytes:
@@ -46,7 +56,7 @@ def snapshot(site: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.parametrize("case_file", CASES, ids=[f"{c.parent.name}/{c.stem}" for c in CASES])
-def test_case(case_file: Path, tmp_path: Path) -> None:
+def test_case(case_file: Path, tmp_path: Path, commands: Preloaded) -> None:
     case = yaml.safe_load(case_file.read_text(encoding="utf-8"))
     site = tmp_path / "site"
     site.mkdir()
@@ -74,9 +84,8 @@ def test_case(case_file: Path, tmp_path: Path) -> None:
     args = [str(a).replace("{tmp}", str(tmp_path)) for a in case.get("args", ["build"])]
     env = {**os.environ, "PYTHONPATH": str(SRC), "BLOGBUILD_WORKERS": "1"}
     try:
-        proc = subprocess.run([sys.executable, "-m", "blogbuild", *args], cwd=site, env=env,
-                              capture_output=True, text=True,
-                              timeout=float(case.get("timeout", 20)))
+        proc = commands.run(args, cwd=site, env=env,
+                            timeout=float(case.get("timeout", 20)))
     finally:
         for rel in case.get("chmod") or {}:
             (site / rel).chmod(0o644)

@@ -1,0 +1,166 @@
+"""`python -m blogbuild ARGS` in a new process, without starting Python and importing
+blogbuild for each: a process that has imported the command's modules forks a child per
+command, and the child runs the command as `python -m blogbuild` would (its folder, its
+environment, its arguments, its output into files) and ends with the command's status.
+
+The case corpora run hundreds of commands. Starting Python and importing blogbuild is
+more than half of a small site's build; in a fork it costs nothing. The child is still a
+process of its own: its exit status is the command's, and a crash, a hang or a signal stays
+in it. What a fork cannot show, the command's own start (its imports, `-m`), the tests that
+run the installed `blogbuild` show (tests/test_exit.py, tests/test_e2e_shapes.py).
+
+Run as a script, this module is the forking process: it reads one request per line on its
+stdin, `{"args", "cwd", "env", "out", "err"}` in JSON, and answers with two lines, the
+child's pid when it starts and its wait status when it ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import traceback
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+#: What the forking process imports before its first fork: the command and what every
+#: build loads (the engine, Markdown, templates). Nothing here starts a thread or a runtime.
+PRELOAD = ("blogbuild.cli", "blogbuild.commands.build", "blogbuild.pipeline.engine",
+           "blogbuild.pipeline.render", "blogbuild.pipeline.writing",
+           "blogbuild.output.templating", "blogbuild.markdown")
+
+
+def _child(request: dict[str, Any]) -> None:
+    """In the forked child: become `python -m blogbuild ARGS` and end with its status."""
+    status = 1
+    try:
+        os.setpgid(0, 0)  # a timeout kills the command and whatever it started
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        for fd, path in ((1, request["out"]), (2, request["err"])):
+            opened = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(opened, fd)
+            os.close(opened)
+        import blogbuild.__main__ as main_module
+        from blogbuild.cli import run
+
+        sys.argv = [main_module.__file__ or "blogbuild", *request["args"]]
+        run()  # ends the process with the command's status, as `python -m` does
+        status = 0
+    except SystemExit as stop:  # a usage error: Python's own exit
+        code = stop.code
+        if code is None or isinstance(code, int):
+            status = code or 0
+        else:
+            print(code, file=sys.stderr)
+    except BaseException:  # what the interpreter prints for an uncaught exception
+        traceback.print_exc()
+    finally:
+        import atexit
+
+        atexit._run_exitfuncs()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(status)
+
+
+def serve() -> None:
+    """The forking process: one command at a time, from its stdin."""
+    for name in PRELOAD:
+        __import__(name)
+    answers = sys.stdout
+    for line in sys.stdin:
+        request = json.loads(line)
+        answers.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            _child(request)
+        answers.write(f"{pid}\n")
+        answers.flush()
+        _, status = os.waitpid(pid, 0)
+        answers.write(f"{status}\n")
+        answers.flush()
+
+
+class Preloaded:
+    """A forking process (`serve`), started on first use, for `run`."""
+
+    def __init__(self, src: Path) -> None:
+        self.src = src
+        self.folder = Path(tempfile.mkdtemp(prefix="blogbuild-commands-"))  # their output
+        self.process: subprocess.Popen[bytes] | None = None
+        self.pending = b""
+
+    def _started(self) -> subprocess.Popen[bytes]:
+        if self.process is None or self.process.poll() is not None:
+            env = {**os.environ, "PYTHONPATH": str(self.src)}
+            self.process = subprocess.Popen([sys.executable, __file__], stdin=subprocess.PIPE,
+                                            stdout=subprocess.PIPE, bufsize=0, env=env,
+                                            start_new_session=True)
+            self.pending = b""
+        return self.process
+
+    def _answer(self, timeout: float | None = None) -> int | None:
+        """The forking process's next line, a number; None when `timeout` passes first."""
+        assert self.process is not None and self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        while b"\n" not in self.pending:
+            ready, _, _ = select.select([fd], [], [], timeout)
+            if not ready:
+                return None
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                raise RuntimeError("the forking process ended")
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        return int(line)
+
+    def run(self, args: Sequence[str], *, cwd: Path, env: Mapping[str, str],
+            timeout: float) -> subprocess.CompletedProcess[str]:
+        """`python -m blogbuild ARGS` in `cwd` with `env`, as subprocess.run with
+        capture_output and text would give it."""
+        process = self._started()
+        assert process.stdin is not None
+        out, err = self.folder / "stdout", self.folder / "stderr"
+        request = {"args": list(args), "cwd": str(cwd), "env": dict(env), "out": str(out),
+                   "err": str(err)}
+        process.stdin.write(json.dumps(request).encode() + b"\n")
+        pid = self._answer()
+        assert pid is not None
+        status = self._answer(timeout)
+        timed_out = status is None
+        if timed_out:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+            status = self._answer()
+        assert status is not None
+        stdout = out.read_text(encoding="utf-8")
+        stderr = err.read_text(encoding="utf-8")
+        if timed_out:
+            raise subprocess.TimeoutExpired(["blogbuild", *args], timeout, stdout, stderr)
+        return subprocess.CompletedProcess(["blogbuild", *args],
+                                           os.waitstatus_to_exitcode(status), stdout, stderr)
+
+    def close(self) -> None:
+        if self.process is not None:
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+            self.process.wait(timeout=30)
+            self.process = None
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    serve()
