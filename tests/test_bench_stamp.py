@@ -57,8 +57,19 @@ def test_bytecode_and_the_blog_leave_the_stamp_alone(tmp_path: Path) -> None:
     assert stamp(root) == before
 
 
-def test_the_stamp_covers_this_checkout() -> None:
+def test_the_stamp_reads_every_folder_it_names_and_they_hold_what_a_build_runs() -> None:
+    """A folder renamed in the checkout would leave the stamp reading nothing there."""
+    load_code_stamp()
+    folders: tuple[str, ...] = sys.modules["bench_corpora"].CODE_FOLDERS
     repo = BENCH.parent
-    stamp = load_code_stamp()
-    assert stamp(repo) == stamp(repo)
-    assert (repo / "src/blogbuild/__init__.py").is_file()  # what CODE_FOLDERS names exists
+    for folder in folders:
+        files = [p for p in (repo / folder).rglob("*")
+                 if p.is_file() and "__pycache__" not in p.parts]
+        assert files, f"{folder} holds no file"
+    import blogbuild
+    from blogbuild.themefiles import theme_templates
+
+    ran = [Path(blogbuild.__file__).resolve(), theme_templates().resolve() / "base.html"]
+    for path in ran:
+        if path.is_relative_to(repo):  # blogbuild runs from this checkout
+            assert any(path.is_relative_to(repo / folder) for folder in folders), path
