@@ -11,7 +11,8 @@ run the installed `blogbuild` show (tests/test_exit.py, tests/test_e2e_shapes.py
 
 Run as a script, this module is the forking process: it reads one request per line on its
 stdin, `{"args", "cwd", "env", "out", "err"}` in JSON, and answers with two lines, the
-child's pid when it starts and its wait status when it ends.
+child's pid when it starts, and when it ends its wait status and the CPU seconds it and
+the processes it waited for used.
 """
 
 from __future__ import annotations
@@ -89,9 +90,16 @@ def serve() -> None:
             _child(request)
         answers.write(f"{pid}\n")
         answers.flush()
-        _, status = os.waitpid(pid, 0)
-        answers.write(f"{status}\n")
+        _, status, usage = os.wait4(pid, 0)
+        answers.write(f"{status} {usage.ru_utime + usage.ru_stime}\n")
         answers.flush()
+
+
+class Finished(subprocess.CompletedProcess[str]):
+    """A command that ended, as subprocess.run gives it, and the CPU seconds it and the
+    processes it waited for used."""
+
+    cpu: float = 0.0
 
 
 class Preloaded:
@@ -112,8 +120,8 @@ class Preloaded:
             self.pending = b""
         return self.process
 
-    def _answer(self, timeout: float | None = None) -> int | None:
-        """The forking process's next line, a number; None when `timeout` passes first."""
+    def _answer(self, timeout: float | None = None) -> list[str] | None:
+        """The forking process's next line, its words; None when `timeout` passes first."""
         assert self.process is not None and self.process.stdout is not None
         fd = self.process.stdout.fileno()
         while b"\n" not in self.pending:
@@ -125,33 +133,35 @@ class Preloaded:
                 raise RuntimeError("the forking process ended")
             self.pending += chunk
         line, self.pending = self.pending.split(b"\n", 1)
-        return int(line)
+        return line.decode().split()
 
     def run(self, args: Sequence[str], *, cwd: Path, env: Mapping[str, str],
-            timeout: float) -> subprocess.CompletedProcess[str]:
+            timeout: float) -> Finished:
         """`python -m blogbuild ARGS` in `cwd` with `env`, as subprocess.run with
-        capture_output and text would give it."""
+        capture_output and text would give it, and its CPU time."""
         process = self._started()
         assert process.stdin is not None
         out, err = self.folder / "stdout", self.folder / "stderr"
         request = {"args": list(args), "cwd": str(cwd), "env": dict(env), "out": str(out),
                    "err": str(err)}
         process.stdin.write(json.dumps(request).encode() + b"\n")
-        pid = self._answer()
-        assert pid is not None
-        status = self._answer(timeout)
-        timed_out = status is None
+        started = self._answer()
+        assert started is not None
+        ended = self._answer(timeout)
+        timed_out = ended is None
         if timed_out:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(pid, signal.SIGKILL)
-            status = self._answer()
-        assert status is not None
+                os.killpg(int(started[0]), signal.SIGKILL)
+            ended = self._answer()
+        assert ended is not None
         stdout = out.read_text(encoding="utf-8")
         stderr = err.read_text(encoding="utf-8")
         if timed_out:
             raise subprocess.TimeoutExpired(["blogbuild", *args], timeout, stdout, stderr)
-        return subprocess.CompletedProcess(["blogbuild", *args],
-                                           os.waitstatus_to_exitcode(status), stdout, stderr)
+        done = Finished(["blogbuild", *args], os.waitstatus_to_exitcode(int(ended[0])), stdout,
+                        stderr)
+        done.cpu = float(ended[1])
+        return done
 
     def close(self) -> None:
         if self.process is not None:

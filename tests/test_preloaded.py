@@ -67,3 +67,14 @@ def test_a_command_that_outlives_its_timeout_is_stopped(tmp_path: Path,
     assert time.monotonic() - start < 20
     done = commands.run(["build", "--quiet"], cwd=site, env=env, timeout=60)  # still serves
     assert done.returncode == 0, done.stderr
+
+
+def test_the_cpu_time_of_a_command_is_its_own_and_its_children(tmp_path: Path,
+                                                               commands: Preloaded) -> None:
+    env = {**os.environ, "PYTHONPATH": str(SRC), "BLOGBUILD_WORKERS": "1"}
+    small = commands.run(["build", "--quiet"], cwd=site_of(tmp_path / "small", GOOD), env=env,
+                         timeout=60)
+    big = site_of(tmp_path / "big", GOOD + "A paragraph of *some* text.\n\n" * 20_000)
+    large = commands.run(["build", "--quiet"], cwd=big, env=env, timeout=120)
+    assert small.returncode == large.returncode == 0, large.stderr
+    assert 0.05 < small.cpu < large.cpu - 0.5
