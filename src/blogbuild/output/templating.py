@@ -8,6 +8,7 @@ and change only some blocks.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -216,7 +217,47 @@ def _bytecode_cache(folder: Path | None) -> jinja2.BytecodeCache | None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None  # a cache that cannot be written only costs speed
-    return jinja2.FileSystemBytecodeCache(str(folder))
+    return _Compiled(str(folder))
+
+
+#: Compiled templates this process has loaded or made, by the name of their folder, the
+#: template and the checksum of its source (`_Compiled`); the oldest go first past
+#: `_COMPILED_KEPT`.
+_COMPILED: dict[tuple[str, str, str], Any] = {}
+_COMPILED_KEPT = 512
+
+
+class _Compiled(jinja2.FileSystemBytecodeCache):
+    """A site's compiled templates, in its cache folder and in this process's memory: a
+    second build in one process (a new Engine of the live server, a program that builds
+    several sites) takes them from memory, where each build read and unmarshalled them
+    again, or compiled them for a new site (a tenth of a small site's build). The code
+    depends on the template's name and file, its source, the environment's options, which
+    `create_environment` alone sets, the same for every site, and the settings Jinja folds
+    into it, which the folder's name stands for (`Engine.bytecode_dir`)."""
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        code = _COMPILED.get(self._key(bucket))
+        if code is not None:
+            bucket.code = code
+            if not os.path.exists(os.path.join(self.directory, self.pattern % (bucket.key,))):
+                super().dump_bytecode(bucket)  # this site's cache holds it too
+            return
+        super().load_bytecode(bucket)
+        if bucket.code is not None:
+            self._keep(bucket)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self._keep(bucket)
+        super().dump_bytecode(bucket)
+
+    def _key(self, bucket: jinja2.bccache.Bucket) -> tuple[str, str, str]:
+        return os.path.basename(self.directory), bucket.key, bucket.checksum
+
+    def _keep(self, bucket: jinja2.bccache.Bucket) -> None:
+        if len(_COMPILED) >= _COMPILED_KEPT:
+            del _COMPILED[next(iter(_COMPILED))]
+        _COMPILED[self._key(bucket)] = bucket.code
 
 
 def _check_readable(folder: Path, root: Path) -> None:

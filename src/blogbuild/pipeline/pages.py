@@ -38,6 +38,12 @@ from blogbuild.pipeline.workers import PageDone
 from blogbuild.runtimes import pyodide
 from blogbuild.themefiles import CUSTOM_JS, THEME_PREFIX
 
+#: The templates a template's source may load, among the templates there are: parsing a
+#: theme's templates took a tenth of a small site's build, again in each build of a process.
+#: The oldest go first past `_REFERENCES_KEPT`.
+_REFERENCES: dict[tuple[str, ...], list[str | None]] = {}
+_REFERENCES_KEPT = 512
+
 
 def closures(config: Config, names: Iterable[str]) -> dict[str, bytes]:
     """Per template: a fingerprint of it and of every template it extends, includes or
@@ -59,7 +65,12 @@ def closures(config: Config, names: Iterable[str]) -> dict[str, bytes]:
         h = hashlib.sha256(name.encode())
         try:
             source, _, _ = env.loader.get_source(env, name)  # type: ignore[union-attr]
-            refs = list(_references(env.parse(source), known))
+            refs = _REFERENCES.get((source, *known))
+            if refs is None:
+                refs = list(_references(env.parse(source), known))
+                if len(_REFERENCES) >= _REFERENCES_KEPT:
+                    del _REFERENCES[next(iter(_REFERENCES))]
+                _REFERENCES[(source, *known)] = refs
         except (TemplateError, OSError, RecursionError, UnicodeDecodeError):
             return everything  # the templating reports the error itself
         h.update(source.encode())
