@@ -14,6 +14,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from preloaded import Preloaded
+
 if TYPE_CHECKING:
     from blogbuild.serve.session import Session
 
@@ -108,6 +110,15 @@ def http_server() -> Iterator[Callable[..., str]]:
 
     with stack:
         yield start
+
+
+@pytest.fixture(scope="module")
+def commands() -> Iterator[Preloaded]:
+    """`python -m blogbuild ARGS` forked from a process that has imported blogbuild
+    (tests/preloaded.py), for the case corpora."""
+    preloaded = Preloaded()
+    yield preloaded
+    preloaded.close()
 
 
 @pytest.fixture(scope="session")

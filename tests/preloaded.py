@@ -31,6 +31,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+#: The checkout's code, which the commands run.
+SRC = Path(__file__).resolve().parent.parent / "src"
+
 #: What the forking process imports before its first fork: the command and what every
 #: build loads (the engine, Markdown, templates). Nothing here starts a thread or a runtime.
 PRELOAD = ("blogbuild.cli", "blogbuild.commands.build", "blogbuild.pipeline.engine",
@@ -95,6 +98,12 @@ def serve() -> None:
         answers.flush()
 
 
+def command_env(**extra: str) -> dict[str, str]:
+    """The environment the corpora's commands run in: this one, the checkout's code, one
+    worker (a case's build is small), and `extra`."""
+    return {**os.environ, "PYTHONPATH": str(SRC), "BLOGBUILD_WORKERS": "1", **extra}
+
+
 class Finished(subprocess.CompletedProcess[str]):
     """A command that ended, as subprocess.run gives it, and the CPU seconds it and the
     processes it waited for used."""
@@ -105,7 +114,7 @@ class Finished(subprocess.CompletedProcess[str]):
 class Preloaded:
     """A forking process (`serve`), started on first use, for `run`."""
 
-    def __init__(self, src: Path) -> None:
+    def __init__(self, src: Path = SRC) -> None:
         self.src = src
         self.folder = Path(tempfile.mkdtemp(prefix="blogbuild-commands-"))  # their output
         self.process: subprocess.Popen[bytes] | None = None

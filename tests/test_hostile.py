@@ -8,18 +8,17 @@ from __future__ import annotations
 import base64
 import math
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
 import pytest
 import yaml
 
-from preloaded import Finished, Preloaded
+from preloaded import Finished, Preloaded, command_env
 
 HERE = Path(__file__).parent
 CASES = sorted([*(HERE / "hostile").glob("*.yaml"), *(HERE / "migration").glob("*.yaml")])
-SRC = HERE.parent / "src"
 DEFAULT_SITE = "title: Test\nbase_url: https://example.org/blog/\n"
 NEVER = ("Traceback", "internal error")
 #: The least CPU time a growth check divides by (a shorter run's is mostly noise).
@@ -29,13 +28,6 @@ GROWTH_FLOOR = 0.05
 #: at the case's size; linear cases grew 3.6- to 4.8-fold, and up to 5.7-fold beside two
 #: busy processes on two cores.
 GROWTH_SLACK = 1.75
-
-
-@pytest.fixture(scope="module")
-def commands() -> Iterator[Preloaded]:
-    preloaded = Preloaded(SRC)
-    yield preloaded
-    preloaded.close()
 
 
 def content_of(spec: Any, times: Callable[[int], int] = int) -> bytes:
@@ -92,7 +84,7 @@ def run_case(case: dict[str, Any], tmp_path: Path, commands: Preloaded,
     for rel, mode in (case.get("chmod") or {}).items():
         (site / rel).chmod(int(mode))
     args = [str(a).replace("{tmp}", str(tmp_path)) for a in case.get("args", ["build"])]
-    env = {**os.environ, "PYTHONPATH": str(SRC), "BLOGBUILD_WORKERS": "1"}
+    env = command_env()
     try:
         proc = commands.run(args, cwd=site, env=env, timeout=float(case.get("timeout", 20)))
     finally:

@@ -4,28 +4,18 @@ same status and the same messages, and a command that outlives its timeout is st
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from preloaded import Preloaded
+from preloaded import Preloaded, command_env
 
-SRC = Path(__file__).parent.parent / "src"
 SITE = "title: Test\nbase_url: https://example.org/blog/\n"
 BROKEN = "---\ntitle: [unclosed\n---\nText.\n"
 GOOD = "---\ntitle: A\ndate: 2024-01-01\n---\nText.\n"
-
-
-@pytest.fixture(scope="module")
-def commands() -> Iterator[Preloaded]:
-    preloaded = Preloaded(SRC)
-    yield preloaded
-    preloaded.close()
 
 
 def site_of(folder: Path, post: str) -> Path:
@@ -41,8 +31,7 @@ def site_of(folder: Path, post: str) -> Path:
     ids=["build-error", "build", "unknown-command", "unknown-option", "check-error"])
 def test_a_forked_command_ends_as_the_command_does(args: list[str], post: str, tmp_path: Path,
                                                    commands: Preloaded) -> None:
-    env = {**os.environ, "PYTHONPATH": str(SRC), "BLOGBUILD_WORKERS": "1",
-           "PAGEFIND_BINARY_PATH": "no-pagefind"}  # the command's, not ours
+    env = command_env(PAGEFIND_BINARY_PATH="no-pagefind")  # the command's, not ours
     forked_site = site_of(tmp_path / "forked", post)
     own_site = site_of(tmp_path / "own", post)
     forked = commands.run(args, cwd=forked_site, env=env, timeout=60)
@@ -60,7 +49,7 @@ def test_a_forked_command_ends_as_the_command_does(args: list[str], post: str, t
 def test_a_command_that_outlives_its_timeout_is_stopped(tmp_path: Path,
                                                         commands: Preloaded) -> None:
     site = site_of(tmp_path, GOOD)
-    env = {**os.environ, "PYTHONPATH": str(SRC), "BLOGBUILD_WORKERS": "1"}
+    env = command_env()
     start = time.monotonic()
     with pytest.raises(subprocess.TimeoutExpired):
         commands.run(["serve", "--port", "0", "--no-watch"], cwd=site, env=env, timeout=3)
@@ -71,7 +60,7 @@ def test_a_command_that_outlives_its_timeout_is_stopped(tmp_path: Path,
 
 def test_the_cpu_time_of_a_command_is_its_own_and_its_children(tmp_path: Path,
                                                                commands: Preloaded) -> None:
-    env = {**os.environ, "PYTHONPATH": str(SRC), "BLOGBUILD_WORKERS": "1"}
+    env = command_env()
     small = commands.run(["build", "--quiet"], cwd=site_of(tmp_path / "small", GOOD), env=env,
                          timeout=60)
     big = site_of(tmp_path / "big", GOOD + "A paragraph of *some* text.\n\n" * 20_000)

@@ -22,6 +22,7 @@ from blogbuild import __version__
 from blogbuild.config import Config
 from blogbuild.content.models import MissingBody, Post
 from blogbuild.diagnostics import TemplateError
+from blogbuild.memory import Kept
 from blogbuild.output.cards import card_url
 from blogbuild.runtimes import pyodide
 from blogbuild.sourcetext import decode_source
@@ -221,10 +222,8 @@ def _bytecode_cache(folder: Path | None) -> jinja2.BytecodeCache | None:
 
 
 #: Compiled templates this process has loaded or made, by the name of their folder, the
-#: template and the checksum of its source (`_Compiled`); the oldest go first past
-#: `_COMPILED_KEPT`.
-_COMPILED: dict[tuple[str, str, str], Any] = {}
-_COMPILED_KEPT = 512
+#: template and the checksum of its source (`_Compiled`).
+_COMPILED: Kept[tuple[str, str, str], Any] = Kept(512)
 
 
 class _Compiled(jinja2.FileSystemBytecodeCache):
@@ -240,24 +239,19 @@ class _Compiled(jinja2.FileSystemBytecodeCache):
         code = _COMPILED.get(self._key(bucket))
         if code is not None:
             bucket.code = code
-            if not os.path.exists(os.path.join(self.directory, self.pattern % (bucket.key,))):
+            if not os.path.exists(self._get_cache_filename(bucket)):
                 super().dump_bytecode(bucket)  # this site's cache holds it too
             return
         super().load_bytecode(bucket)
         if bucket.code is not None:
-            self._keep(bucket)
+            _COMPILED.keep(self._key(bucket), bucket.code)
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        self._keep(bucket)
+        _COMPILED.keep(self._key(bucket), bucket.code)
         super().dump_bytecode(bucket)
 
     def _key(self, bucket: jinja2.bccache.Bucket) -> tuple[str, str, str]:
         return os.path.basename(self.directory), bucket.key, bucket.checksum
-
-    def _keep(self, bucket: jinja2.bccache.Bucket) -> None:
-        if len(_COMPILED) >= _COMPILED_KEPT:
-            del _COMPILED[next(iter(_COMPILED))]
-        _COMPILED[self._key(bucket)] = bucket.code
 
 
 def _check_readable(folder: Path, root: Path) -> None:

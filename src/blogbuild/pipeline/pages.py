@@ -19,6 +19,7 @@ from blogbuild.config import Config
 from blogbuild.content.models import Post, Site
 from blogbuild.content.records import SourceEntry
 from blogbuild.fileio import file_digest
+from blogbuild.memory import Kept
 from blogbuild.output.entries import FileEntry, OutputEntry
 from blogbuild.output.plan import PlannedPage, page_needs
 from blogbuild.pipeline.deps import (
@@ -40,9 +41,7 @@ from blogbuild.themefiles import CUSTOM_JS, THEME_PREFIX
 
 #: The templates a template's source may load, among the templates there are: parsing a
 #: theme's templates took a tenth of a small site's build, again in each build of a process.
-#: The oldest go first past `_REFERENCES_KEPT`.
-_REFERENCES: dict[tuple[str, ...], list[str | None]] = {}
-_REFERENCES_KEPT = 512
+_REFERENCES: Kept[tuple[str, ...], list[str | None]] = Kept(512)
 
 
 def closures(config: Config, names: Iterable[str]) -> dict[str, bytes]:
@@ -65,12 +64,10 @@ def closures(config: Config, names: Iterable[str]) -> dict[str, bytes]:
         h = hashlib.sha256(name.encode())
         try:
             source, _, _ = env.loader.get_source(env, name)  # type: ignore[union-attr]
-            refs = _REFERENCES.get((source, *known))
+            key = (source, *known)
+            refs = _REFERENCES.get(key)
             if refs is None:
-                refs = list(_references(env.parse(source), known))
-                if len(_REFERENCES) >= _REFERENCES_KEPT:
-                    del _REFERENCES[next(iter(_REFERENCES))]
-                _REFERENCES[(source, *known)] = refs
+                refs = _REFERENCES.keep(key, list(_references(env.parse(source), known)))
         except (TemplateError, OSError, RecursionError, UnicodeDecodeError):
             return everything  # the templating reports the error itself
         h.update(source.encode())
