@@ -129,6 +129,19 @@ def example_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def example_clean(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example blog built once per session as a first build makes it: no cache, and
+    --strict (no warning). Its tests share a worker: `pytest.mark.xdist_group("example")`."""
+    from blogbuild.commands.build import build
+
+    out = tmp_path_factory.mktemp("example-clean") / "_site"
+    report = build(ROOT / "site.yaml", output=out, strict=True, use_cache=False)
+    assert report.diagnostics == []
+    assert report.posts >= 5
+    return out
+
+
+@pytest.fixture(scope="session")
 def example_site_subpath(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example blog built for a GitHub Pages project site under /blog/."""
     out = tmp_path_factory.mktemp("example-sub") / "_site"

@@ -316,10 +316,11 @@ def test_a_locked_formula_cache_does_not_fail_or_stall_the_build(tmp_path: Path)
     assert "katex" in (site / "_site/posts/m/index.html").read_text()
 
 
-def test_two_clean_builds_of_the_example_blog_are_identical(tmp_path: Path) -> None:
-    first = tmp_path / "one"
+@pytest.mark.xdist_group("example")  # with the other users of `example_clean`
+def test_two_clean_builds_of_the_example_blog_are_identical(example_clean: Path,
+                                                             tmp_path: Path) -> None:
+    first = example_clean
     second = tmp_path / "two"
-    build(ROOT / "site.yaml", output=first, use_cache=False)
     katex.clear_memo()
     build(ROOT / "site.yaml", output=second, use_cache=False)
     one = {p.relative_to(first).as_posix(): p for p in first.rglob("*") if p.is_file()}
