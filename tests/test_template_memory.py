@@ -69,3 +69,35 @@ def test_another_base_url_and_an_edited_template_are_compiled_anew(
     build(site / "site.yaml")
     assert compiled == ["post.html"]
     assert "SECOND" in (site / "_site" / "posts" / "one" / "index.html").read_text()
+
+
+def test_builds_without_a_cache_share_them_and_leave_no_cache(
+        tmp_path: Path, compiled: list[str]) -> None:
+    """A build without a cache (`--no-cache`, a program's clean builds) takes compiled
+    templates from memory too, and still writes no cache folder."""
+    first, second = a_site(tmp_path / "first"), a_site(tmp_path / "second")
+    build(first / "site.yaml", use_cache=False)
+    compiled.clear()
+    build(second / "site.yaml", use_cache=False)
+    assert compiled == []
+    assert not (second / ".blogbuild-cache").exists()
+    compiled.clear()
+    cached = a_site(tmp_path / "cached")
+    build(cached / "site.yaml")  # the same code from memory, written to its cache folder
+    assert compiled == []
+    assert list((cached / ".blogbuild-cache" / "templates").rglob("*.cache"))
+    page = Path("_site", "posts", "one", "index.html")
+    assert (second / page).read_bytes() == (first / page).read_bytes() == \
+        (cached / page).read_bytes()
+
+
+def test_without_a_cache_another_base_url_is_compiled_anew(
+        tmp_path: Path, compiled: list[str]) -> None:
+    site = a_site(tmp_path / "site")
+    build(site / "site.yaml", use_cache=False)
+    compiled.clear()
+    build(site / "site.yaml", output=tmp_path / "preview", base_url="https://example.org/pre/",
+          use_cache=False)
+    assert "post.html" in compiled
+    page = (tmp_path / "preview" / "posts" / "one" / "index.html").read_text()
+    assert 'href="/pre/feed.xml"' in page and 'href="/feed.xml"' not in page

@@ -11,6 +11,7 @@ import datetime as dt
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -107,12 +108,22 @@ def _printable(value: object) -> object:
 
 
 
-def create_environment(config: Config, bytecode: Path | None = None,
+@dataclass(frozen=True)
+class CompiledTemplates:
+    """Where a build keeps the templates Jinja compiled: in this process's memory under
+    `name`, which stands for the settings Jinja folds into compiled code (`Engine.
+    compiled_templates`), and in the site's cache folder `folder` when it has one."""
+
+    name: str
+    folder: Path | None = None
+
+
+def create_environment(config: Config, bytecode: CompiledTemplates | None = None,
                        stylesheets: Mapping[frozenset[str], str] | None = None,
                        *, reload: bool = True) -> jinja2.Environment:
-    """The environment pages are templated in; `bytecode` is a folder where compiled
-    templates are kept between builds (a template is compiled again when its source
-    changes); `stylesheets` maps a page's needs to the path of its stylesheet. `reload`:
+    """The environment pages are templated in; `bytecode` says where compiled templates
+    are kept between builds (a template is compiled again when its source changes; None:
+    nowhere); `stylesheets` maps a page's needs to the path of its stylesheet. `reload`:
     look at a template's file each time it is used (an environment that outlives an edit
     of a template); without, every `{% include %}` of every page would."""
     theme = jinja2.FileSystemLoader(str(theme_templates()))
@@ -211,47 +222,57 @@ def _stylesheet(stylesheets: Mapping[frozenset[str], str],
     return stylesheet
 
 
-def _bytecode_cache(folder: Path | None) -> jinja2.BytecodeCache | None:
-    if folder is None:
+def _bytecode_cache(where: CompiledTemplates | None) -> jinja2.BytecodeCache | None:
+    if where is None:
         return None
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None  # a cache that cannot be written only costs speed
-    return _Compiled(str(folder))
+    folder = where.folder
+    if folder is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            folder = None  # a cache that cannot be written only costs speed
+    return _Compiled(where.name, folder)
 
 
-#: Compiled templates this process has loaded or made, by the name of their folder, the
-#: template and the checksum of its source (`_Compiled`).
+#: Compiled templates this process has loaded or made, by the name of the settings they
+#: were compiled with, the template and the checksum of its source (`_Compiled`).
 _COMPILED: Kept[tuple[str, str, str], Any] = Kept(512)
 
 
-class _Compiled(jinja2.FileSystemBytecodeCache):
-    """A site's compiled templates, in its cache folder and in this process's memory: a
-    second build in one process (a new Engine of the live server, a program that builds
-    several sites) takes them from memory, where each build read and unmarshalled them
-    again, or compiled them for a new site (a tenth of a small site's build). The code
-    depends on the template's name and file, its source, the environment's options, which
-    `create_environment` alone sets, the same for every site, and the settings Jinja folds
-    into it, which the folder's name stands for (`Engine.bytecode_dir`)."""
+class _Compiled(jinja2.BytecodeCache):
+    """A build's compiled templates, in this process's memory and in the site's cache
+    folder when it has one: a second build in one process (a new Engine of the live
+    server, a program that builds several sites, with their caches or without) takes them
+    from memory, where each build read and unmarshalled them again, or compiled them (a
+    tenth to a half of a small site's build). The code depends on the template's name and
+    file, its source, the environment's options, which `create_environment` alone sets,
+    the same for every site, and the settings Jinja folds into it, which `name` stands
+    for (`Engine.compiled_templates`)."""
+
+    def __init__(self, name: str, folder: Path | None) -> None:
+        self.name = name
+        self.disk = jinja2.FileSystemBytecodeCache(str(folder)) if folder is not None else None
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         code = _COMPILED.get(self._key(bucket))
         if code is not None:
             bucket.code = code
-            if not os.path.exists(self._get_cache_filename(bucket)):
-                super().dump_bytecode(bucket)  # this site's cache holds it too
+            if self.disk is not None and not os.path.exists(
+                    self.disk._get_cache_filename(bucket)):
+                self.disk.dump_bytecode(bucket)  # this site's cache holds it too
             return
-        super().load_bytecode(bucket)
-        if bucket.code is not None:
-            _COMPILED.keep(self._key(bucket), bucket.code)
+        if self.disk is not None:
+            self.disk.load_bytecode(bucket)
+            if bucket.code is not None:
+                _COMPILED.keep(self._key(bucket), bucket.code)
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         _COMPILED.keep(self._key(bucket), bucket.code)
-        super().dump_bytecode(bucket)
+        if self.disk is not None:
+            self.disk.dump_bytecode(bucket)
 
     def _key(self, bucket: jinja2.bccache.Bucket) -> tuple[str, str, str]:
-        return os.path.basename(self.directory), bucket.key, bucket.checksum
+        return self.name, bucket.key, bucket.checksum
 
 
 def _check_readable(folder: Path, root: Path) -> None:

@@ -28,7 +28,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from blogbuild import fingerprints
 from blogbuild.config import Config
@@ -69,6 +69,9 @@ from blogbuild.runtimes.katex_process import KatexProcess
 from blogbuild.stages import Step, all_stages, site_stages, stages
 from blogbuild.stages.context import KEEP_SECONDS, BuildContext, Folders, run_stage
 from blogbuild.stages.images import heaviest, table_of
+
+if TYPE_CHECKING:
+    from blogbuild.output.templating import CompiledTemplates
 
 
 class Engine:
@@ -149,7 +152,7 @@ class Engine:
             self.config, self.output, Folders(self.cache_root if self.use_cache else None,
                                               files),
             self._scratch_dir, self.jobs, self.drafts, self.lenient, self.progress,
-            self.extra_head, self.bytecode_dir(), self.store, self.kept, self.katex)
+            self.extra_head, self.compiled_templates(), self.store, self.kept, self.katex)
 
     def close(self) -> None:
         for kept in self.kept.values():  # a process no run took
@@ -338,15 +341,17 @@ class Engine:
         (blogbuild.output.writer.Stage); None without a cache."""
         return self.cache_root / "spare-files" if self.use_cache else None
 
-    def bytecode_dir(self) -> Path | None:
-        """Where compiled templates are kept (None without a cache). Jinja folds filters of
-        constants (`"/x/" | url`) into the compiled code: what the filters read (the base
-        URL, the date format) is part of the folder's name."""
-        if not self.use_cache:
-            return None
+    def compiled_templates(self) -> CompiledTemplates:
+        """Where compiled templates are kept: in this process's memory under the name of
+        the settings Jinja folds into their code (filters of constants, `"/x/" | url`:
+        the base URL, the date format), and in the cache's folder of that name."""
+        from blogbuild.output.templating import CompiledTemplates
+
         key = hashlib.sha256(fingerprints.code_fingerprint().encode()
                              + stale.globals_fingerprint(self.config, self.extra_head))
-        return self.cache_root / "templates" / key.hexdigest()[:16]
+        name = key.hexdigest()[:16]
+        return CompiledTemplates(name, self.cache_root / "templates" / name
+                                 if self.use_cache else None)
 
 
 __all__ = ["BuildReport", "Engine", "Reads"]

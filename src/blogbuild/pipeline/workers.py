@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from blogbuild import diskcache, timings
 from blogbuild.config import Config
@@ -31,6 +30,9 @@ from blogbuild.pipeline.store import RenderCache, without_body
 from blogbuild.pool import preload
 from blogbuild.stages.bibliography import still_same
 from blogbuild.stages.context import Folders
+
+if TYPE_CHECKING:
+    from blogbuild.output.templating import CompiledTemplates
 
 #: Below these many jobs the work stays in this process.
 RENDER_POOL_MIN = 24
@@ -122,7 +124,7 @@ _KEPT: dict[str, Any] = {}
 
 
 def init_pages(config: Config | None, site: Any, stage: Staging | None,
-               extra_head: str | None = None, bytecode: Path | None = None,
+               extra_head: str | None = None, bytecode: CompiledTemplates | None = None,
                stylesheets: dict[frozenset[str], str] | None = None,
                items: dict[str, Items] | None = None) -> None:
     """Set up templating: the environment, the read tracker, every planned page and the

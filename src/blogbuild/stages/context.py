@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from blogbuild.output.entries import FileEntry, Seen
     from blogbuild.output.files import FileSpec
     from blogbuild.output.plan import PlannedPage
+    from blogbuild.output.templating import CompiledTemplates
     from blogbuild.output.writer import Stage as Writer
     from blogbuild.pipeline.quick import Sources
     from blogbuild.runtimes.katex_process import KatexProcess
@@ -92,7 +93,7 @@ class BuildContext:
     progress: Progress = no_progress
     extra_head: str = ""  # what every page's head gets besides (the live server's script)
     #: Where compiled templates are kept (None: nowhere).
-    bytecode: Path | None = None
+    bytecode: CompiledTemplates | None = None
     #: Where rendered bodies are read from when a template shows one (the render store).
     bodies: Bodies | None = None
     #: What a stage keeps from one run of the engine to the next, by the stage's name (the
