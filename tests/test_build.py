@@ -319,6 +319,7 @@ def test_the_code_fingerprint_is_recalled_while_the_code_files_keep_their_stats(
         _os.utime(package / name, ns=(old, old))
     monkeypatch.setattr(fingerprints, "PACKAGE", package)
     monkeypatch.setattr(fingerprints, "_RECALLED", [])
+    monkeypatch.setattr(fingerprints, "_HASHED", [])
     note = tmp_path / "cache" / "code-fingerprint.pickle"
     hashed: list[str] = []
     real = fingerprints._hashed
@@ -341,6 +342,13 @@ def test_the_code_fingerprint_is_recalled_while_the_code_files_keep_their_stats(
     note.unlink()
     assert recalled() == second and len(hashed) == 4
     assert recalled() == second and len(hashed) == 4
+    note = tmp_path / "another-cache" / "code-fingerprint.pickle"  # another site's
+    assert recalled() == second and len(hashed) == 4  # what this process worked out
+    assert note.is_file()
+    (package / "b.js").write_text("another b.js")
+    _os.utime(package / "b.js", ns=(old, old))
+    note.unlink()
+    assert recalled() != second and len(hashed) == 5
     monkeypatch.setattr(fingerprints, "__version__", "0.0.0-other")
-    assert recalled() != second and len(hashed) == 5  # another blogbuild
+    assert recalled() != second and len(hashed) == 6  # another blogbuild
     fingerprints.code_fingerprint.cache_clear()

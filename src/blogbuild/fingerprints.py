@@ -13,6 +13,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from blogbuild import __version__
 from blogbuild.config import Config
@@ -84,18 +85,34 @@ def recall_code_fingerprint(note: Path) -> None:
     seen = (__version__, _versions(), stats)
     try:
         known = pickle.loads(note.read_bytes())
-        if known[0] == seen and all(s[2] < known[1] - _RACY_NS for s in stats):
+        if _holds(known, seen):
             _RECALLED[:] = [(seen[0], seen[1], known[2])]
             return
     except Exception:  # none yet, or damaged: worked out again
         pass
     from blogbuild.fileio import write_atomically
 
-    found = _hashed(seen[1])
-    _RECALLED[:] = [(seen[0], seen[1], found)]
+    if _HASHED and _holds(_HASHED[0], seen):  # this process hashed these very files
+        made = _HASHED[0]
+    else:
+        made = (seen, time.time_ns(), _hashed(seen[1]))
+        _HASHED[:] = [made]
+    _RECALLED[:] = [(seen[0], seen[1], made[2])]
     with contextlib.suppress(OSError):  # a cache that cannot be written costs time only
         note.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(note, pickle.dumps((seen, time.time_ns(), found)))
+        write_atomically(note, pickle.dumps(made))
+
+
+#: The note this process last made (another site's first build in this process, a new
+#: cache folder, takes it while the files keep their stats).
+_HASHED: list[tuple[Any, int, str]] = []
+
+
+def _holds(known: tuple[Any, int, str], seen: tuple[str, str, list[Any]]) -> bool:
+    """Whether a note made at `known[1]` of the files `known[0]` is the fingerprint of the
+    files as `seen` now: each has the stat noted, and was written well before the note
+    (a write in the same tick of the clock leaves the stat as it was)."""
+    return known[0] == seen and all(s[2] < known[1] - _RACY_NS for s in seen[2])
 
 
 def versions_of(names: tuple[str, ...]) -> dict[str, str]:
