@@ -22,7 +22,6 @@ keeps its last file, where `build` fails and leaves the output as it was.
 from __future__ import annotations
 
 import gc
-import hashlib
 import shutil
 import tempfile
 import time
@@ -343,13 +342,11 @@ class Engine:
 
     def compiled_templates(self) -> CompiledTemplates:
         """Where compiled templates are kept: in this process's memory under the name of
-        the settings Jinja folds into their code (filters of constants, `"/x/" | url`:
-        the base URL, the date format), and in the cache's folder of that name."""
+        what their code depends on (`pipeline.pages.templates_name`), and in the cache's
+        folder of that name."""
         from blogbuild.output.templating import CompiledTemplates
 
-        key = hashlib.sha256(fingerprints.code_fingerprint().encode()
-                             + stale.globals_fingerprint(self.config, self.extra_head))
-        name = key.hexdigest()[:16]
+        name = stale.templates_name(self.config, self.extra_head)
         return CompiledTemplates(name, self.cache_root / "templates" / name
                                  if self.use_cache else None)
 

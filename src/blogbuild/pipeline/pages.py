@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from blogbuild import __version__
+from blogbuild import __version__, fingerprints
 from blogbuild.config import Config
 from blogbuild.content.models import Post, Site
 from blogbuild.content.records import SourceEntry
@@ -121,6 +121,15 @@ def globals_fingerprint(config: Config, extra_head: str) -> bytes:
         (config.root / "static" / CUSTOM_JS).is_file(),
         pyodide.packages_url(config), THEME_PREFIX,
     ))
+
+
+def templates_name(config: Config, extra_head: str) -> str:
+    """The name of what compiled templates depend on besides their sources: the code, and
+    the settings Jinja folds into them (filters of constants, `"/x/" | url`: the base URL,
+    the date format). Compiled templates are kept under it (`Engine.compiled_templates`)."""
+    key = hashlib.sha256(fingerprints.code_fingerprint().encode()
+                         + globals_fingerprint(config, extra_head))
+    return key.hexdigest()[:16]
 
 
 @dataclass
