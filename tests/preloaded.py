@@ -39,6 +39,8 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 PRELOAD = ("blogbuild.cli", "blogbuild.commands.build", "blogbuild.pipeline.engine",
            "blogbuild.pipeline.render", "blogbuild.pipeline.writing",
            "blogbuild.output.templating", "blogbuild.markdown")
+#: The site.yaml of a case that writes none.
+DEFAULT_SITE = "title: Test\nbase_url: https://example.org/blog/\n"
 
 
 def _child(request: dict[str, Any]) -> None:
@@ -83,6 +85,7 @@ def serve() -> None:
     """The forking process: one command at a time, from its stdin."""
     for name in PRELOAD:
         __import__(name)
+    _compile_ahead()
     answers = sys.stdout
     for line in sys.stdin:
         request = json.loads(line)
@@ -96,6 +99,33 @@ def serve() -> None:
         _, status, usage = os.wait4(pid, 0)
         answers.write(f"{status} {usage.ru_utime + usage.ru_stime}\n")
         answers.flush()
+
+
+def _compile_ahead() -> None:
+    """What a build of `DEFAULT_SITE` works out before it templates, kept in this process's
+    memory as a first build keeps it: the code's fingerprint, the theme's templates
+    compiled for those settings, and which templates each one loads. A child whose site
+    has those settings takes them from memory, as a process's second build does
+    (tests/test_template_memory.py), instead of working them out again (a third of a
+    small site's build). Nothing here starts a process or a thread."""
+    from blogbuild.config import load_config
+    from blogbuild.fingerprints import recall_code_fingerprint
+    from blogbuild.output.templating import CompiledTemplates, create_environment
+    from blogbuild.pipeline.pages import closures, templates_name
+    from blogbuild.themefiles import THEME_PREFIX
+
+    with tempfile.TemporaryDirectory(prefix="blogbuild-ahead-") as folder:
+        site = Path(folder, "site.yaml")
+        site.write_text(DEFAULT_SITE, encoding="utf-8")
+        recall_code_fingerprint(Path(folder, "code-fingerprint.pickle"))
+        config = load_config(site)
+        env = create_environment(config, CompiledTemplates(templates_name(config, "")),
+                                 reload=False)
+        names = [name for name in env.list_templates()
+                 if not name.startswith(f"{THEME_PREFIX}/")]  # the same files by their names
+        for name in names:
+            env.get_template(name)
+        closures(config, names)  # which templates each one loads
 
 
 def command_env(**extra: str) -> dict[str, str]:
