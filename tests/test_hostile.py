@@ -15,11 +15,10 @@ from typing import Any, cast
 import pytest
 import yaml
 
-from preloaded import Finished, Preloaded, command_env
+from preloaded import DEFAULT_SITE, Finished, Preloaded, command_env
 
 HERE = Path(__file__).parent
 CASES = sorted([*(HERE / "hostile").glob("*.yaml"), *(HERE / "migration").glob("*.yaml")])
-DEFAULT_SITE = "title: Test\nbase_url: https://example.org/blog/\n"
 NEVER = ("Traceback", "internal error")
 #: The least CPU time a growth check divides by (a shorter run's is mostly noise).
 GROWTH_FLOOR = 0.05
@@ -97,14 +96,27 @@ def check_growth(case: dict[str, Any], tmp_path: Path, commands: Preloaded, full
     """The case's command again with each repeated text `growth` times shorter, and once
     with each repeated once: beyond the latter, the CPU time of the case may grow at most
     `GROWTH_SLACK` times `growth`-fold from the shorter run (`growth`-fold is linear, a
-    quadratic's is `growth` squared)."""
+    quadratic's is `growth` squared). When it grew more, each of the three is run again
+    and the lesser time of each taken: a busy machine only adds CPU time (two processes
+    on one core's two threads take longer each), a quadratic part is there both times."""
     factor = int(case["growth"])
-    one = run_case(case, tmp_path / "one", commands, lambda n: 1)[0].cpu
-    part = run_case(case, tmp_path / "part", commands, lambda n: max(1, n // factor))[0].cpu
-    grew = (full - one) / max(part - one, GROWTH_FLOOR)
-    assert grew <= GROWTH_SLACK * factor, (
+    shorter: dict[str, Callable[[int], int]] = {"one": lambda n: 1,
+                                                "part": lambda n: max(1, n // factor)}
+    best: dict[str, float] = {"full": full}
+    for attempt in (1, 2):
+        if attempt == 2:
+            best["full"] = min(full, run_case(case, tmp_path / "full2", commands)[0].cpu)
+        for name, times in shorter.items():
+            cpu = run_case(case, tmp_path / f"{name}{attempt}", commands, times)[0].cpu
+            best[name] = min(best.get(name, cpu), cpu)
+        one, part, full = best["one"], best["part"], best["full"]
+        grew = (full - one) / max(part - one, GROWTH_FLOOR)
+        if grew <= GROWTH_SLACK * factor:
+            return
+    raise AssertionError(
         f"CPU time {one:.2f} s with each text once, {part:.2f} s at 1/{factor} of the case, "
-        f"{full:.2f} s for the case: it grew {grew:.1f}-fold for {factor} times the text")
+        f"{full:.2f} s for the case (the lesser of two runs each): it grew {grew:.1f}-fold "
+        f"for {factor} times the text")
 
 
 @pytest.mark.parametrize("case_file", CASES, ids=[f"{c.parent.name}/{c.stem}" for c in CASES])
