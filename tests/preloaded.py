@@ -38,7 +38,9 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 #: build loads (the engine, Markdown, templates). Nothing here starts a thread or a runtime.
 PRELOAD = ("blogbuild.cli", "blogbuild.commands.build", "blogbuild.pipeline.engine",
            "blogbuild.pipeline.render", "blogbuild.pipeline.writing",
-           "blogbuild.output.templating", "blogbuild.markdown")
+           "blogbuild.output.templating", "blogbuild.markdown", "blogbuild.readers.markdown",
+           "blogbuild.runtimes.katex", "blogbuild.commands.summary",
+           "blogbuild.commands.page_tags", "PIL.ImageDraw", "PIL.ImageFont")
 #: The site.yaml of a case that writes none.
 DEFAULT_SITE = "title: Test\nbase_url: https://example.org/blog/\n"
 
@@ -111,8 +113,10 @@ def _compile_ahead() -> None:
     or a thread."""
     from blogbuild.config import load_config
     from blogbuild.fingerprints import recall_code_fingerprint
+    from blogbuild.markdown import create_markdown
     from blogbuild.output.templating import CompiledTemplates, create_environment
     from blogbuild.pipeline.pages import closures, templates_name
+    from blogbuild.stages import all_stages
     from blogbuild.themefiles import THEME_PREFIX
 
     with tempfile.TemporaryDirectory(prefix="blogbuild-ahead-") as folder:
@@ -127,6 +131,8 @@ def _compile_ahead() -> None:
         for name in names:
             env.get_template(name)
         closures(config, names)  # which templates each one loads
+        all_stages()  # the modules of the stages and of the plugins, as a build loads them
+        create_markdown(config, quarto=False)
 
 
 def command_env(**extra: str) -> dict[str, str]:
