@@ -120,7 +120,11 @@ def test_requests_to_one_host_are_spaced(server: tuple[str, Seen]) -> None:
     for times in by_host.values():
         assert len(times) == 4
         gaps = [b - a for a, b in itertools.pairwise(times)]
-        assert min(gaps) >= INTERVAL - 0.02, gaps  # each host waits its turn
+        # Each host waits its turn. The times are the server's: a busy machine may note one
+        # request late, which shortens the next gap (0.25 s once, with three test workers
+        # on two cores), but it cannot make the requests come sooner on average.
+        assert min(gaps) >= INTERVAL / 2, gaps
+        assert (times[-1] - times[0]) / len(gaps) >= INTERVAL - 0.02, gaps
     # Two hosts at once, not one after the other: their requests interleave.
     local, named = by_host["127.0.0.1"], by_host["localhost"]
     assert min(named) < max(local) and min(local) < max(named)
