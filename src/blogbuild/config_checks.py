@@ -20,7 +20,7 @@ from blogbuild.urls import (
 )
 
 if TYPE_CHECKING:
-    from blogbuild.config import CommentsConfig, Config
+    from blogbuild.config_model import CommentsConfig, Config
 
 PERMALINK_FIELDS = ("slug", "year", "month", "day")
 MATH_OUTPUTS = ("html", "htmlAndMathml", "mathml")

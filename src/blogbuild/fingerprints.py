@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from blogbuild import __version__
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 
 #: Libraries whose version changes rendered HTML.
 RENDER_LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "Pygments", "Jinja2", "mini-racer",

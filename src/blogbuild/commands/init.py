@@ -8,7 +8,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from blogbuild import __version__, scaffold
-from blogbuild.config import CONFIG_NAME, Config
+from blogbuild.config_model import CONFIG_NAME, Config
 from blogbuild.diagnostics import BlogbuildError
 from blogbuild.scaffold import pin
 from blogbuild.urls import url_problem

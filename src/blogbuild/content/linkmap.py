@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 from urllib.parse import unquote
 
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.content.frontmatter import (
     PostMeta,
     slug_from_filename,

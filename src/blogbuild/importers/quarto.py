@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from blogbuild.config import CONFIG_NAME, Config
+from blogbuild.config_model import CONFIG_NAME, Config
 from blogbuild.content.discover import POSTS_DIR
 from blogbuild.content.frontmatter import meta_hint
 from blogbuild.content.linkmap import document_url

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-    from blogbuild.config import Config
+    from blogbuild.config_model import Config
 
 __all__ = ["create_markdown"]
 
@@ -21,7 +21,7 @@ def create_markdown(config: Config | None = None, *, quarto: bool = True) -> Mar
     record type, a helper) must not load them all."""
     from markdown_it import MarkdownIt
 
-    from blogbuild.config import Config
+    from blogbuild.config_model import Config
     from blogbuild.markdown.admonitions import admonitions_plugin
     from blogbuild.markdown.callouts import callouts_plugin
     from blogbuild.markdown.charts import charts_plugin

@@ -12,7 +12,7 @@ import os
 import re
 from pathlib import Path
 
-from blogbuild.config import CONFIG_NAME, Config
+from blogbuild.config_model import CONFIG_NAME, Config
 from blogbuild.diagnostics import ConfigError
 
 #: Written into every output folder; its presence says "a build made this, it may be replaced".

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.content.models import Paginator, Post, Site
 from blogbuild.content.redirects import site_relative
 from blogbuild.output.claims import Owner

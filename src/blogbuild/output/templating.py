@@ -20,7 +20,7 @@ import jinja2
 from markupsafe import Markup
 
 from blogbuild import __version__
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.content.models import MissingBody, Post
 from blogbuild.diagnostics import TemplateError
 from blogbuild.memory import Kept

@@ -9,8 +9,8 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
-from blogbuild.config import Config
 from blogbuild.config_checks import COMMENTS_EXAMPLE, missing_comment_keys
+from blogbuild.config_model import Config
 from blogbuild.content.dates import instant
 from blogbuild.content.frontmatter import PostMeta
 from blogbuild.content.linkmap import (

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.content.models import Post, Site
 
 if TYPE_CHECKING:

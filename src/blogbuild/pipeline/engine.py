@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from blogbuild import fingerprints
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.content.records import Execution
 from blogbuild.diagnostics import BuildFailed, Diagnostic, in_order
 from blogbuild.output.claims import Owner

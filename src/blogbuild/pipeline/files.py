@@ -8,7 +8,7 @@ import posixpath
 from collections.abc import Mapping
 from pathlib import Path
 
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.content.models import Site
 from blogbuild.content.records import SourceEntry
 from blogbuild.content.walk import ignored, shown, walk_files

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from blogbuild import __version__, fingerprints
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.content.models import Post, Site
 from blogbuild.content.records import SourceEntry
 from blogbuild.fileio import file_digest

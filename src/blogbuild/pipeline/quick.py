@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from blogbuild import fingerprints
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.content.discover import Discovered, discover
 from blogbuild.content.jobs import SourceJob
 from blogbuild.content.walk import ignored

@@ -7,7 +7,7 @@ import posixpath
 from collections.abc import Collection
 from urllib.parse import unquote
 
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.content.models import Post, Ref, Site
 from blogbuild.content.records import RenderResult
 from blogbuild.diagnostics import Diagnostic, warning

@@ -11,8 +11,8 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from blogbuild import diskcache, timings
-from blogbuild.config import Config, RunnableConfig
 from blogbuild.config_citations import BUILTIN_STYLES
+from blogbuild.config_model import Config, RunnableConfig
 from blogbuild.content.jobs import SourceJob
 from blogbuild.content.linkmap import LinkMap, document_url
 from blogbuild.content.models import TocEntry

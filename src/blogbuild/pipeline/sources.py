@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from blogbuild import timings
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.content.dates import instant
 from blogbuild.content.linkmap import (
     LOST,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from blogbuild import diskcache, timings
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.content.jobs import SourceJob
 from blogbuild.content.linkmap import LinkMap
 from blogbuild.content.models import MissingBody, Post

@@ -30,7 +30,7 @@ from blogbuild.quarto.inline import INLINE, frozen_values
 from blogbuild.quarto.model import PageCells, scan
 
 if TYPE_CHECKING:
-    from blogbuild.config import Config
+    from blogbuild.config_model import Config
     from blogbuild.content.jobs import SourceJob
     from blogbuild.readers import Document
     from blogbuild.stages.context import Folders

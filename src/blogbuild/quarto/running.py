@@ -21,7 +21,7 @@ from blogbuild.quarto.inline import expressions
 from blogbuild.quarto.model import PageCells
 
 if TYPE_CHECKING:
-    from blogbuild.config import Config
+    from blogbuild.config_model import Config
     from blogbuild.content.jobs import SourceJob
     from blogbuild.readers import Document
     from blogbuild.stages.context import Folders

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from blogbuild.config import Config
+    from blogbuild.config_model import Config
     from blogbuild.content.frontmatter import FrontMatter, PostMeta
     from blogbuild.content.jobs import SourceJob
     from blogbuild.content.linkmap import DocumentInfo

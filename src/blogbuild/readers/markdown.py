@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.content import frontmatter
 from blogbuild.content.dates import BadDate
 from blogbuild.content.frontmatter import FrontMatter, parse_meta, split_front_matter

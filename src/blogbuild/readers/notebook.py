@@ -16,8 +16,8 @@ from typing import Any
 import yaml
 from markdown_it.common.utils import escapeHtml
 
-from blogbuild.config import Config
 from blogbuild.config_checks import NOTEBOOK_EXECUTE
+from blogbuild.config_model import Config
 from blogbuild.content.dates import BadDate
 from blogbuild.content.frontmatter import parse_meta
 from blogbuild.content.jobs import SourceJob

@@ -18,7 +18,7 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.content.frontmatter import FrontMatter, parse_meta, split_front_matter
 from blogbuild.content.jobs import SourceJob
 from blogbuild.content.linkmap import DocumentInfo

@@ -10,7 +10,7 @@ from blogbuild.diagnostics import BlogbuildError, ConfigError
 from blogbuild.urls import has_scheme
 
 if TYPE_CHECKING:
-    from blogbuild.config import Config
+    from blogbuild.config_model import Config
 
 #: The pinned release; scripts/vendor_pyodide.py fetches exactly this one from npm.
 PYODIDE_VERSION = "314.0.7"

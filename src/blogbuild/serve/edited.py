@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.content.models import Bodies, MissingBody, Post, Site
 from blogbuild.content.records import Rendered, RenderResult
 from blogbuild.diagnostics import BlogbuildError, Diagnostic

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from blogbuild import diskcache
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.content.models import Post, Site
 from blogbuild.diagnostics import Diagnostic, warning
 from blogbuild.fileio import write_atomically

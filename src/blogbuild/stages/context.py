@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from blogbuild.config import Config, RunnableConfig
+from blogbuild.config_model import Config, RunnableConfig
 from blogbuild.diagnostics import Diagnostic, Severity
 from blogbuild.progress import Progress, no_progress
 

@@ -9,7 +9,7 @@ import posixpath
 from collections.abc import Mapping
 from pathlib import Path
 
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.content.models import Cover, Post
 from blogbuild.diagnostics import Diagnostic, warning
 from blogbuild.images.process import MIME, SIDEWAYS, ImageInfo

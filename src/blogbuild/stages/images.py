@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from blogbuild import diskcache
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.images.cache import complete, folder_of, make
 from blogbuild.images.process import (
     ENCODER_VERSION,

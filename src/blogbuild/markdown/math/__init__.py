@@ -19,7 +19,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from blogbuild.config import MathConfig
+from blogbuild.config_model import MathConfig
 from blogbuild.markdown.env import Env, need
 from blogbuild.markdown.math.block import MathBlock
 from blogbuild.markdown.math.fences import math_fences

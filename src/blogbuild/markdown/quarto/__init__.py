@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from markdown_it import MarkdownIt
 
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.markdown.env import is_quarto
 from blogbuild.markdown.quarto.cells import cells_plugin
 from blogbuild.markdown.quarto.crossrefs import crossrefs_plugin

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from markdown_it import MarkdownIt
 
 from blogbuild.callout_kinds import Kind, build_kinds
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.markdown.callouts import push_title, set_title_and_id, style_opening, tokenize_body
 from blogbuild.markdown.env import Env, need
 from blogbuild.markdown.quarto.attributes import html_attributes

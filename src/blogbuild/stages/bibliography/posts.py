@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from yaml.nodes import SequenceNode
 
-from blogbuild.config import CONFIG_NAME, Config
+from blogbuild.config_model import CONFIG_NAME, Config
 from blogbuild.content.frontmatter import FrontMatter
 from blogbuild.content.jobs import SourceJob
 from blogbuild.diagnostics import Diagnostic, error, warning

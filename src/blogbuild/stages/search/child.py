@@ -47,7 +47,7 @@ def _shape(entry: FileEntry) -> tuple[Any, ...]:
 
 def serve(inp: IO[bytes], out: IO[bytes]) -> None:
     """The child: the site's configuration, one job, its stage, one answer."""
-    from blogbuild.config import Config
+    from blogbuild.config_model import Config
     from blogbuild.search.layout import Layout  # and with it the index's other modules
 
     config = childproc.read(inp)

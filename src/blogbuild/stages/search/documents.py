@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.content.models import Bodies, Post, Site
 from blogbuild.fingerprints import code_fingerprint, versions_of
 from blogbuild.output.entries import FileEntry

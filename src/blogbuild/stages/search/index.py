@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from blogbuild import cancel
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.content.models import MissingBody, Post
 from blogbuild.diagnostics import Diagnostic, warning
 from blogbuild.output.entries import FileEntry, Seen, intact

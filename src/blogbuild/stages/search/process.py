@@ -38,7 +38,7 @@ from blogbuild.output.entries import FileEntry
 from blogbuild.output.writer import Stage
 
 if TYPE_CHECKING:
-    from blogbuild.config import Config
+    from blogbuild.config_model import Config
     from blogbuild.stages.search.indexing import Indexing
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from blogbuild import cancel
-from blogbuild.config import Config
+from blogbuild.config_model import Config
 from blogbuild.content.models import MissingBody
 from blogbuild.stages.search.documents import Doc, page_document, pagefind_options
 from blogbuild.stages.search.pagefind import Service
