@@ -17,6 +17,7 @@ from blogbuild.config_citations import bibliography_paths, files_digest
 from blogbuild.config_model import (
     _NOT_KEYS,
     CONFIG_NAME,
+    MAX_CONFIG_BYTES,
     CheckConfig,
     CitationsConfig,
     CommentsConfig,
@@ -28,6 +29,7 @@ from blogbuild.config_model import (
     RunnableConfig,
     SocialConfig,
     StatementsConfig,
+    config_file,
 )
 from blogbuild.diagnostics import ConfigError
 from blogbuild.fileio import read_at_most
@@ -61,8 +63,6 @@ __all__ = [
     "load_config",
 ]
 
-#: A site.yaml larger than this is refused before parsing (it is a few dozen lines).
-MAX_CONFIG_BYTES = 1_000_000
 
 
 def _type_name(tp: Any) -> str:
@@ -165,9 +165,7 @@ def _similar(a: str, b: str) -> bool:
 
 def load_config(path: Path | str | None = None, *, base_url: str | None = None) -> Config:
     """Read and validate site.yaml (default: ./site.yaml)."""
-    cfg_path = Path(path) if path is not None else Path(CONFIG_NAME)
-    if cfg_path.is_dir():
-        cfg_path = cfg_path / CONFIG_NAME
+    cfg_path = config_file(path)
     if not cfg_path.is_file():
         raise ConfigError(
             f"no {cfg_path.name} found at {cfg_path}, so this is not a blog folder: run "

@@ -20,7 +20,7 @@ from blogbuild.config_model import Config
 
 #: Libraries whose version changes rendered HTML.
 RENDER_LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "Pygments", "Jinja2", "mini-racer",
-                    "citeproc-py")
+                    "citeproc-py", "PyYAML")  # PyYAML: front matter and site.yaml
 PACKAGE = Path(__file__).resolve().parent
 #: Vendored runtimes whose version changes rendered HTML.
 RUNTIME_VERSIONS = {"katex": PACKAGE / "vendor" / "katex" / "VERSION",

@@ -6,9 +6,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from blogbuild.config import Config, load_config
+from blogbuild.config_model import Config
 from blogbuild.diagnostics import BuildFailed
 from blogbuild.output.outdir import CACHE_DIR, check_output
+from blogbuild.pipeline import settings
 from blogbuild.pipeline.outcome import BuildReport
 from blogbuild.pipeline.quick import Sources, up_to_date
 from blogbuild.progress import Progress, no_progress
@@ -39,7 +40,12 @@ def build(
     processes render and template (default: one per core). `progress(phase, done, total)`
     is called as the build goes (see blogbuild.progress).
     """
-    config = load_config(config_path, base_url=base_url)
+    if use_cache:  # the settings the last build read, when site.yaml did not change
+        config = settings.load(config_path, base_url)
+    else:
+        from blogbuild.config import load_config
+
+        config = load_config(config_path, base_url=base_url)
     out = Path(output).resolve() if output is not None else None
     option = "--output" if output is not None else None
     sources = None

@@ -262,8 +262,8 @@ def listing(output: Path, outputs: dict[str, OutputEntry]) -> dict[str, tuple[in
 def up_to_date(config: Config, cache: Path, output: Path, *, drafts: bool,
                extra_head: str = "") -> tuple[BuildReport | None, Sources | None]:
     """The last build's report when nothing it read or wrote changed since (else None), and
-    the sources it read to know (None when it could tell sooner)."""
-    fingerprints.recall_code_fingerprint(cache / "code-fingerprint.pickle")
+    the sources it read to know (None when it could tell sooner). The code fingerprint
+    was recalled from `cache` first (blogbuild.pipeline.settings.load does it)."""
     key = state_key(fingerprints.code_fingerprint(), output, drafts)
     try:
         with open(summary_path(cache, key), "rb") as fh:

@@ -1,0 +1,94 @@
+"""The site's settings as the last build read them, kept in the cache.
+
+A build whose site.yaml has the same bytes, read with the same options by the same code,
+takes the Config the last build read from it instead of reading the YAML again. Loading
+YAML and the checks of every key was a tenth of a build with nothing to do; this module
+loads neither (blogbuild.config_model has the classes).
+
+The note's key covers everything `load_config` reads: the bytes of site.yaml (read whole,
+so a write in the same tick of the clock is seen), the folder it is in, `--base-url` and
+the code fingerprint (blogbuild's code and the libraries it parses with). The files
+site.yaml names (bibliographies, a .csl style) are read and hashed again, as `load_config`
+does. Anything else, a damaged note or an error, reads site.yaml as usual: that reports
+what is wrong with it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import pickle
+from pathlib import Path
+
+from blogbuild import fingerprints
+from blogbuild.config_model import MAX_CONFIG_BYTES, Config, config_file
+from blogbuild.fileio import read_at_most
+from blogbuild.output.outdir import CACHE_DIR
+from blogbuild.pipeline.state import save_pickle
+
+NOTE = "settings.pickle"
+
+
+def _key(site_yaml: Path, base_url: str | None) -> tuple[str, Path] | None:
+    """What the note of these settings must name, and the cache folder it is in (None:
+    site.yaml cannot be read; reading it again says why)."""
+    try:
+        data = read_at_most(site_yaml, MAX_CONFIG_BYTES)
+        root = site_yaml.parent.resolve()
+    except OSError:
+        return None
+    if data is None:
+        return None
+    h = hashlib.sha256(f"{fingerprints.code_fingerprint()}\0{root}\0{base_url!r}\0".encode())
+    h.update(data)
+    return h.hexdigest(), root / CACHE_DIR
+
+
+def load(path: Path | str | None, base_url: str | None) -> Config:
+    """The settings of site.yaml at `path` with this `--base-url`: those the last build
+    read, when nothing they were read from changed since; else read now and remembered.
+    First, `code_fingerprint` recalls its value from the site's cache (the key needs it;
+    so does the rest of the build)."""
+    site_yaml = config_file(path)
+    if site_yaml.is_file():  # a blog's folder: its cache may be made
+        with contextlib.suppress(OSError):
+            cache = site_yaml.parent.resolve() / CACHE_DIR
+            fingerprints.recall_code_fingerprint(cache / "code-fingerprint.pickle")
+    found = _key(site_yaml, base_url)
+    config = _remembered(found, site_yaml) if found is not None else None
+    if config is not None:
+        return config
+    from blogbuild.config import load_config  # YAML: only when site.yaml is read
+
+    config = load_config(path, base_url=base_url)
+    if found is not None and _key(site_yaml, base_url) == found:  # read the bytes it keyed
+        save_pickle(found[1] / NOTE, (found[0], config))
+    return config
+
+
+def _remembered(found: tuple[str, Path], site_yaml: Path) -> Config | None:
+    key, cache = found
+    try:
+        with open(cache / NOTE, "rb") as fh:
+            note = pickle.load(fh)
+    except Exception:  # none yet, or damaged: site.yaml is read
+        return None
+    if not (isinstance(note, tuple) and len(note) == 2 and note[0] == key
+            and isinstance(note[1], Config)):
+        return None
+    config: Config = note[1]
+    return config if _files_hold(config, site_yaml) else None
+
+
+def _files_hold(config: Config, site_yaml: Path) -> bool:
+    """The files site.yaml names hash as they did when it was read."""
+    if not config.citation_files:  # it names none
+        return True
+    from blogbuild.config_citations import files_digest
+
+    try:
+        digest = files_digest(config.root, config.bibliography, config.citations.style,
+                              str(site_yaml), {})
+    except Exception:  # unreadable now: reading site.yaml says so, at its line
+        return False
+    return digest == config.citation_files
