@@ -67,13 +67,15 @@ def test_a_build_with_site_yaml_unchanged_imports_no_yaml(tmp_path: Path) -> Non
 
 def test_the_remembered_settings_are_those_read(tmp_path: Path, reads: list[Any]) -> None:
     site_yaml = make_site(tmp_path, "nav:\n  - {title: About, url: /about/}\n"
-                                    "math: {macros: {'\\RR': '\\mathbb{R}'}}\n")
+                                    "math: {macros: {'\\RR': '\\mathbb{R}'}}\n"
+                                    "callouts:\n  lemma: {title: Lemma, color: '#7c3aed'}\n")
     first = settings.load(site_yaml, None)
     assert len(reads) == 1
     again = settings.load(site_yaml, None)
     assert len(reads) == 1
     assert again == first == load_config(site_yaml)
     assert repr(again) == repr(first)  # what the check of the inputs hashes
+    assert again.callouts["lemma"].title == "Lemma"
 
 
 def test_an_edit_of_site_yaml_with_the_same_size_and_times_is_read(tmp_path: Path) -> None:
