@@ -65,11 +65,6 @@ __all__ = [
 
 
 
-#: Names the annotations of config_model's classes use that it imports only for type
-#: checkers (loading them would cost a build with nothing to do).
-_ANNOTATED = {"CalloutType": CalloutType}
-
-
 def _type_name(tp: Any) -> str:
     return getattr(tp, "__name__", str(tp))
 
@@ -82,7 +77,7 @@ class _Reader:
         self.lines: dict[str, int] = {}  # dotted key ("math.output", "nav[0].url") -> line
 
     def build(self, cls: type[Any], node: MappingNode, prefix: str = "") -> Any:
-        hints = typing.get_type_hints(cls, localns=_ANNOTATED)
+        hints = typing.get_type_hints(cls)
         fields = [f for f in dataclasses.fields(cls) if f.name not in _NOT_KEYS]
         names = [f.name for f in fields]
         kwargs: dict[str, Any] = {}

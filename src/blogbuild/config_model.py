@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # the reader of site.yaml resolves the annotations (blogbuild.config)
-    from blogbuild.callout_kinds import CalloutType
+from blogbuild.callout_kinds import CalloutType
+
+if TYPE_CHECKING:
     from blogbuild.urls import UrlBuilder
 
 CONFIG_NAME = "site.yaml"
