@@ -29,19 +29,22 @@ from blogbuild.pipeline.state import save_pickle
 NOTE = "settings.pickle"
 
 
-def _key(site_yaml: Path, base_url: str | None) -> tuple[str, Path] | None:
-    """What the note of these settings must name, and the cache folder it is in (None:
-    site.yaml cannot be read; reading it again says why)."""
+def _read(site_yaml: Path) -> tuple[bytes, Path] | None:
+    """site.yaml's bytes and the folder it is in, resolved (None: it cannot be read or is
+    too big; reading it again says why)."""
     try:
         data = read_at_most(site_yaml, MAX_CONFIG_BYTES)
         root = site_yaml.parent.resolve()
     except OSError:
         return None
-    if data is None:
-        return None
+    return (data, root) if data is not None else None
+
+
+def _key(data: bytes, root: Path, base_url: str | None) -> str:
+    """What the note of settings read from `data` must name."""
     h = hashlib.sha256(f"{fingerprints.code_fingerprint()}\0{root}\0{base_url!r}\0".encode())
     h.update(data)
-    return h.hexdigest(), root / CACHE_DIR
+    return h.hexdigest()
 
 
 def load(path: Path | str | None, base_url: str | None) -> Config:
@@ -50,24 +53,25 @@ def load(path: Path | str | None, base_url: str | None) -> Config:
     First, `code_fingerprint` recalls its value from the site's cache (the key needs it;
     so does the rest of the build)."""
     site_yaml = config_file(path)
-    if site_yaml.is_file():  # a blog's folder: its cache may be made
+    read = _read(site_yaml)
+    if read is not None:  # a blog's folder: its cache may be made
+        data, root = read
+        cache = root / CACHE_DIR
         with contextlib.suppress(OSError):
-            cache = site_yaml.parent.resolve() / CACHE_DIR
             fingerprints.recall_code_fingerprint(cache / "code-fingerprint.pickle")
-    found = _key(site_yaml, base_url)
-    config = _remembered(found, site_yaml) if found is not None else None
-    if config is not None:
-        return config
+        key = _key(data, root, base_url)
+        config = _remembered(key, cache, site_yaml)
+        if config is not None:
+            return config
     from blogbuild.config import load_config  # YAML: only when site.yaml is read
 
     config = load_config(path, base_url=base_url)
-    if found is not None and _key(site_yaml, base_url) == found:  # read the bytes it keyed
-        save_pickle(found[1] / NOTE, (found[0], config))
+    if read is not None and _read(site_yaml) == read:  # it read the bytes of the key
+        save_pickle(cache / NOTE, (key, config))
     return config
 
 
-def _remembered(found: tuple[str, Path], site_yaml: Path) -> Config | None:
-    key, cache = found
+def _remembered(key: str, cache: Path, site_yaml: Path) -> Config | None:
     try:
         with open(cache / NOTE, "rb") as fh:
             note = pickle.load(fh)
