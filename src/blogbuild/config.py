@@ -16,8 +16,6 @@ from blogbuild.config_checks import check_base_url, validate
 from blogbuild.config_citations import bibliography_paths, files_digest
 from blogbuild.config_model import (
     _NOT_KEYS,
-    CONFIG_NAME,
-    MAX_CONFIG_BYTES,
     CheckConfig,
     CitationsConfig,
     CommentsConfig,
@@ -29,10 +27,10 @@ from blogbuild.config_model import (
     RunnableConfig,
     SocialConfig,
     StatementsConfig,
-    config_file,
 )
 from blogbuild.diagnostics import ConfigError
 from blogbuild.fileio import read_at_most
+from blogbuild.sitefile import CONFIG_NAME, MAX_CONFIG_BYTES, config_file
 from blogbuild.sourcetext import decode_source
 from blogbuild.yamlcore import (
     BOOL,

@@ -15,18 +15,6 @@ from blogbuild.callout_kinds import CalloutType
 if TYPE_CHECKING:
     from blogbuild.urls import UrlBuilder
 
-CONFIG_NAME = "site.yaml"
-#: A site.yaml larger than this is refused before parsing (it is a few dozen lines).
-MAX_CONFIG_BYTES = 1_000_000
-
-
-def config_file(path: Path | str | None) -> Path:
-    """The site.yaml a command reads: `path` (a folder means its site.yaml), or the one in
-    the current folder."""
-    found = Path(path) if path is not None else Path(CONFIG_NAME)
-    return found / CONFIG_NAME if found.is_dir() else found
-
-
 @dataclass(frozen=True)
 class NavLink:
     """A link of the site's navigation bar (`nav:` in site.yaml)."""

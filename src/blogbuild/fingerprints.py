@@ -13,10 +13,12 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from blogbuild import __version__
-from blogbuild.config_model import Config
+
+if TYPE_CHECKING:
+    from blogbuild.config_model import Config
 
 #: Libraries whose version changes rendered HTML.
 RENDER_LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "Pygments", "Jinja2", "mini-racer",

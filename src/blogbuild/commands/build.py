@@ -6,7 +6,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from blogbuild.config_model import Config
 from blogbuild.diagnostics import BuildFailed
 from blogbuild.output.outdir import CACHE_DIR, check_output
 from blogbuild.pipeline import settings
@@ -15,6 +14,7 @@ from blogbuild.pipeline.quick import Sources, up_to_date
 from blogbuild.progress import Progress, no_progress
 
 if TYPE_CHECKING:
+    from blogbuild.config_model import Config
     from blogbuild.runtimes.katex_process import KatexProcess
 
 __all__ = ["BuildReport", "build"]

@@ -8,9 +8,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from blogbuild import __version__, scaffold
-from blogbuild.config_model import CONFIG_NAME, Config
+from blogbuild.config_model import Config
 from blogbuild.diagnostics import BlogbuildError
 from blogbuild.scaffold import pin
+from blogbuild.sitefile import CONFIG_NAME
 from blogbuild.urls import url_problem
 
 FIRST_POST_SLUG = "hello-world"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from blogbuild.config_model import CONFIG_NAME, Config
+from blogbuild.config_model import Config
 from blogbuild.content.discover import POSTS_DIR
 from blogbuild.content.frontmatter import meta_hint
 from blogbuild.content.linkmap import document_url
@@ -41,6 +41,7 @@ from blogbuild.importers.quarto_site import (
 from blogbuild.importers.sources import rel, walk
 from blogbuild.importers.write import file_conflicts, write_files
 from blogbuild.readers import is_document
+from blogbuild.sitefile import CONFIG_NAME
 
 FREEZE = "_freeze"
 #: The directory metadata of every document: what _quarto.yml's own metadata becomes.

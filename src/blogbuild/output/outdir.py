@@ -11,9 +11,13 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from blogbuild.config_model import CONFIG_NAME, Config
 from blogbuild.diagnostics import ConfigError
+from blogbuild.sitefile import CONFIG_NAME
+
+if TYPE_CHECKING:
+    from blogbuild.config_model import Config
 
 #: Written into every output folder; its presence says "a build made this, it may be replaced".
 #: The folder beside site.yaml where builds keep renders and what they wrote.

@@ -14,9 +14,9 @@ import pickle
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from blogbuild import fingerprints
-from blogbuild.config_model import Config
 from blogbuild.content.discover import Discovered, discover
 from blogbuild.content.jobs import SourceJob
 from blogbuild.content.walk import ignored
@@ -27,6 +27,9 @@ from blogbuild.pipeline.outcome import BuildReport
 from blogbuild.pipeline.state import save_pickle, state_key, state_path
 from blogbuild.quarto import freeze_folders
 from blogbuild.themefiles import theme_static, theme_templates
+
+if TYPE_CHECKING:
+    from blogbuild.config_model import Config
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,11 @@ import pickle
 from pathlib import Path
 
 from blogbuild import fingerprints
-from blogbuild.config_model import MAX_CONFIG_BYTES, Config, config_file
+from blogbuild.config_model import Config
 from blogbuild.fileio import read_at_most
 from blogbuild.output.outdir import CACHE_DIR
 from blogbuild.pipeline.state import save_pickle
+from blogbuild.sitefile import MAX_CONFIG_BYTES, config_file
 
 NOTE = "settings.pickle"
 

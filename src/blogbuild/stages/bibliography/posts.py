@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING
 
 from yaml.nodes import SequenceNode
 
-from blogbuild.config_model import CONFIG_NAME, Config
+from blogbuild.config_model import Config
 from blogbuild.content.frontmatter import FrontMatter
 from blogbuild.content.jobs import SourceJob
 from blogbuild.diagnostics import Diagnostic, error, warning
+from blogbuild.sitefile import CONFIG_NAME
 
 if TYPE_CHECKING:  # the library code loads with the first post that cites
     from blogbuild.bib.library import Library
