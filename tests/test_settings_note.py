@@ -6,6 +6,7 @@ read, and a site.yaml that became wrong fails as it always did."""
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -151,3 +152,56 @@ def test_a_build_without_the_cache_keeps_no_note(tmp_path: Path) -> None:
     site_yaml = make_site(tmp_path)
     build(site_yaml, use_cache=False)
     assert not (tmp_path / CACHE_DIR).exists()
+
+
+def test_a_build_with_nothing_to_do_loads_none_of_the_config_classes(tmp_path: Path) -> None:
+    site_yaml = make_site(tmp_path)
+    script = ("import sys\nfrom blogbuild.commands.build import build\n"
+              f"report = build({str(site_yaml)!r})\n"
+              "print(report.rendered, 'blogbuild.config_model' in sys.modules)")
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           check=True).stdout.split() for _ in range(2)]
+    assert runs[0] == ["1", "True"]
+    assert runs[1] == ["0", "False"]  # up to date: the Outline was enough
+    (tmp_path / "content" / "posts" / "2024-01-01-a.md").write_text(
+        "---\ntitle: A\n---\n\nAnother body.\n", encoding="utf-8")
+    again = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           check=True).stdout.split()
+    assert again == ["1", "True"]  # work to do: the Config, from the note
+    assert "Another body." in (tmp_path / "_site" / "posts" / "a" / "index.html").read_text(
+        encoding="utf-8")
+
+
+def test_the_outline_stands_for_its_config(tmp_path: Path) -> None:
+    site_yaml = make_site(tmp_path, "runnable: {execute: build, timeout: 7}\n"
+                                    "notebooks: {execute: never}\nsearch: false\n"
+                                    "content_dir: writing\noutput_dir: public\n")
+    (tmp_path / "content").rename(tmp_path / "writing")
+    config = load_config(site_yaml)
+    settings.load(site_yaml, None)  # the note
+    remembered = settings.outline(site_yaml, None)
+    assert remembered.config() == config
+    for name in ("root", "content_dir", "content_path", "output_dir", "search", "runs",
+                 "shown"):
+        assert getattr(remembered, name) == getattr(config, name), name
+    assert remembered.runs == ("never", "build", 7)
+    assert remembered.render_fingerprint() == config.render_fingerprint()
+    data = b"```{.python .runnable}\nprint(1)\n```\n"
+    assert fingerprints.digest_of(data, remembered) == fingerprints.digest_of(data, config)
+    assert fingerprints.may_execute(data, remembered)
+
+
+def test_a_damaged_config_in_the_note_reads_site_yaml(tmp_path: Path,
+                                                      reads: list[Any]) -> None:
+    site_yaml = make_site(tmp_path)
+    first = settings.load(site_yaml, None)
+    note = tmp_path / CACHE_DIR / settings.NOTE
+    key, values, _ = pickle.loads(note.read_bytes())
+    other = pickle.dumps(load_config(site_yaml, base_url="https://other.example/"))
+    for pickled in (b"damaged", other):  # unreadable, or not the Config of the values
+        note.write_bytes(pickle.dumps((key, values, pickled)))
+        reads.clear()
+        remembered = settings.outline(site_yaml, None)
+        assert reads == []  # the values were enough so far
+        assert remembered.config() == first and len(reads) == 1
+        assert pickle.loads(note.read_bytes())[2] != pickled  # and the note made again

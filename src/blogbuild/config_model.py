@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from blogbuild.callout_kinds import CalloutType
 
 if TYPE_CHECKING:
+    from blogbuild.outline import Runs
     from blogbuild.urls import UrlBuilder
 
 @dataclass(frozen=True)
@@ -191,6 +192,16 @@ class Config:
     @property
     def content_path(self) -> Path:
         return self.root / self.content_dir
+
+    @property
+    def runs(self) -> Runs:
+        """What decides whether a source runs code at build time, and how (blogbuild.outline)."""
+        return (self.notebooks.execute, self.runnable.execute, self.runnable.timeout)
+
+    @property
+    def shown(self) -> str:
+        """The whole Config as text: what the fingerprint of a build's inputs hashes."""
+        return repr(self)
 
     def render_fingerprint(self) -> str:
         """The parts of the config that change how a post renders (the cache key uses it).

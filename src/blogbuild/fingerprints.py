@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from blogbuild import __version__
 
 if TYPE_CHECKING:
-    from blogbuild.config_model import Config
+    from blogbuild.outline import SiteOptions
 
 #: Libraries whose version changes rendered HTML.
 RENDER_LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "Pygments", "Jinja2", "mini-racer",
@@ -164,7 +164,7 @@ def _code_files() -> list[Path]:
     return sorted(found)
 
 
-def digest_of(data: bytes, config: Config) -> str:
+def digest_of(data: bytes, config: SiteOptions) -> str:
     """Names a render: the source bytes, the options a render reads, and the code.
 
     A source that may run Python at build time (runnable blocks, with the site or a block
@@ -176,7 +176,8 @@ def digest_of(data: bytes, config: Config) -> str:
         from blogbuild.themefiles import theme_static
 
         h.update(execution_fingerprint(theme_static() / CAPTURE_MODULE).encode())
-        h.update(f"{config.runnable.execute}\0{config.runnable.timeout}".encode())
+        _, execute, timeout = config.runs
+        h.update(f"{execute}\0{timeout}".encode())
     return h.hexdigest()
 
 
@@ -184,16 +185,17 @@ def digest_of(data: bytes, config: Config) -> str:
 CAPTURE_MODULE = "js/runnable_capture.py"
 
 
-def may_execute(data: bytes, config: Config) -> bool:
+def may_execute(data: bytes, config: SiteOptions) -> bool:
     """Whether a source can hold a block that runs at build time (a cheap, safe guess); a
     notebook (its JSON names its format) runs when the site or the notebook asks."""
-    if b'"nbformat"' in data and (config.notebooks.execute != "never" or b"execute:" in data):
+    notebooks, runnable, _ = config.runs
+    if b'"nbformat"' in data and (notebooks != "never" or b"execute:" in data):
         return True
-    if b"{python" in data and (config.notebooks.execute != "never" or b"execute:" in data):
+    if b"{python" in data and (notebooks != "never" or b"execute:" in data):
         return True  # a Quarto document's cells (blogbuild.quarto.running)
     if b"runnable" not in data:
         return False
-    return config.runnable.execute == "build" or b"data-execute" in data.lower()
+    return runnable == "build" or b"data-execute" in data.lower()
 
 
 @functools.cache

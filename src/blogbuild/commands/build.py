@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from blogbuild.diagnostics import BuildFailed
+from blogbuild.outline import Outline
 from blogbuild.output.outdir import CACHE_DIR, check_output
 from blogbuild.pipeline import settings
 from blogbuild.pipeline.outcome import BuildReport
@@ -41,25 +42,26 @@ def build(
     is called as the build goes (see blogbuild.progress).
     """
     if use_cache:  # the settings the last build read, when site.yaml did not change
-        config = settings.load(config_path, base_url)
+        site = settings.outline(config_path, base_url)
     else:
         from blogbuild.config import load_config
 
-        config = load_config(config_path, base_url=base_url)
+        site = Outline.of(load_config(config_path, base_url=base_url))
     out = Path(output).resolve() if output is not None else None
     option = "--output" if output is not None else None
     sources = None
     start = time.perf_counter()
     if use_cache and not clean:
-        target = out or (config.root / config.output_dir).resolve()
-        check_output(target, config, option=option)
-        report, sources = up_to_date(config, config.root / CACHE_DIR, target, drafts=drafts)
+        target = out or (site.root / site.output_dir).resolve()
+        check_output(target, site, option=option)
+        report, sources = up_to_date(site, site.root / CACHE_DIR, target, drafts=drafts)
         if report is not None:
             report.seconds = time.perf_counter() - start
-            report.cache = config.root / CACHE_DIR
+            report.cache = site.root / CACHE_DIR
             if strict and report.diagnostics:
                 raise BuildFailed(report.diagnostics, strict=True)
             return report
+    config = site.config()  # the Config's classes: only when there is work
     return _update(config, out, sources, drafts=drafts, strict=strict, use_cache=use_cache,
                    clean=clean, jobs=jobs, progress=progress, option=option)
 

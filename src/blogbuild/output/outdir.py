@@ -17,7 +17,7 @@ from blogbuild.diagnostics import ConfigError
 from blogbuild.sitefile import CONFIG_NAME
 
 if TYPE_CHECKING:
-    from blogbuild.config_model import Config
+    from blogbuild.outline import SiteOptions
 
 #: Written into every output folder; its presence says "a build made this, it may be replaced".
 #: The folder beside site.yaml where builds keep renders and what they wrote.
@@ -48,7 +48,7 @@ def is_previous_output(folder: Path) -> bool:
         return False
 
 
-def _problem(out: Path, config: Config) -> str | None:
+def _problem(out: Path, config: SiteOptions) -> str | None:
     """Why `out` (resolved) must not be the output folder, or None."""
     root = config.root.resolve()
     if out == root:
@@ -85,7 +85,7 @@ def _problem(out: Path, config: Config) -> str | None:
     return None
 
 
-def check_output(output: Path, config: Config, *, option: str | None) -> None:
+def check_output(output: Path, config: SiteOptions, *, option: str | None) -> None:
     """Raise ConfigError if building into `output` could destroy anything but an old build.
 
     `option` is the command-line option that named the folder ("--output"); None means

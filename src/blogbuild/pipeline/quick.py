@@ -29,7 +29,7 @@ from blogbuild.quarto import freeze_folders
 from blogbuild.themefiles import theme_static, theme_templates
 
 if TYPE_CHECKING:
-    from blogbuild.config_model import Config
+    from blogbuild.outline import SiteOptions
 
 
 @dataclass(frozen=True)
@@ -86,13 +86,13 @@ class Sources:
     #: removes those the site no longer has without walking the folder again.
     outputs: set[str] | None = None
 
-    def template_files(self, config: Config) -> str:
+    def template_files(self, config: SiteOptions) -> str:
         if not self.templates:
             self.templates = template_files(config)
         return self.templates
 
 
-def read_sources(config: Config, known: dict[str, Stamp] | None = None) -> Sources:
+def read_sources(config: SiteOptions, known: dict[str, Stamp] | None = None) -> Sources:
     """Every source and the digest of its bytes. The sources that `known` stamps (the last
     build's reading, made with the same options and code) and that did not change since
     are not read: their `data` is None until a render needs it (`with_bytes`). An
@@ -125,7 +125,7 @@ def read_sources(config: Config, known: dict[str, Stamp] | None = None) -> Sourc
     return Sources(found, items, stamps, new=new)
 
 
-def stamps_key(config: Config) -> str:
+def stamps_key(config: SiteOptions) -> str:
     """What the digests of stamped sources were made with (`digest_of`): the options a
     render reads, the code, the readers and stages."""
     return hashlib.sha256(f"{config.render_fingerprint()}\0{fingerprints.code_fingerprint()}"
@@ -140,7 +140,7 @@ def without_bytes(items: dict[str, RenderJob]) -> dict[str, RenderJob]:
             for rel, item in items.items()}
 
 
-def with_bytes(item: RenderJob, config: Config) -> RenderJob:
+def with_bytes(item: RenderJob, config: SiteOptions) -> RenderJob:
     """`item` with the bytes of its file, read again when it was let go of (the digest
     too: the file may have changed since, and a render is stored under its bytes')."""
     if item.data is not None:
@@ -176,7 +176,7 @@ def present(output: Path, summary: Summary) -> set[str] | None:
     return files if files_known(output, files, summary.folders, summary.folders_ns) else None
 
 
-def template_files(config: Config) -> str:
+def template_files(config: SiteOptions) -> str:
     """A fingerprint of every template file a build can load (site and theme)."""
     h = hashlib.sha256()
     for prefix, folder in (("site", config.root / "templates"), ("theme", theme_templates())):
@@ -204,12 +204,12 @@ def _tree(h: hashlib._Hash, prefix: str, folder: Path, *, contents: bool) -> Non
                 h.update(b"unreadable")
 
 
-def inputs_fingerprint(config: Config, sources: Sources, *, drafts: bool,
+def inputs_fingerprint(config: SiteOptions, sources: Sources, *, drafts: bool,
                        extra_head: str) -> bytes:
     """One fingerprint of everything a build reads (kept in `sources`, made once)."""
     if sources.inputs:
         return sources.inputs
-    h = hashlib.sha256(f"{config!r}\0{drafts}\0{extra_head}\0".encode())
+    h = hashlib.sha256(f"{config.shown}\0{drafts}\0{extra_head}\0".encode())
     h.update(fingerprints.extensions().encode())
     h.update(sources.template_files(config).encode())
     for rel, item in sources.items.items():
@@ -262,7 +262,7 @@ def listing(output: Path, outputs: dict[str, OutputEntry]) -> dict[str, tuple[in
     return found
 
 
-def up_to_date(config: Config, cache: Path, output: Path, *, drafts: bool,
+def up_to_date(config: SiteOptions, cache: Path, output: Path, *, drafts: bool,
                extra_head: str = "") -> tuple[BuildReport | None, Sources | None]:
     """The last build's report when nothing it read or wrote changed since (else None), and
     the sources it read to know (None when it could tell sooner). The code fingerprint
