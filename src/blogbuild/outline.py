@@ -3,61 +3,46 @@
 The check that finds a build has nothing to do (blogbuild.pipeline.quick) reads little of
 the Config: the site's folders, the options a render depends on, what decides whether a
 source runs code at build time, whether there is a search index, and the Config's text,
-which it fingerprints. `SiteOptions` names those; a Config has them, and so has an
-`Outline`, taken from a Config when site.yaml is read and kept with it in the cache
+which it fingerprints. A Config has them, and so has an `Outline` (`SiteOptions` is
+either), taken from a Config when site.yaml is read and kept with it in the cache
 (blogbuild.pipeline.settings). With the Outline the check loads none of the Config's
-classes, a tenth of such a build; the Config itself is unpickled when there is work.
-"""
+classes, a tenth of such a build; the Config itself is unpickled when there is work."""
 
 from __future__ import annotations
 
 import pickle
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     from blogbuild.config_model import Config
+
+    #: What the check of a build with nothing to do reads the settings from.
+    SiteOptions: TypeAlias = "Config | Outline"
 
 #: What decides whether a source runs code at build time and how: the notebooks'
 #: `execute`, the runnable blocks' `execute` and their timeout (fingerprints.may_execute).
 Runs = tuple[str, str, int]
 
 
-class SiteOptions(Protocol):
-    """What the check of a build with nothing to do reads of the settings."""
-
-    @property
-    def root(self) -> Path: ...
-
-    @property
-    def content_dir(self) -> str: ...
-
-    @property
-    def content_path(self) -> Path: ...
-
-    @property
-    def output_dir(self) -> str: ...
-
-    @property
-    def search(self) -> bool: ...
-
-    @property
-    def runs(self) -> Runs: ...
-
-    @property
-    def shown(self) -> str: ...
-
-    def render_fingerprint(self) -> str: ...
-
-
 class Outline:
-    """A Config's `SiteOptions` as plain values, and the Config (`config()`), pickled
-    beside them until asked for. `cites`: site.yaml names files (bibliographies, a style)
-    whose bytes the Config holds a digest of."""
+    """The settings of a Config that the check reads, as plain values, and the Config
+    (`config()`), pickled beside them until asked for. `cites`: site.yaml names files
+    (bibliographies, a style) whose bytes the Config holds a digest of."""
 
     __slots__ = ("_again", "_config", "_pickled", "_render", "cites", "content_dir",
                  "content_path", "output_dir", "root", "runs", "search", "shown")
+    root: Path
+    content_dir: str
+    content_path: Path
+    output_dir: str
+    search: bool
+    runs: Runs
+    shown: str
+    cites: bool
 
     def __init__(self, values: tuple[Any, ...], config: Config | None, pickled: bytes,
                  again: Callable[[], Config]) -> None:
