@@ -208,3 +208,26 @@ def test_a_failed_run_stops_the_index_made_beside_its_pages(
     assert time.monotonic() - started < 20
     assert tree(site / "_site") == before
     assert not [t for t in threading.enumerate() if t.name == "search-index"]
+
+
+def test_a_pagefind_on_the_path_keys_the_index(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without PAGEFIND_BINARY_PATH or a pagefind_bin package, the program the build runs
+    is the one on the PATH: another one there (an upgrade) makes a new index."""
+    import importlib.util
+
+    from blogbuild.stages.search import program as search_program
+
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    monkeypatch.delenv("PAGEFIND_BINARY_PATH", raising=False)
+    monkeypatch.setenv("PATH", str(folder))
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    assert search_program.versions() == ""  # none anywhere
+    tool = folder / "pagefind"
+    tool.write_text("#!/bin/sh\n")
+    tool.chmod(0o755)
+    first = search_program.versions()
+    assert str(tool) in first
+    tool.write_text("#!/bin/sh\n# a newer one\n")
+    assert search_program.versions() not in ("", first)

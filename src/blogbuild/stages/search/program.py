@@ -9,8 +9,9 @@ from pathlib import Path
 
 
 def versions() -> str:
-    """Which Pagefind program makes the index: the size and time of the programs the
-    `pagefind_bin` packages carry, or of PAGEFIND_BINARY_PATH."""
+    """Which Pagefind program makes the index: the size and time of PAGEFIND_BINARY_PATH
+    and of the programs the `pagefind_bin` packages carry, or when there are none, of
+    those on the PATH."""
     found = []
     named = os.environ.get("PAGEFIND_BINARY_PATH")
     places = [Path(named)] if named else []
@@ -19,6 +20,11 @@ def versions() -> str:
         if spec is not None and spec.origin is not None:
             folder = Path(spec.origin).parent
             places += sorted(p for p in folder.iterdir() if p.name.startswith("pagefind"))
+    if not places:  # the program on the PATH, as `pagefind.executable` finds it last
+        import shutil
+
+        places = [Path(program) for name in ("pagefind_extended", "pagefind")
+                  if (program := shutil.which(name)) is not None]
     for path in places:
         try:
             st = path.stat()
