@@ -33,8 +33,8 @@ class Outline:
     (`config()`), pickled beside them until asked for. `cites`: site.yaml names files
     (bibliographies, a style) whose bytes the Config holds a digest of."""
 
-    __slots__ = ("_again", "_config", "_pickled", "_render", "cites", "content_dir",
-                 "content_path", "output_dir", "root", "runs", "search", "shown")
+    __slots__ = ("_again", "_config", "_pickled", "_render", "_values", "cites",
+                 "content_dir", "content_path", "output_dir", "root", "runs", "search", "shown")
     root: Path
     content_dir: str
     content_path: Path
@@ -43,13 +43,14 @@ class Outline:
     runs: Runs
     shown: str
     cites: bool
+    _render: str
 
     def __init__(self, values: tuple[Any, ...], config: Config | None, pickled: bytes,
                  again: Callable[[], Config]) -> None:
         (root, self.content_dir, content_path, self.output_dir, self.search, self.runs,
          self.shown, self.cites, self._render) = values
         self.root, self.content_path = Path(root), Path(content_path)
-        self._config, self._pickled, self._again = config, pickled, again
+        self._values, self._config, self._pickled, self._again = values, config, pickled, again
 
     @staticmethod
     def values_of(config: Config) -> tuple[Any, ...]:
@@ -64,7 +65,7 @@ class Outline:
         return cls(cls.values_of(config), config, b"", lambda: config)
 
     def render_fingerprint(self) -> str:
-        return str(self._render)
+        return self._render
 
     def config(self) -> Config:
         """The Config these values were taken from: unpickled, or when that fails or
@@ -80,10 +81,6 @@ class Outline:
             config = pickle.loads(self._pickled)
         except Exception:  # damaged
             return None
-        if not isinstance(config, Config) or self.values_of(config) != self.values():
+        if not isinstance(config, Config) or self.values_of(config) != self._values:
             return None
         return config
-
-    def values(self) -> tuple[Any, ...]:
-        return (str(self.root), self.content_dir, str(self.content_path), self.output_dir,
-                self.search, self.runs, self.shown, self.cites, self._render)

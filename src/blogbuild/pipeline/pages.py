@@ -201,7 +201,7 @@ def made_with(config: Config, closures: dict[str, bytes], globals_fp: bytes,
               stylesheets: dict[frozenset[str], str]) -> bytes:
     """What every page is made with besides its own context: the templates and what they
     load, the globals, the stylesheets' names, the config."""
-    return fingerprint((sorted(closures.items()), globals_fp, repr(config),
+    return fingerprint((sorted(closures.items()), globals_fp, config.shown,
                         sorted((sorted(needs), name) for needs, name in stylesheets.items())))
 
 

@@ -266,7 +266,7 @@ def up_to_date(config: SiteOptions, cache: Path, output: Path, *, drafts: bool,
                extra_head: str = "") -> tuple[BuildReport | None, Sources | None]:
     """The last build's report when nothing it read or wrote changed since (else None), and
     the sources it read to know (None when it could tell sooner). The code fingerprint
-    was recalled from `cache` first (blogbuild.pipeline.settings.load does it)."""
+    was recalled from `cache` first (blogbuild.pipeline.settings.outline does it)."""
     key = state_key(fingerprints.code_fingerprint(), output, drafts)
     try:
         with open(summary_path(cache, key), "rb") as fh:
