@@ -218,3 +218,22 @@ def test_cards_are_cached_and_only_an_edited_title_is_drawn(
     post.write_text(post.read_text().replace("title: ", "image: /assets/logo.svg\ntitle: ", 1))
     build(site / "site.yaml", jobs=1)
     assert not first.exists() and second.exists()
+
+
+def test_a_card_key_names_the_fonts_release(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fonts are named by their release (their VERSION file), as the vendored runtimes
+    are: another release draws every card again."""
+    release = tmp_path / "VERSION"
+    monkeypatch.setattr(cards, "FONTS_RELEASE", release)
+
+    def key_with(version: str) -> str:
+        release.write_text(f"{version}\n", encoding="utf-8")
+        cards.card_fingerprint.cache_clear()
+        return cards.Card("posts/a/card.png", "A title", "Site", "2024-01-05").key
+
+    try:
+        assert key_with("2.37.3") == key_with("2.37.3")
+        assert key_with("2.37.3") != key_with("2.38.0")
+    finally:
+        cards.card_fingerprint.cache_clear()

@@ -62,7 +62,8 @@ def read_at_run_time() -> set[Path]:
               checker.MERMAID, checker.HERE / "checker.js",
               drawer._RUNNER, drawer._CHECKER, drawer._LIMITED, drawer._CHARTS,
               build_time.DRIVER,
-              capture.capture_source(), cards.BOLD, cards.BOOK, *style.STYLES.values(),
+              capture.capture_source(), cards.BOLD, cards.BOOK, cards.FONTS_RELEASE,
+              *style.STYLES.values(),
               PACKAGE / "serve" / "livereload.js",  # serve.http.CLIENT_JS
               icons.FOLDER / "icons.json.gz"}
     # What `init` writes (commands/init.py reads each by its name).
