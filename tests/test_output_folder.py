@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import posixpath
 import shutil
 import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from blogbuild.cli import main
 from blogbuild.commands.build import build
@@ -310,9 +313,37 @@ def test_unsafe_paths_are_named(rel: str) -> None:
     assert "outside the output folder" in claims.problems[0].message
 
 
-@pytest.mark.parametrize("rel", ["index.html", "a/b/index.html", "…/x", "a.b/c..d", "~x"])
+@pytest.mark.parametrize("rel", ["index.html", "a/b/index.html", "…/x", "a.b/c..d", "~x",
+                                 "posts/x/", ".../x", "x/C:/y", "a/.b/..c"])
 def test_ordinary_paths_are_safe(rel: str) -> None:
     assert unsafe_path(rel) is None
+
+
+@pytest.mark.parametrize("rel", ["a/..", "a/.", "..", ".", "a/../b", "C:", "a/b//", "x/./y"])
+def test_dot_segments_and_drives_anywhere_are_unsafe(rel: str) -> None:
+    assert unsafe_path(rel) is not None
+
+
+def _safe_by_the_rules(rel: str) -> bool:
+    """The rules `unsafe_path` names, read one by one."""
+    parts = rel.split("/")
+    return (rel != "" and not any(c < " " or c == "\x7f" for c in rel) and "\\" not in rel
+            and not rel.startswith("/") and not (len(rel) > 1 and rel[0].isascii()
+                                                 and rel[0].isalpha() and rel[1] == ":")
+            and not any(part in (".", "..") for part in parts) and all(parts[:-1]))
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet="a.:/\\C\x00\n\x7f é", max_size=12))
+def test_unsafe_path_agrees_with_its_rules_and_claims_find_the_folders(rel: str) -> None:
+    assert (unsafe_path(rel) is None) == _safe_by_the_rules(rel), repr(rel)
+    claims = Claims()
+    if claims.claim(rel, Owner("content/x.md", "content/x.md")):
+        folders, folder = [], posixpath.dirname(rel)
+        while folder:
+            folders.append(folder)
+            folder = posixpath.dirname(folder)
+        assert list(claims._folders) == folders
 
 
 # -- tag slugs -----------------------------------------------------------------------------

@@ -204,10 +204,17 @@ def slugify(text: str, default: str = "section") -> str:
 
 
 _PATH_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+#: A path with none of the faults `unsafe_path` names: no drive, segments of characters
+#: other than controls, backslashes and slashes, none of them `.` or `..`, none empty but
+#: the last. One match instead of six checks: a build asks for each of its 3,000 paths.
+_SAFE_PATH = re.compile(r"(?![A-Za-z]:)(?:(?!\.\.?/)[^\x00-\x1f\x7f\\/]+/)*"
+                        r"(?!\.\.?\Z)[^\x00-\x1f\x7f\\/]*")
 
 
 def unsafe_path(rel: str) -> str | None:
     """Why the output-relative path `rel` could land outside the output folder, or None."""
+    if rel and _SAFE_PATH.fullmatch(rel):
+        return None
     if not rel:
         return "it is empty"
     if _PATH_CONTROL.search(rel):

@@ -9,7 +9,6 @@ the theme's file of the same name.
 
 from __future__ import annotations
 
-import posixpath
 from dataclasses import dataclass
 
 from blogbuild.diagnostics import Diagnostic, error
@@ -101,9 +100,11 @@ def _advice(rel: str, first: Owner, second: Owner) -> str:
 
 
 def _parents(rel: str) -> list[str]:
+    """The folders `rel` is in, innermost first (`rel` is safe: no empty segment)."""
     found = []
-    folder = posixpath.dirname(rel)
-    while folder:
-        found.append(folder)
-        folder = posixpath.dirname(folder)
+    cut = rel.rfind("/")
+    while cut > 0:
+        rel = rel[:cut]
+        found.append(rel)
+        cut = rel.rfind("/")
     return found
