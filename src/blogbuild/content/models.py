@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple
 
+from blogbuild.content.bodies import Bodies
 from blogbuild.content.frontmatter import PostMeta
 
 
@@ -68,23 +69,6 @@ class Series:
     def number(self, post: Post) -> int:
         """The post's part number, from 1."""
         return next(i for i, p in enumerate(self.posts, 1) if p is post)
-
-
-class MissingBody(LookupError):
-    """A rendered body that is not where it should be (a damaged or pruned render store):
-    the build renders the source again; never shown to an author."""
-
-    def __init__(self, digest: str) -> None:
-        super().__init__(digest)
-        self.digest = digest
-
-
-class Bodies(Protocol):
-    """Where rendered bodies are kept (the render store): a Post holds only their digest."""
-
-    def html(self, digest: str) -> str: ...
-
-    def feed_html(self, digest: str) -> str: ...
 
 
 @dataclass

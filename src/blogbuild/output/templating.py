@@ -21,7 +21,8 @@ from markupsafe import Markup
 
 from blogbuild import __version__
 from blogbuild.config_model import Config
-from blogbuild.content.models import MissingBody, Post
+from blogbuild.content.bodies import MissingBody
+from blogbuild.content.models import Post
 from blogbuild.diagnostics import TemplateError
 from blogbuild.memory import Kept
 from blogbuild.output.cards import card_url

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from blogbuild.config_checks import COMMENTS_EXAMPLE, missing_comment_keys
 from blogbuild.config_model import Config
+from blogbuild.content.bodies import Bodies
 from blogbuild.content.dates import instant
 from blogbuild.content.frontmatter import PostMeta
 from blogbuild.content.linkmap import (
@@ -20,7 +21,7 @@ from blogbuild.content.linkmap import (
     fallback_title,
     slug_for,
 )
-from blogbuild.content.models import Bodies, Post, Site, Tag, link
+from blogbuild.content.models import Post, Site, Tag, link
 from blogbuild.content.records import RenderResult, shorten
 from blogbuild.diagnostics import Diagnostic, error, warning
 from blogbuild.images.process import ImageInfo

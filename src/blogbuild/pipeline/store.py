@@ -10,9 +10,9 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+from blogbuild.content.bodies import MissingBody
 from blogbuild.content.frontmatter import PostMeta
 from blogbuild.content.jobs import SourceJob
-from blogbuild.content.models import MissingBody
 from blogbuild.content.records import Rendered, RenderResult
 from blogbuild.output.outdir import CACHE_DIR
 from blogbuild.pipeline.state import save_pickle

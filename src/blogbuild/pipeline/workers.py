@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from blogbuild import diskcache, timings
 from blogbuild.config_model import Config
+from blogbuild.content.bodies import MissingBody
 from blogbuild.content.jobs import SourceJob
 from blogbuild.content.linkmap import LinkMap
-from blogbuild.content.models import MissingBody, Post
+from blogbuild.content.models import Post
 from blogbuild.content.records import RenderResult, lookups_hold
 from blogbuild.diagnostics import BlogbuildError, Diagnostic, error
 from blogbuild.fileio import file_digest

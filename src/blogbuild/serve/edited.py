@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from blogbuild.config_model import Config
-from blogbuild.content.models import Bodies, MissingBody, Post, Site
+from blogbuild.content.bodies import Bodies, MissingBody
+from blogbuild.content.models import Post, Site
 from blogbuild.content.records import Rendered, RenderResult
 from blogbuild.diagnostics import BlogbuildError, Diagnostic
 from blogbuild.fileio import file_digest

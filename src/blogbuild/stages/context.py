@@ -25,10 +25,11 @@ from blogbuild.progress import Progress, no_progress
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
+    from blogbuild.content.bodies import Bodies
     from blogbuild.content.frontmatter import FrontMatter
     from blogbuild.content.jobs import SourceJob
     from blogbuild.content.linkmap import LinkMap
-    from blogbuild.content.models import Bodies, Post, Site
+    from blogbuild.content.models import Post, Site
     from blogbuild.content.notebooks.read import Notebook
     from blogbuild.content.records import Execution, RenderResult, SourceEntry
     from blogbuild.output.entries import FileEntry, Seen

@@ -9,14 +9,17 @@ import hashlib
 import html
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from blogbuild.config_model import Config
-from blogbuild.content.models import Bodies, Post, Site
+from blogbuild.content.bodies import Bodies
 from blogbuild.fingerprints import code_fingerprint, versions_of
 from blogbuild.output.entries import FileEntry
 from blogbuild.output.files import STAGED
 from blogbuild.stages.search.program import versions
+
+if TYPE_CHECKING:
+    from blogbuild.content.models import Post, Site
 
 #: The index's folder in the output (the theme's search.js loads pagefind.js from there).
 FOLDER = "pagefind"

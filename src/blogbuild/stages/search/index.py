@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from blogbuild import cancel
 from blogbuild.config_model import Config
-from blogbuild.content.models import MissingBody, Post
+from blogbuild.content.bodies import MissingBody
 from blogbuild.diagnostics import Diagnostic, warning
 from blogbuild.output.entries import FileEntry, Seen, intact
 from blogbuild.stages.search.documents import (
@@ -37,6 +37,7 @@ from blogbuild.stages.search.staging import Staged, stage_files
 
 if TYPE_CHECKING:  # the index's own modules load where an index is made (most often in
     # the process of blogbuild.stages.search.child, not the build's)
+    from blogbuild.content.models import Post
     from blogbuild.content.records import RenderResult
     from blogbuild.search import pages as search_pages
     from blogbuild.search.chunks import Chunk

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from blogbuild import cancel
 from blogbuild.config_model import Config
-from blogbuild.content.models import MissingBody
+from blogbuild.content.bodies import MissingBody
 from blogbuild.stages.search.documents import Doc, page_document, pagefind_options
 from blogbuild.stages.search.pagefind import Service
 
