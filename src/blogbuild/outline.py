@@ -34,10 +34,9 @@ class Outline:
     (bibliographies, a style) whose bytes the Config holds a digest of."""
 
     __slots__ = ("_again", "_config", "_pickled", "_render", "_values", "cites",
-                 "content_dir", "content_path", "output_dir", "root", "runs", "search", "shown")
+                 "content_dir", "output_dir", "root", "runs", "search", "shown")
     root: Path
     content_dir: str
-    content_path: Path
     output_dir: str
     search: bool
     runs: Runs
@@ -47,22 +46,26 @@ class Outline:
 
     def __init__(self, values: tuple[Any, ...], config: Config | None, pickled: bytes,
                  again: Callable[[], Config]) -> None:
-        (root, self.content_dir, content_path, self.output_dir, self.search, self.runs,
-         self.shown, self.cites, self._render) = values
-        self.root, self.content_path = Path(root), Path(content_path)
+        (root, self.content_dir, self.output_dir, self.search, self.runs, self.shown,
+         self.cites, self._render) = values
+        self.root = Path(root)
         self._values, self._config, self._pickled, self._again = values, config, pickled, again
 
     @staticmethod
     def values_of(config: Config) -> tuple[Any, ...]:
         """What an Outline of `config` holds, as plain values (picklable without any of
         blogbuild's classes)."""
-        return (str(config.root), config.content_dir, str(config.content_path),
-                config.output_dir, config.search, config.runs, config.shown,
-                bool(config.citation_files), config.render_fingerprint())
+        return (str(config.root), config.content_dir, config.output_dir, config.search,
+                config.runs, config.shown, bool(config.citation_files),
+                config.render_fingerprint())
 
     @classmethod
     def of(cls, config: Config) -> Outline:
         return cls(cls.values_of(config), config, b"", lambda: config)
+
+    @property
+    def content_path(self) -> Path:
+        return self.root / self.content_dir
 
     def render_fingerprint(self) -> str:
         return self._render

@@ -23,6 +23,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from blogbuild.stages.search.program import PACKAGES, PROGRAMS
+
 
 class SearchUnavailable(Exception):
     """Pagefind is not installed, cannot start, or failed: the build goes on without it."""
@@ -36,13 +38,13 @@ def executable() -> Path:
     named = os.environ.get("PAGEFIND_BINARY_PATH")
     if named is not None:
         return Path(named)
-    for package in ("pagefind_bin_extended", "pagefind_bin"):
+    for package in PACKAGES:
         try:
             module = importlib.import_module(package)
             return Path(module.get_executable())
         except (ImportError, AttributeError, FileNotFoundError):
             continue
-    found = shutil.which("pagefind_extended") or shutil.which("pagefind")
+    found = next(filter(None, map(shutil.which, PROGRAMS)), None)
     if found is None:
         raise SearchUnavailable("the Pagefind program was not found")
     return Path(found)

@@ -7,6 +7,11 @@ import importlib.util
 import os
 from pathlib import Path
 
+#: The packages that carry a Pagefind program, in the order the `pagefind` package tries them.
+PACKAGES = ("pagefind_bin_extended", "pagefind_bin")
+#: The names of the program on the PATH, in that order (tried after the packages).
+PROGRAMS = ("pagefind_extended", "pagefind")
+
 
 def versions() -> str:
     """Which Pagefind program makes the index: the size and time of PAGEFIND_BINARY_PATH
@@ -15,7 +20,7 @@ def versions() -> str:
     found = []
     named = os.environ.get("PAGEFIND_BINARY_PATH")
     places = [Path(named)] if named else []
-    for package in ("pagefind_bin_extended", "pagefind_bin"):
+    for package in PACKAGES:
         spec = importlib.util.find_spec(package)
         if spec is not None and spec.origin is not None:
             folder = Path(spec.origin).parent
@@ -23,7 +28,7 @@ def versions() -> str:
     if not places:  # the program on the PATH, as `pagefind.executable` finds it last
         import shutil
 
-        places = [Path(program) for name in ("pagefind_extended", "pagefind")
+        places = [Path(program) for name in PROGRAMS
                   if (program := shutil.which(name)) is not None]
     for path in places:
         try:
