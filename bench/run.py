@@ -17,6 +17,7 @@ For each corpus size, each scenario is timed in fresh processes, `--runs` times 
   one post edited          a sentence appended to one post (undone afterwards)
   one title changed        that post's title changed
   one new post             a new post, newer than all others, added (then removed)
+  one post deleted         the edited post removed (then put back)
   clean build, --jobs 1    as the clean build with one render worker (Hugo: GOMAXPROCS=1)
 
 A scenario during which a file of src/blogbuild, templates/ or static/ was written gets a
@@ -41,9 +42,9 @@ After each size's table comes blogbuild's own account of its clean build
 parts of the render summed over the worker processes. `--plot FILE.svg` draws the clean
 build's time and peak memory (process tree) against the number of posts, for both tools
 (bench/plot.py; it also redraws a plot from `--json` files). `--scenarios` times only the
-scenarios named (keys: clean, cold, nochange, edit, title, new, jobs1); the sizes after the
-first time `--scale-scenarios`, `--scale-runs` times, when given (every target in one run:
-`--sizes 1000,5000,10000 --scale-scenarios clean --scale-runs 1`).
+scenarios named (keys: clean, cold, nochange, edit, title, new, delete, jobs1); the sizes
+after the first time `--scale-scenarios`, `--scale-runs` times, when given (every target in
+one run: `--sizes 1000,5000,10000 --scale-scenarios clean --scale-runs 1`).
 """
 
 from __future__ import annotations

@@ -77,6 +77,15 @@ def add_post(site: Site, run: int, spare: list[str]) -> Undo:
     return lambda: path.unlink(missing_ok=True)
 
 
+def delete_post(site: Site, run: int, spare: list[str]) -> Undo:
+    """The edited post deleted: the listings that showed it change, and every post after
+    it in the search index's order (from the oldest) moves up a place."""
+    name, original = middle_post(site)
+    path = site.posts / name
+    path.unlink()
+    return lambda: path.write_bytes(original)
+
+
 @dataclass(frozen=True)
 class Scenario:
     key: str
@@ -108,6 +117,7 @@ SCENARIOS = [
     Scenario("edit", "one post edited", settle, build, edit_body),
     Scenario("title", "one title changed", settle, build, edit_title),
     Scenario("new", "one new post", settle, build, add_post),
+    Scenario("delete", "one post deleted", settle, build, delete_post),
     Scenario("jobs1", "clean build, --jobs 1", Site.forget, clean_build_one_job, clean=True),
 ]
 
