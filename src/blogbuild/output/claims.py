@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from blogbuild.diagnostics import Diagnostic, error
+from blogbuild.output.entries import folders_of
 from blogbuild.readers import is_document
 from blogbuild.urls import unsafe_path
 
@@ -62,7 +63,7 @@ class Claims:
         if rel in self._folders:
             self._collide(rel, self._folders[rel], owner, folder=True)
             return False
-        parents = _parents(rel)
+        parents = list(folders_of(rel))
         for parent in parents:
             if parent in self.files:
                 self._collide(parent, self.files[parent], owner, folder=True)
@@ -97,14 +98,3 @@ def _advice(rel: str, first: Owner, second: Owner) -> str:
     if documents:
         return f"give {documents[-1]} another 'slug' in its front matter, or rename one of them"
     return "rename or move one of them"
-
-
-def _parents(rel: str) -> list[str]:
-    """The folders `rel` is in, innermost first (`rel` is safe: no empty segment)."""
-    found = []
-    cut = rel.rfind("/")
-    while cut > 0:
-        rel = rel[:cut]
-        found.append(rel)
-        cut = rel.rfind("/")
-    return found

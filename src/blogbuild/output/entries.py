@@ -8,7 +8,7 @@ whose size and time are as recorded is taken as unchanged without reading it.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -93,16 +93,26 @@ FINE_NS = 20_000_000
 COARSE_NS = 2_000_000_000
 
 
+def folders_of(rel: str) -> Iterator[str]:
+    """The folders the output path `rel` is in, innermost first: `a/b/c.html` is in `a/b`
+    and `a` (`rel` is safe: no empty segment, see blogbuild.urls.unsafe_path)."""
+    cut = rel.rfind("/")
+    while cut > 0:
+        rel = rel[:cut]
+        yield rel
+        cut = rel.rfind("/")
+
+
 def folder_times(output: Path, rels: Iterable[str]) -> dict[str, int]:
     """The modification time of the output folder and of every folder under it that holds
     one of the files `rels`: a file added, removed or renamed in a folder changes its time
     (see `files_known`)."""
     folders = {""}
     for rel in rels:
-        cut = rel.rfind("/")
-        while cut > 0 and (folder := rel[:cut]) not in folders:
+        for folder in folders_of(rel):
+            if folder in folders:
+                break
             folders.add(folder)
-            cut = folder.rfind("/")
     times: dict[str, int] = {}
     for folder in folders:
         try:
