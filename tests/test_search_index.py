@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from blogbuild.commands.build import build
 from blogbuild.diagnostics import BuildFailed
 from blogbuild.pipeline.store import RenderCache
-from blogbuild.search import cuts
+from blogbuild.search import cuts, splice
 from blogbuild.search import format as fmt
 from blogbuild.search.chunks import Chunk
 from process_helpers import build_in_a_new_process
@@ -826,7 +826,7 @@ def test_postings_appended_to_a_word_are_its_bytes_written_anew(
         numbers.append((numbers[-1] if numbers else start - 1) + gap)
     added = [(n, fmt.posting(*lists)) for n, (_gap, lists) in zip(numbers, new, strict=True)]
     after = fmt.Word({**before.main, **dict(added)}, before.variants)
-    assert fmt.appended(fmt.word_item(word, before), added) == fmt.word_item(word, after)
+    assert splice.appended(fmt.word_item(word, before), added) == fmt.word_item(word, after)
 
 
 _page_words = st.dictionaries(
@@ -917,7 +917,7 @@ def test_a_patched_word_is_its_bytes_written_anew(
 
     before = fmt.Word(ours(main), {v: ours(p) for v, p in variants.items()})
     after = fmt.Word(dict(before.main), {v: dict(p) for v, p in before.variants.items()})
-    ours_change: fmt.Change = {}
+    ours_change: splice.Change = {}
     for number, (new_main, new_variants) in change.items():
         posting = None if new_main is None else fmt.posting(*new_main)
         others = {v: fmt.posting(*lists) for v, lists in new_variants.items()}
@@ -930,5 +930,5 @@ def test_a_patched_word_is_its_bytes_written_anew(
             postings.pop(number, None)
         for variant, one in others.items():
             after.variants.setdefault(variant, {})[number] = one
-    result = fmt.patched(fmt.word_item(word, before), ours_change)
+    result = splice.patched(fmt.word_item(word, before), ours_change)
     assert result == (None if after.empty() else fmt.word_item(word, after))

@@ -19,7 +19,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from blogbuild.fileio import file_digest
-from blogbuild.search import cuts
+from blogbuild.search import cuts, splice
 from blogbuild.search import format as fmt
 from blogbuild.search.kept import ChunkLost, read_kept
 from blogbuild.search.pages import PageIndex
@@ -238,7 +238,7 @@ def _runs(count: int, page: Callable[[int], PageIndex], fields: list[str], low: 
 
 
 def _changes(old: PageIndex | None, new: PageIndex | None, number: int, fields: list[str],
-             into: dict[str, fmt.Change]) -> None:
+             into: dict[str, splice.Change]) -> None:
     """The words whose postings on page `number` differ from `old` to `new`."""
     old_words = {} if old is None else old.words
     new_words = {} if new is None else new.words
@@ -257,7 +257,7 @@ def _changes(old: PageIndex | None, new: PageIndex | None, number: int, fields: 
             into.setdefault(word, {})[number] = after if after is not None else (None, {})
 
 
-def _apply(entry: fmt.Word, change: fmt.Change) -> None:
+def _apply(entry: fmt.Word, change: splice.Change) -> None:
     for number, (main, variants) in change.items():
         if main is None:
             entry.main.pop(number, None)
@@ -280,7 +280,7 @@ def update(old: list[str], keys: list[str], part: Callable[[str], PageIndex | No
                if n >= len(old) or n >= len(keys) or old[n] != keys[n]]
     if len(changed) > MOST_CHANGED:
         return None
-    changes: dict[str, fmt.Change] = {}
+    changes: dict[str, splice.Change] = {}
     for number in changed:
         before = part(old[number]) if number < len(old) else None
         after = part(keys[number]) if number < len(keys) else None
@@ -302,7 +302,7 @@ def update(old: list[str], keys: list[str], part: Callable[[str], PageIndex | No
         return None
 
 
-def _patched(chunks: list[Chunk], changes: dict[str, fmt.Change],
+def _patched(chunks: list[Chunk], changes: dict[str, splice.Change],
              by_chunk: dict[int, list[str]]) -> list[Chunk]:
     """`chunks` with the `changes` to their words (by chunk) made. Raises ChunkLost."""
     chunker = cuts.Chunker()
@@ -321,7 +321,7 @@ def _patched(chunks: list[Chunk], changes: dict[str, fmt.Change],
                     if not entry.empty():
                         items[word] = fmt.word_item(word, entry)
                     continue
-                patched = fmt.patched(old_item, changes[word])
+                patched = splice.patched(old_item, changes[word])
                 if patched is None:
                     del items[word]
                 else:
