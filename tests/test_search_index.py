@@ -894,6 +894,43 @@ def test_old_parts_leave_the_cache_and_current_ones_stay(
     assert pagefind_reads == [["/posts/p3/"]]  # the other pages' parts were kept
 
 
+@pytest.mark.parametrize("last", [None, ([4, 5], [-1, 0]), ([9] * 30, [])])
+@pytest.mark.parametrize("pages", [[40], [3, 40], [0, 1, 2, 200, 70_000], list(range(0, 900, 7))])
+def test_a_change_of_the_last_page_alone_is_spliced_from_the_end(
+        pages: list[int], last: tuple[list[int], list[int]] | None) -> None:
+    """The newest post's page is the last of every word on it: its edit replaces (or takes
+    out) each word's last entry without a walk, and gives the word written whole."""
+    before = fmt.Word({n: fmt.posting([n % 5, n % 7 + 9], []) for n in pages},
+                      {"é": {pages[-1]: fmt.posting([2], [])}})
+    after = fmt.Word(dict(before.main), {})
+    change: splice.Change = {pages[-1]: (None if last is None else fmt.posting(*last), {})}
+    if last is None:
+        del after.main[pages[-1]]
+    else:
+        after.main[pages[-1]] = fmt.posting(*last)
+    item = fmt.word_item("word", before)
+    was = {pages[-1]: before.main[pages[-1]]}
+    assert splice._last_replaced(item[2], 1 + len(fmt.cbor_text("word")), item[4], change,
+                                 item[3], was) is not None  # no walk
+    expected = None if after.empty() else fmt.word_item("word", after)
+    assert splice.patched(item, change, was) == expected
+
+
+def test_a_last_entry_whose_head_reads_two_ways_is_left_to_the_walk() -> None:
+    """A delta of 33,541 is written 0x83 0x19 0x83 0x05, whose last two bytes also read as
+    an entry's head (0x83, delta 5): the end cannot tell where the entry starts, so the
+    list is walked, and the word is still the one written whole."""
+    before = fmt.Word({10: fmt.posting([1], []), 33_551: fmt.posting([2, 3], [])}, {})
+    change: splice.Change = {33_551: (fmt.posting([4], []), {})}
+    after = fmt.Word({10: before.main[10], 33_551: fmt.posting([4], [])}, {})
+    item = fmt.word_item("word", before)
+    was = {33_551: before.main[33_551]}
+    assert item[2].find(b"\x83\x19\x83\x05") > 0
+    assert splice._last_replaced(item[2], 1 + len(fmt.cbor_text("word")), item[4], change,
+                                 item[3], was) is None
+    assert splice.patched(item, change, was) == fmt.word_item("word", after)
+
+
 _one_change = st.tuples(st.one_of(st.none(), st.tuples(_ints, _ints)),
                         st.dictionaries(st.text(min_size=1, max_size=8),
                                         st.tuples(_ints, _ints), max_size=2))
@@ -907,7 +944,8 @@ def test_a_patched_word_is_its_bytes_written_anew(
         data: st.DataObject) -> None:
     """An edit's splice (pages replaced, taken out or added anywhere, its first or last
     page too, variants as well) gives the bytes, weight and last page of the word written
-    whole after the edit."""
+    whole after the edit, with the changed pages' postings before given (a change of the
+    last page alone is then found from the end) and without."""
     pages = sorted({*main, *(n for p in variants.values() for n in p)})
     number = st.integers(0, 5_100) | st.sampled_from(pages) if pages else st.integers(0, 5_100)
     change = data.draw(st.dictionaries(number, _one_change, min_size=1, max_size=5))
@@ -930,5 +968,7 @@ def test_a_patched_word_is_its_bytes_written_anew(
             postings.pop(number, None)
         for variant, one in others.items():
             after.variants.setdefault(variant, {})[number] = one
-    result = splice.patched(fmt.word_item(word, before), ours_change)
-    assert result == (None if after.empty() else fmt.word_item(word, after))
+    expected = None if after.empty() else fmt.word_item(word, after)
+    was = {n: before.main[n] for n in ours_change if n in before.main}
+    assert splice.patched(fmt.word_item(word, before), ours_change) == expected
+    assert splice.patched(fmt.word_item(word, before), ours_change, was) == expected

@@ -238,8 +238,9 @@ def _runs(count: int, page: Callable[[int], PageIndex], fields: list[str], low: 
 
 
 def _changes(old: PageIndex | None, new: PageIndex | None, number: int, fields: list[str],
-             into: dict[str, splice.Change]) -> None:
-    """The words whose postings on page `number` differ from `old` to `new`."""
+             into: dict[str, splice.Change], was: dict[str, fmt.Postings]) -> None:
+    """The words whose postings on page `number` differ from `old` to `new`; `was` gets
+    each such word's posting there before, when it had one."""
     old_words = {} if old is None else old.words
     new_words = {} if new is None else new.words
     old_map = None if old is None else _field_table(old, fields)
@@ -255,6 +256,8 @@ def _changes(old: PageIndex | None, new: PageIndex | None, number: int, fields: 
                      {v: _remap(p, new_map) for v, p in after[1].items()})
         if before != after:
             into.setdefault(word, {})[number] = after if after is not None else (None, {})
+            if before is not None and before[0] is not None:
+                was.setdefault(word, {})[number] = before[0]
 
 
 def _apply(entry: fmt.Word, change: splice.Change) -> None:
@@ -281,12 +284,13 @@ def update(old: list[str], keys: list[str], part: Callable[[str], PageIndex | No
     if len(changed) > MOST_CHANGED:
         return None
     changes: dict[str, splice.Change] = {}
+    was: dict[str, fmt.Postings] = {}  # the changed words' postings before, by page
     for number in changed:
         before = part(old[number]) if number < len(old) else None
         after = part(keys[number]) if number < len(keys) else None
         if (before is None and number < len(old)) or (after is None and number < len(keys)):
             return None
-        _changes(before, after, number, fields, changes)
+        _changes(before, after, number, fields, changes, was)
     if not changes:
         return chunks
     if not chunks:
@@ -297,13 +301,13 @@ def update(old: list[str], keys: list[str], part: Callable[[str], PageIndex | No
         at = min(bisect.bisect_left(lasts, word), len(chunks) - 1)
         by_chunk.setdefault(at, []).append(word)
     try:
-        return _patched(chunks, changes, by_chunk)
+        return _patched(chunks, changes, was, by_chunk)
     except ChunkLost:
         return None
 
 
 def _patched(chunks: list[Chunk], changes: dict[str, splice.Change],
-             by_chunk: dict[int, list[str]]) -> list[Chunk]:
+             was: dict[str, fmt.Postings], by_chunk: dict[int, list[str]]) -> list[Chunk]:
     """`chunks` with the `changes` to their words (by chunk) made. Raises ChunkLost."""
     chunker = cuts.Chunker()
     with _Maker() as maker:
@@ -321,7 +325,7 @@ def _patched(chunks: list[Chunk], changes: dict[str, splice.Change],
                     if not entry.empty():
                         items[word] = fmt.word_item(word, entry)
                     continue
-                patched = splice.patched(old_item, changes[word])
+                patched = splice.patched(old_item, changes[word], was.get(word))
                 if patched is None:
                     del items[word]
                 else:

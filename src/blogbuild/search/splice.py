@@ -12,6 +12,7 @@ import cbor2
 from blogbuild.search import format as fmt
 from blogbuild.search.format import (
     ARRAY,
+    UINT,
     FormatError,
     Item,
     Posting,
@@ -48,13 +49,15 @@ def appended(item: Item, postings: list[tuple[int, Posting]]) -> Item:
 Change = dict[int, tuple[Posting | None, dict[str, Posting]]]
 
 
-def patched(item: Item, change: Change) -> Item | None:
+def patched(item: Item, change: Change, was: Postings | None = None) -> Item | None:
     """`item` with `change` applied (each page's postings replaced, or taken out), or None
     when the word is on no page any more. The list of its pages is spliced: the entries
     before the first changed page and after the last are copied as bytes, and those
     between are read one at a time by the CBOR library, so a word that is on every page
-    costs a walk, not a decoding and an encoding of all its postings. Its variants (a few
-    pages, if any) are decoded and written again."""
+    costs a walk, not a decoding and an encoding of all its postings. A change of its last
+    page alone, whose posting before is in `was` (the changed pages' postings before),
+    costs no walk: that page's entry is found from the end (`_last_replaced`). Its
+    variants (a few pages, if any) are decoded and written again."""
     word, units, data, last, end = item
     if data[end:] == _EMPTY and all(main is not None and not others and number > last
                                     for number, (main, others) in change.items()):
@@ -62,7 +65,8 @@ def patched(item: Item, change: Change) -> Item | None:
         return appended(item, [(n, main) for n, (main, _o) in sorted(change.items())
                                if main is not None])
     start = 1 + len(cbor_text(word))
-    pages, more, last = _spliced(data, start, end, {
+    quick = _last_replaced(data, start, end, change, last, was)
+    pages, more, last = quick if quick is not None else _spliced(data, start, end, {
         n: main for n, (main, _v) in change.items()}, last)
     try:
         decoded = cbor2.loads(data[end:])
@@ -90,6 +94,49 @@ def patched(item: Item, change: Change) -> Item | None:
 
 
 _EMPTY = b"\x80"  # an empty CBOR array
+
+
+#: Where a page's entry may start, counted back from its posting: the entry's array head
+#: and its page number's delta, a CBOR integer of 1, 2, 3, 5 or 9 bytes.
+_HEAD_SIZES = (2, 3, 4, 6, 10)
+
+
+def _last_replaced(data: bytes, start: int, end: int, change: Change, last: int,
+                   was: Postings | None) -> tuple[bytes, int, int] | None:
+    """What `_spliced` gives when `change` is to the word's last page alone and `was` has
+    that page's posting before, without a walk: the last entry ends the list, its posting
+    is `was`'s, and its head is the one place before that posting where an entry's head
+    fits (None when none or more than one fits: the walk decides)."""
+    if was is None or len(change) != 1:
+        return None
+    ((number, (new, _others)),) = change.items()
+    before = was.get(number)
+    if number != last or before is None:
+        return None
+    major, count, pos = _read_head(data, start)
+    tail = end - len(before[0])
+    if major != ARRAY or not count or data[tail:end] != before[0]:
+        return None
+    fits = []
+    for size in _HEAD_SIZES:
+        entry = tail - size
+        if entry < pos or data[entry] != 0x83:
+            continue
+        try:
+            kind, delta, after = _read_head(data, entry + 1)
+        except FormatError:  # not a head: bytes of the entry before
+            continue
+        if kind == UINT and after == tail and delta <= number:
+            fits.append((entry, delta))
+    if len(fits) != 1:
+        return None
+    ((entry, delta),) = fits
+    if new is None:
+        count -= 1
+        return (cbor_head(ARRAY, count) + data[pos:entry], -before[1],
+                number - delta if count else -1)
+    return (cbor_head(ARRAY, count) + data[pos:entry] + _entry(delta, new[0]),
+            new[1] - before[1], number)
 
 
 def _spliced(data: bytes, start: int, end: int, change: dict[int, Posting | None],
