@@ -9,7 +9,6 @@ import io
 
 import cbor2
 
-from blogbuild.search import format as fmt
 from blogbuild.search.format import (
     ARRAY,
     UINT,
@@ -21,6 +20,7 @@ from blogbuild.search.format import (
     cbor_text,
     encode_postings,
     entry_head,
+    posting,
 )
 
 
@@ -29,14 +29,13 @@ def appended(item: Item, postings: list[tuple[int, Posting]]) -> Item:
     its pages: its bytes spliced, not decoded."""
     word, units, data, last, end = item
     start = 1 + len(cbor_text(word))
-    info = data[start] & 0x1F
-    size = 1 if info < 24 else 1 + (1 << (info - 24))
-    count = info if info < 24 else int.from_bytes(data[start + 1:start + size], "big")
+    _major, count, listed = _read_head(data, start)
+    size = listed - start
     added = []
-    for number, (posting, more) in postings:
+    for number, (given, more) in postings:
         delta = number - max(last, 0)
         added.append(entry_head(delta))
-        added.append(posting)
+        added.append(given)
         units += more
         last = number
     head = cbor_head(ARRAY, count + len(postings))
@@ -77,7 +76,7 @@ def patched(item: Item, change: Change, was: Postings | None = None) -> Item | N
         number = 0
         for delta, locs, meta_locs in entries:
             number += delta
-            variants.setdefault(variant, {})[number] = fmt.posting(locs, meta_locs)
+            variants.setdefault(variant, {})[number] = posting(locs, meta_locs)
             more -= len(locs) + 1
     for number, (_main, others) in change.items():
         for postings in variants.values():
