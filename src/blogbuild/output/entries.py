@@ -47,6 +47,13 @@ class FileEntry:
 Seen: TypeAlias = Mapping[str, "os.stat_result | None"]
 
 
+def _path(output: Path, rel: str) -> str:
+    """The output file `rel` as a path to stat (`rel` is safe, see blogbuild.urls.
+    unsafe_path): thousands per build, and os.path.join's checks cost a quarter of each
+    stat's time."""
+    return f"{output}/{rel}"
+
+
 def stat_all(output: Path, rels: Iterable[str]) -> dict[str, os.stat_result | None]:
     """Each of the output's files `rels`, stat'ed once. A build takes them in one loop
     before its search index starts: a stat lets go of the GIL, and one taken while another
@@ -56,7 +63,7 @@ def stat_all(output: Path, rels: Iterable[str]) -> dict[str, os.stat_result | No
     found: dict[str, os.stat_result | None] = {}
     for rel in rels:
         try:
-            found[rel] = os.stat(f"{output}/{rel}")  # a quarter cheaper than os.path.join
+            found[rel] = os.stat(_path(output, rel))
         except OSError:
             found[rel] = None
     return found
@@ -173,7 +180,7 @@ def intact(output: Path, rel: str, entry: OutputEntry, seen: Seen | None = None)
     st = seen.get(rel, _UNSEEN) if seen is not None else _UNSEEN
     if st is _UNSEEN:
         try:
-            st = os.stat(f"{output}/{rel}")
+            st = os.stat(_path(output, rel))
         except OSError:
             return False
     if st is None:
