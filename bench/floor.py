@@ -57,7 +57,9 @@ def imported(stderr: str) -> list[str]:
 
 
 def is_library(name: str) -> bool:
-    """Whether `name` is a module of neither blogbuild nor the standard library."""
+    """Whether `name` is a module of neither blogbuild nor the standard library. A
+    top-level name with a leading underscore that is not the standard library's is a hook
+    the installation runs at start-up (setuptools' `_distutils_hack`), not a library."""
     top = name.partition(".")[0]
     return top != "blogbuild" and top not in sys.stdlib_module_names and not top.startswith("_")
 
@@ -92,8 +94,9 @@ def timed(scenario: Scenario, site: Blogbuild, spare: list[str], runs: int,
     names = recorded(scenario, site, spare)
     env = site.build()[1]
     commands = {"interpreter": [sys.executable, "-c", "pass"],
-                "libraries": importer([n for n in names if is_library(n)], folder, "libraries"),
-                "all modules": importer(names, folder, scenario.key)}
+                "libraries": importer([n for n in names if is_library(n)], folder,
+                                      f"{scenario.key}-libraries"),
+                "all modules": importer(names, folder, f"{scenario.key}-all")}
     for argv in commands.values():  # every import works on its own, and is compiled
         run_quietly(argv, cwd=site.root, env=env)
     found: dict[str, list[float]] = {figure: [] for figure in FIGURES}

@@ -53,7 +53,7 @@ def test_imported_leaves_out_what_runs_a_program(floor: ModuleType) -> None:
 @pytest.mark.parametrize(("name", "library"), [
     ("markdown_it.rules_block", True), ("yaml", True), ("jinja2.nodes", True),
     ("blogbuild.pipeline.engine", False), ("json.decoder", False), ("_hashlib", False),
-    ("importlib.resources", False),
+    ("importlib.resources", False), ("_distutils_hack", False),
 ])
 def test_is_library(floor: ModuleType, name: str, library: bool) -> None:
     assert floor.is_library(name) is library
