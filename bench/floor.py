@@ -30,16 +30,16 @@ import argparse
 import importlib.util
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
-from corpora import CORPORA, Blogbuild, build_flags, make_corpus, spare_posts
+from corpora import CORPORA, Blogbuild, Command, Site, build_flags, make_corpus, spare_posts
 from proctree import measure, run_quietly
 from run import parse_scenarios
-from scenarios import Scenario, run_once, settle
+from scenarios import Scenario, run_once
 
 #: A line of `-X importtime`: "import time: <self µs> | <cumulative µs> | <indent><name>".
 IMPORT_LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)\s*$", re.MULTILINE)
@@ -65,19 +65,13 @@ def is_library(name: str) -> bool:
 
 
 def recorded(scenario: Scenario, site: Blogbuild, spare: list[str]) -> list[str]:
-    """The modules the scenario's build imports in its own process."""
-    settle(site)
-    undo = scenario.change(site, 0, spare) if scenario.change else None
-    argv, env = scenario.command(site)
-    try:
-        done = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], cwd=site.root,
-                              env=env, capture_output=True, text=True, check=True)
-    finally:
-        if undo is not None:
-            undo()
-            site.settled = False
-    settle(site)
-    return imported(done.stderr)
+    """The modules the scenario's build imports in its own process: one run of it, as
+    `run_once` makes it, with `-X importtime`."""
+    def command(site: Site) -> Command:
+        argv, env = scenario.command(site)
+        return [argv[0], "-X", "importtime", *argv[1:]], env
+
+    return imported(run_once(replace(scenario, command=command), site, 0, spare).stderr)
 
 
 def importer(names: list[str], folder: Path, label: str) -> list[str]:
