@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from markdown_it.rules_inline import StateInline
 
@@ -61,6 +61,7 @@ def _rendered(md: Any, text: str) -> Rendered:
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(PIECES), max_size=40).map("".join))
+@example("[^1]:$$")  # math left open in a footnote nothing refers to: its text is dropped
 def test_the_render_is_markdown_its(text: str) -> None:
     assert _rendered(DISPATCHED, text) == _rendered(PLAIN, text)
 

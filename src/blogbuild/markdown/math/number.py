@@ -62,8 +62,12 @@ class Locator:
         return entry[1], entry[2]
 
     def place(self, token: Token, owner: Token | None) -> Where:
+        """Where each line of `token` starts in the body: (line, column). Display math
+        knows its lines; inline math is found in the lines of `owner`, its inline token,
+        or in the whole body when it has none left (a footnote nothing refers to is
+        dropped after its text was parsed)."""
         meta = token.meta
-        if owner is None:
+        if owner is None and "lines" in meta:
             return list(meta["lines"])
         src, start, opener = meta["src"], meta["start"], meta["open"]
         newlines, src_lines = self._source(src)
@@ -72,7 +76,7 @@ class Locator:
         content = meta.get("raw", token.content)
         markup = opener + content + meta["close"]
         first_line = markup.split("\n", 1)[0]
-        if owner.map:
+        if owner is not None and owner.map:
             first: int | None = owner.map[0] + before
             candidates = range(first, min(owner.map[1], len(self.lines)))  # type: ignore[arg-type]
         else:
